@@ -1,0 +1,15 @@
+//! gcscope's browser app. The UI thread only renders: decoding runs in a Web Worker
+//! (`worker.rs`, protocol in `protocol.rs`, UI side in `worker_client.rs`).
+
+pub mod analysis;
+pub mod format;
+pub mod protocol;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;
+#[cfg(target_arch = "wasm32")]
+mod worker_client;
+
+#[cfg(target_arch = "wasm32")]
+mod ui;
+#[cfg(target_arch = "wasm32")]
+pub use ui::App;

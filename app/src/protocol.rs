@@ -1,0 +1,43 @@
+//! Messages between the UI thread and the decoding worker. Both sides use these types, serialized
+//! with serde-wasm-bindgen (structured clone), so the protocol lives in one place.
+
+use serde::{Deserialize, Serialize};
+
+/// Worker -> UI.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToUi {
+    /// The worker's wasm is initialised; messages posted before this are lost, so the UI waits for it.
+    Ready,
+    /// Sent at most every ~100 ms while decoding.
+    Progress(Progress),
+    /// Decoding finished (possibly with an error after partial results).
+    Done(Box<Analysis>),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub bytes: f64,
+    pub total: f64,
+    pub events: f64,
+    pub elapsed_ms: f64,
+}
+
+/// What the UI shows for one trace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    pub file_name: String,
+    pub file_size: f64,
+    pub format: String,
+    pub pointer_size: u8,
+    pub process_id: u32,
+    pub processor_count: u32,
+    pub duration_ms: f64,
+    pub events: f64,
+    pub decode_ms: f64,
+    /// (`Provider/EventName`, count), sorted by name.
+    pub event_counts: Vec<(String, f64)>,
+    pub gc_starts: f64,
+    /// Set when decoding stopped on an error; the figures above cover everything before it.
+    pub error: Option<String>,
+}

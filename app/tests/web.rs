@@ -1,0 +1,53 @@
+//! Tests that run inside headless Chromium (wasm-bindgen-test): the decoder compiled to wasm, fed
+//! like the worker feeds it, and the app mounting. Expected numbers come from TraceEvent's reading
+//! of the committed fixture, not from gcscope.
+#![cfg(target_arch = "wasm32")]
+
+use gcscope_app::analysis::Analyzer;
+use gcscope_core::reader::TraceReader;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const FIXTURE: &[u8] = include_bytes!("../../fixtures/traces/net8.0/wks-concurrent.nettrace");
+const TRACEEVENT: &str = include_str!("../../fixtures/traces/net8.0/wks-concurrent.traceevent.json");
+
+/// GC/Start count from TraceEvent's own reading, parsed with the browser's JSON.
+fn traceevent_gc_starts() -> f64 {
+    let v = js_sys::JSON::parse(TRACEEVENT).expect("traceevent.json parses");
+    let rows = js_sys::Reflect::get(&v, &"events".into()).expect("events key");
+    let rows: js_sys::Array = rows.dyn_into().expect("events is an array");
+    for row in rows.iter() {
+        let get = |k: &str| js_sys::Reflect::get(&row, &k.into()).ok();
+        if get("provider").and_then(|p| p.as_string()).as_deref() == Some("Microsoft-Windows-DotNETRuntime")
+            && get("name").and_then(|p| p.as_string()).as_deref() == Some("GC/Start")
+        {
+            return get("count").and_then(|c| c.as_f64()).expect("count");
+        }
+    }
+    panic!("no GC/Start row in traceevent.json");
+}
+
+#[wasm_bindgen_test]
+fn decoder_in_wasm_counts_the_same_gcs_as_traceevent_in_odd_sized_chunks() {
+    let mut reader = TraceReader::new();
+    let mut a = Analyzer::default();
+    // 65,521 is prime: chunk edges fall everywhere, as with Blob.slice of any size.
+    for chunk in FIXTURE.chunks(65_521) {
+        reader.push(chunk, &mut |ev| a.on_event(ev)).expect("decodes");
+    }
+    reader.finish(&mut |ev| a.on_event(ev)).expect("finishes");
+    let result = a.finish(reader.info(), "wks-concurrent.nettrace", FIXTURE.len() as f64);
+    assert_eq!(result.gc_starts, traceevent_gc_starts());
+    assert_eq!(result.format.is_empty(), false);
+}
+
+#[wasm_bindgen_test]
+fn app_mounts_and_shows_the_empty_state() {
+    leptos::mount::mount_to_body(gcscope_app::App);
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let h2 = doc.query_selector(".empty h2").unwrap().expect("empty state heading");
+    assert!(h2.text_content().unwrap().contains("Drop a .nettrace"));
+    assert!(doc.get_element_by_id("file-input").is_some());
+}

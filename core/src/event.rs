@@ -1,0 +1,58 @@
+//! The container-independent event: what every format decoder yields and every consumer reads.
+
+/// Facts from the trace header, known once the header has been read.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TraceInfo {
+    /// "netperf-v3", "nettrace-v4", "nettrace-v6", ...
+    pub format: alloc::string::String,
+    /// Wall-clock time of `sync_time_qpc`, as (year, month, day, hour, minute, second, millisecond).
+    pub sync_time_utc: [u16; 7],
+    pub sync_time_qpc: i64,
+    /// Ticks per second of every timestamp in the trace.
+    pub qpc_frequency: i64,
+    /// 4 or 8: the size of `win:Pointer` payload fields.
+    pub pointer_size: u8,
+    pub process_id: u32,
+    pub processor_count: u32,
+    /// Sampling interval in nanoseconds as written by the runtime.
+    pub expected_cpu_sampling_rate: u32,
+}
+
+impl TraceInfo {
+    /// Milliseconds from the trace's start (the header's sync time) to `timestamp`.
+    pub fn ms_since_start(&self, timestamp: i64) -> f64 {
+        if self.qpc_frequency <= 0 {
+            return 0.0;
+        }
+        (timestamp.wrapping_sub(self.sync_time_qpc)) as f64 * 1000.0 / self.qpc_frequency as f64
+    }
+}
+
+/// One decoded event. Borrowed from the decoder's current block: copy what you need to keep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Event<'a> {
+    /// Provider name as in the metadata, e.g. `Microsoft-Windows-DotNETRuntime`.
+    pub provider: &'a str,
+    pub event_id: u32,
+    pub version: u32,
+    /// TraceEvent-style `Task/Opcode` name (`GC/Start`); for managed EventSources, the metadata name.
+    pub name: &'a str,
+    /// Raw timestamp in ticks of `TraceInfo::qpc_frequency`.
+    pub timestamp: i64,
+    /// Milliseconds since the trace start (`TraceInfo::ms_since_start(timestamp)`).
+    pub time_ms: f64,
+    /// OS thread the event is about.
+    pub thread_id: u64,
+    /// Thread that wrote the event (sequence numbers are per capture thread); equals thread_id in V3.
+    pub capture_thread_id: u64,
+    /// Per-capture-thread sequence number (0 where the format has none).
+    pub sequence: u32,
+    /// Processor number, u32::MAX when unknown.
+    pub processor: u32,
+    /// Stack id (V4+), 0 when none.
+    pub stack_id: u32,
+    /// 4 or 8; needed to decode `win:Pointer` payload fields.
+    pub pointer_size: u8,
+    /// The event's payload bytes.
+    pub payload: &'a [u8],
+}

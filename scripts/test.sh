@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, native unit/integration tests, wasm tests in headless
+# Chromium, then the end-to-end tests against the built app. Installs what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+source scripts/env.sh
+step() { printf '\n== %s\n' "$*"; }
+
+if [ ! -d ../shared ]; then
+  echo "note: ../shared is absent: tests that compare with TraceEvent's reference traces will say so and skip"
+fi
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy -p gcscope-core -p gcscope-cli --all-targets -- -D warnings
+cargo clippy -p gcscope-core --no-default-features -- -D warnings
+cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "core builds for wasm32 without std"
+cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknown
+
+step "native tests (core, cli, app logic)"
+cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
+
+step "wasm tests in headless Chromium"
+WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \
+  cargo test -p gcscope-app --target wasm32-unknown-unknown --test web
+
+step "build the app"
+scripts/build-app.sh
+
+step "end-to-end tests in headless Chromium"
+(cd tests && npm test)
