@@ -1,0 +1,328 @@
+// gcscope tracegen: read .nettrace files with Microsoft's TraceEvent and write what it sees
+// to NAME.traceevent.json beside each trace:
+//   * event counts by "Provider/EventName" (TraceEvent's names) and by provider/id/version;
+//   * TraceEvent's per-GC analysis (TraceLoadedDotNetRuntime: one row per TraceGC, with
+//     per-generation sizes, survival and fragmentation) and its GC totals.
+//
+// TraceEvent is not referenced at compile time (mcs only sees Mono's reference assemblies):
+// it ships inside the self-contained .NET 8 program from npm @microsoft/sarif-multitool-linux,
+// and this library runs there as a startup hook, finding TraceEvent by reflection:
+//   DOTNET_STARTUP_HOOKS=TraceEventDump.dll GCSCOPE_TRACEEVENT_DIR=DIR Sarif.Multitool
+// (every *.nettrace under DIR, recursively). The hook exits before the host's own Main.
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq.Expressions;
+using System.Reflection;
+using System.Text;
+
+public class StartupHook
+{
+    public static void Initialize()
+    {
+        string dir = Environment.GetEnvironmentVariable("GCSCOPE_TRACEEVENT_DIR");
+        if (string.IsNullOrEmpty(dir)) return;
+        int failures = 0;
+        var traces = new List<string>(Directory.GetFiles(dir, "*.nettrace", SearchOption.AllDirectories));
+        traces.Sort(StringComparer.Ordinal);
+        foreach (string trace in traces)
+        {
+            string json = trace.Substring(0, trace.Length - ".nettrace".Length) + ".traceevent.json";
+            try
+            {
+                File.WriteAllText(json, new TraceEventReading(trace).Run());
+                Console.WriteLine("wrote " + json);
+            }
+            catch (Exception e)
+            {
+                failures++;
+                Console.Error.WriteLine(trace + ": " + (e.InnerException ?? e));
+            }
+        }
+        Console.Out.Flush();
+        Environment.Exit(failures == 0 ? 0 : 1);
+    }
+}
+
+public class TraceEventReading
+{
+    static Assembly te;
+    readonly string path;
+    // "provider\tid\tversion\tname" -> count, for events some parser knows.
+    readonly SortedDictionary<string, long> known = new SortedDictionary<string, long>(StringComparer.Ordinal);
+    // "provider/id" -> count, for events no parser knows.
+    readonly SortedDictionary<string, long> unknown = new SortedDictionary<string, long>(StringComparer.Ordinal);
+    long allEvents;
+    PropertyInfo providerName, eventName, eventId, eventVersion;
+
+    public TraceEventReading(string path) { this.path = path; }
+
+    static Type T(string name)
+    {
+        var t = te.GetType(name);
+        if (t == null) throw new TypeLoadException("TraceEvent has no " + name);
+        return t;
+    }
+
+    void Bind(object anEvent)
+    {
+        if (providerName != null) return;
+        var t = T("Microsoft.Diagnostics.Tracing.TraceEvent");
+        providerName = t.GetProperty("ProviderName"); eventName = t.GetProperty("EventName");
+        eventId = t.GetProperty("ID"); eventVersion = t.GetProperty("Version");
+    }
+
+    public void Known(object e)
+    {
+        Bind(e);
+        // Zero-padded id and version so the ordinal sort is numeric.
+        string k = providerName.GetValue(e, null) + "\t" + Convert.ToInt32(eventId.GetValue(e, null)).ToString("D5") + "\t" +
+                   Convert.ToInt32(eventVersion.GetValue(e, null)).ToString("D3") + "\t" + eventName.GetValue(e, null);
+        long n; known.TryGetValue(k, out n); known[k] = n + 1;
+    }
+
+    public void Unknown(object e)
+    {
+        Bind(e);
+        string k = providerName.GetValue(e, null) + "/" + Convert.ToInt32(eventId.GetValue(e, null));
+        long n; unknown.TryGetValue(k, out n); unknown[k] = n + 1;
+    }
+
+    public void Any(object e) { allEvents++; }
+
+    // target.eventName += (T e) => this.method(e), for whatever delegate type the event has.
+    void On(object target, string evName, string method)
+    {
+        var ev = target.GetType().GetEvent(evName);
+        if (ev == null) throw new MissingMemberException(target.GetType().Name, evName);
+        var arg = ev.EventHandlerType.GetMethod("Invoke").GetParameters()[0];
+        var p = Expression.Parameter(arg.ParameterType, "e");
+        var body = Expression.Call(Expression.Constant(this), GetType().GetMethod(method), Expression.Convert(p, typeof(object)));
+        ev.AddEventHandler(target, Expression.Lambda(ev.EventHandlerType, body, p).Compile());
+    }
+
+    static object Prop(object o, string name)
+    {
+        var p = o.GetType().GetProperty(name);
+        return p == null ? null : p.GetValue(o, null);
+    }
+
+    public string Run()
+    {
+        if (te == null) te = Assembly.Load("Microsoft.Diagnostics.Tracing.TraceEvent");
+        var sourceType = T("Microsoft.Diagnostics.Tracing.EventPipeEventSource");
+        object source = Activator.CreateInstance(sourceType, path);
+        // The GC analysis must be hooked up before Process().
+        var runtimeExt = T("Microsoft.Diagnostics.Tracing.Analysis.TraceLoadedDotNetRuntimeExtensions");
+        runtimeExt.GetMethod("NeedLoadedDotNetRuntimes").Invoke(null, new[] { source });
+        // Named parsers for the runtime's providers (public, private, rundown) and EventSources.
+        On(Prop(source, "Clr"), "All", "Known");
+        On(Activator.CreateInstance(T("Microsoft.Diagnostics.Tracing.Parsers.ClrPrivateTraceEventParser"), source), "All", "Known");
+        On(Activator.CreateInstance(T("Microsoft.Diagnostics.Tracing.Parsers.Clr.ClrRundownTraceEventParser"), source), "All", "Known");
+        On(Prop(source, "Dynamic"), "All", "Known");
+        On(source, "UnhandledEvents", "Unknown");
+        On(source, "AllEvents", "Any");
+        sourceType.GetMethod("Process").Invoke(source, null);
+
+        var w = new JsonOut();
+        w.Open('{');
+        w.Field("schema", "gcscope-traceevent/1");
+        w.Field("trace", Path.GetFileName(path));
+        w.Field("reader", "Microsoft.Diagnostics.Tracing.TraceEvent " + te.GetName().Version + " EventPipeEventSource + TraceLoadedDotNetRuntime");
+        foreach (string p in new[] { "FileFormatVersionNumber", "PointerSize", "NumberOfProcessors", "EventsLost", "SessionStartTime", "SessionEndTime" })
+        {
+            object v = null;
+            try { v = Prop(source, p); } catch (Exception) { }
+            w.Field(p, v);
+        }
+        long handled = 0, unhandled = 0;
+        foreach (var kv in known) handled += kv.Value;
+        foreach (var kv in unknown) unhandled += kv.Value;
+        w.Field("events_total", handled + unhandled);
+        w.Field("events_seen_by_AllEvents", allEvents);
+        // By Provider/EventName (what the brief's tests compare), then the finer split.
+        var byName = new SortedDictionary<string, long>(StringComparer.Ordinal);
+        foreach (var kv in known)
+        {
+            var f = kv.Key.Split('\t');
+            string k = f[0] + "/" + f[3];
+            long n; byName.TryGetValue(k, out n); byName[k] = n + kv.Value;
+        }
+        w.Key("counts"); w.Open('{');
+        foreach (var kv in byName) w.Field(kv.Key, kv.Value);
+        w.Close('}');
+        w.Key("events"); w.Open('[');
+        foreach (var kv in known)
+        {
+            var f = kv.Key.Split('\t');
+            w.Item(); w.Inline(new object[] { "provider", f[0], "id", long.Parse(f[1]), "version", long.Parse(f[2]), "name", f[3], "count", kv.Value });
+        }
+        w.Close(']');
+        w.Key("unhandled"); w.Open('{');
+        foreach (var kv in unknown) w.Field(kv.Key, kv.Value);
+        w.Close('}');
+        WriteGcs(w, source, runtimeExt);
+        w.Close('}');
+        try { ((IDisposable)source).Dispose(); } catch (Exception) { }
+        return w.ToString();
+    }
+
+    static readonly string[] GcScalars = {
+        "Number", "Generation", "Type", "Reason", "HeapCount", "IsComplete", "IsConcurrentGC", "StartRelativeMSec",
+        "DurationMSec", "PauseDurationMSec", "SuspendDurationMSec", "PauseStartRelativeMSec", "PromotedMB",
+        "HeapSizeBeforeMB", "HeapSizeAfterMB", "HeapSizePeakMB", "AllocedSinceLastGCMB", "RatioPeakAfter",
+        "PinnedObjectSizes", "PinnedObjectPercentage", "TotalPinnedPlugSize", "TotalUserPinnedPlugSize",
+        "GetPauseTimePercentageSinceLastGC", "GetGCPauseTimePercentage", "GetSuspendPercentage"
+    };
+
+    static object Member(object o, string name)
+    {
+        var t = o.GetType();
+        var p = t.GetProperty(name);
+        if (p != null) return p.GetValue(o, null);
+        var f = t.GetField(name);
+        if (f != null) return f.GetValue(o);
+        var m = t.GetMethod(name, Type.EmptyTypes);
+        if (m != null) return m.Invoke(o, null);
+        throw new MissingMemberException(t.Name, name);
+    }
+
+    void WriteGcs(JsonOut w, object source, Type runtimeExt)
+    {
+        var processes = (IEnumerable)T("Microsoft.Diagnostics.Tracing.Analysis.TraceProcessesExtensions").GetMethod("Processes").Invoke(null, new[] { source });
+        w.Key("gcs"); w.Open('[');
+        object stats = null;
+        foreach (object proc in processes)
+        {
+            object rt = runtimeExt.GetMethod("LoadedDotNetRuntime").Invoke(null, new[] { proc });
+            if (rt == null) continue;
+            object gcInfo = Prop(rt, "GC");
+            foreach (object gc in (IEnumerable)Prop(gcInfo, "GCs"))
+            {
+                // One line per GC keeps the file diffable and small.
+                var row = new List<object>();
+                foreach (string name in GcScalars)
+                {
+                    object v;
+                    try { v = Member(gc, name); } catch (Exception) { continue; }
+                    row.Add(name); row.Add(v);
+                }
+                var perGen = PerGeneration(gc);
+                if (perGen != null) { row.Add("per_generation"); row.Add(perGen); }
+                w.Item(); w.Inline(row.ToArray());
+            }
+            try { stats = gcInfo.GetType().GetMethod("Stats").Invoke(gcInfo, null); } catch (Exception) { }
+        }
+        w.Close(']');
+        w.Key("gc_stats");
+        if (stats == null) { w.Value(null); return; }
+        w.Open('{');
+        foreach (var f in stats.GetType().GetFields())
+        {
+            object v = f.GetValue(stats);
+            if (v is ValueType || v is string) w.Field(f.Name, v);
+        }
+        foreach (var p in stats.GetType().GetProperties())
+        {
+            object v; try { v = p.GetValue(stats, null); } catch (Exception) { continue; }
+            if (v is ValueType || v is string) w.Field(p.Name, v);
+        }
+        w.Close('}');
+    }
+
+    // Every TraceGC method that takes one `Gens` argument (GenSizeAfterMB, SurvivalPercent,
+    // GenFragmentationMB, ...), for each real generation: {"Gen0": {"GenSizeAfterMB": ..}, ...}.
+    static object[] PerGeneration(object gc)
+    {
+        var methods = new List<MethodInfo>();
+        Type gens = null;
+        foreach (var m in gc.GetType().GetMethods(BindingFlags.Public | BindingFlags.Instance))
+        {
+            var ps = m.GetParameters();
+            if (ps.Length == 1 && ps[0].ParameterType.IsEnum && ps[0].ParameterType.Name == "Gens" && m.ReturnType.IsPrimitive)
+            {
+                methods.Add(m); gens = ps[0].ParameterType;
+            }
+        }
+        if (gens == null) return null;
+        methods.Sort((a, b) => string.CompareOrdinal(a.Name, b.Name));
+        var result = new List<object>();
+        foreach (object g in Enum.GetValues(gens))
+        {
+            if (!g.ToString().StartsWith("Gen")) continue; // skips the MaxGenCount sentinel
+            var values = new List<object>();
+            foreach (var m in methods)
+            {
+                object v;
+                try { v = m.Invoke(gc, new[] { g }); } catch (Exception) { continue; }
+                values.Add(m.Name); values.Add(v);
+            }
+            result.Add(g.ToString()); result.Add(values.ToArray());
+        }
+        return result.ToArray();
+    }
+}
+
+// Streaming JSON writer: one field per line, arrays of objects one element per line.
+public class JsonOut
+{
+    readonly StringBuilder sb = new StringBuilder();
+    readonly Stack<bool> first = new Stack<bool>();
+    int depth;
+
+    void Sep()
+    {
+        if (first.Count == 0) return;
+        sb.Append(first.Pop() ? "\n" : ",\n").Append(' ', 2 * depth);
+        first.Push(false);
+    }
+    public void Open(char c) { sb.Append(c); first.Push(true); depth++; }
+    public void Close(char c)
+    {
+        depth--;
+        if (!first.Pop()) sb.Append('\n').Append(' ', 2 * depth);
+        sb.Append(c);
+    }
+    public void Key(string k) { Sep(); Str(k); sb.Append(": "); }
+    public void Item() { Sep(); }
+    public void Field(string k, object v) { Key(k); Value(v); }
+    public void Inline(object[] kvs)
+    {
+        sb.Append('{');
+        for (int i = 0; i < kvs.Length; i += 2)
+        {
+            if (i > 0) sb.Append(", ");
+            Str((string)kvs[i]); sb.Append(": "); Value(kvs[i + 1]);
+        }
+        sb.Append('}');
+    }
+    public void Value(object v)
+    {
+        if (v == null) sb.Append("null");
+        else if (v is object[]) Inline((object[])v);
+        else if (v is bool) sb.Append((bool)v ? "true" : "false");
+        else if (v is double || v is float)
+        {
+            double d = Convert.ToDouble(v);
+            sb.Append(double.IsNaN(d) || double.IsInfinity(d) ? "null" : d.ToString("R", CultureInfo.InvariantCulture));
+        }
+        else if (v is Enum || v is string) Str(v.ToString());
+        else if (v is DateTime) Str(((DateTime)v).ToString("o", CultureInfo.InvariantCulture));
+        else if (v.GetType().IsPrimitive) sb.Append(Convert.ToString(v, CultureInfo.InvariantCulture));
+        else Str(v.ToString());
+    }
+    void Str(string s)
+    {
+        sb.Append('"');
+        foreach (char c in s)
+        {
+            if (c == '"' || c == '\\') sb.Append('\\').Append(c);
+            else if (c < ' ') sb.Append("\\u").Append(((int)c).ToString("x4"));
+            else sb.Append(c);
+        }
+        sb.Append('"');
+    }
+    public override string ToString() { return sb.ToString() + "\n"; }
+}

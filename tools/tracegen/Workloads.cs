@@ -1,0 +1,792 @@
+// gcscope tracegen: GC workloads that run under EventPipe on a real CoreCLR and write an
+// "oracle" JSON with what the runtime itself reports when the workload is done
+// (GC.CollectionCount, handle and memory-pressure bookkeeping, GC settings).
+//
+// Built by Debian's Mono compiler (`mcs`, Mono 4.x reference assemblies) and run on:
+//   * .NET Core 3.1  `dotnet Workloads.exe WORKLOAD ORACLE.json` (runtimeconfig.json beside it);
+//   * .NET 8         as DOTNET_STARTUP_HOOKS of a self-contained .NET 8 program, with
+//                    GCSCOPE_WORKLOAD / GCSCOPE_ORACLE in the environment; the hook exits
+//                    the process before that program's own Main starts.
+// APIs missing from Mono's surface (GC.GetGCMemoryInfo, GC.AllocateArray, ...) are called
+// by reflection and reported as null when the runtime lacks them.
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Reflection;
+using System.Runtime;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Threading;
+
+public class StartupHook
+{
+    public static void Initialize()
+    {
+        string workload = Environment.GetEnvironmentVariable("GCSCOPE_WORKLOAD");
+        if (string.IsNullOrEmpty(workload)) return; // some other use of the host: stay out of the way
+        int rc = Driver.Run(workload, Environment.GetEnvironmentVariable("GCSCOPE_ORACLE"), "startup-hook");
+        Console.Out.Flush();
+        Environment.Exit(rc);
+    }
+}
+
+public static class Driver
+{
+    public static int Main(string[] args)
+    {
+        if (args.Length != 2)
+        {
+            Console.Error.WriteLine("usage: Workloads.exe WORKLOAD ORACLE.json   (workloads: " + string.Join(" ", Workloads.Names) + ")");
+            return 2;
+        }
+        return Run(args[0], args[1], "main");
+    }
+
+    public static int Run(string workload, string oraclePath, string entry)
+    {
+        var o = Oracle.Root;
+        o["schema"] = "gcscope-tracegen-oracle/1";
+        o["workload"] = workload;
+        o["entry"] = entry;
+        o["runtime"] = Probe.Runtime();
+        o["gc_settings_at_start"] = Probe.Settings();
+        o["collection_count_at_start"] = Probe.Counts();
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        if (!Workloads.Run(workload))
+        {
+            Console.Error.WriteLine("unknown workload '" + workload + "'; one of: " + string.Join(" ", Workloads.Names));
+            return 2;
+        }
+        o["workload_ms"] = clock.Elapsed.TotalMilliseconds;
+        Oracle.Finish();
+        // Read last, so these cover every GC the workload caused.
+        o["gc_settings_at_exit"] = Probe.Settings();
+        o["gc_memory_info"] = Probe.MemoryInfo(null);
+        o["gc_memory_info_by_kind"] = Probe.MemoryInfoByKind();
+        o["gc_config_variables"] = Probe.ConfigVariables();
+        o["total_allocated_bytes"] = Probe.CallGC("GetTotalAllocatedBytes", false);
+        o["total_pause_duration_ms"] = Probe.CallGC("GetTotalPauseDuration");
+        o["total_memory_bytes"] = GC.GetTotalMemory(false);
+        var counts = Probe.Counts();
+        o["collection_count"] = counts;
+        File.WriteAllText(oraclePath, Json.Write(o));
+        Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "{0} on {1}: gen0/1/2 collections {2}/{3}/{4} in {5:F0} ms",
+            workload, Environment.Version, counts["gen0"], counts["gen1"], counts["gen2"], clock.Elapsed.TotalMilliseconds));
+        return 0;
+    }
+}
+
+// ------------------------------------------------------------------ JSON
+// Objects are JObj (keys keep insertion order); arrays are any IList.
+public class JObj : IEnumerable
+{
+    readonly List<string> keys = new List<string>();
+    readonly Dictionary<string, object> map = new Dictionary<string, object>();
+    public object this[string k]
+    {
+        get { object v; return map.TryGetValue(k, out v) ? v : null; }
+        set { if (!map.ContainsKey(k)) keys.Add(k); map[k] = value; }
+    }
+    public void Bump(string k, long by) { object v = this[k]; this[k] = (v == null ? 0L : Convert.ToInt64(v)) + by; }
+    public IEnumerable<string> Keys { get { return keys; } }
+    public int Count { get { return keys.Count; } }
+    public IEnumerator GetEnumerator() { return keys.GetEnumerator(); }
+}
+
+public static class Json
+{
+    public static string Write(object v) { var sb = new StringBuilder(); Emit(sb, v, ""); return sb.Append('\n').ToString(); }
+
+    static void Emit(StringBuilder sb, object v, string pad)
+    {
+        if (v == null) { sb.Append("null"); return; }
+        if (v is string) { Str(sb, (string)v); return; }
+        if (v is bool) { sb.Append((bool)v ? "true" : "false"); return; }
+        if (v is Enum) { Str(sb, v.ToString()); return; }
+        if (v is TimeSpan) v = ((TimeSpan)v).TotalMilliseconds;
+        if (v is double || v is float)
+        {
+            double d = Convert.ToDouble(v);
+            sb.Append(double.IsNaN(d) || double.IsInfinity(d) ? "null" : d.ToString("R", CultureInfo.InvariantCulture));
+            return;
+        }
+        if (v is IConvertible && v.GetType().IsPrimitive) { sb.Append(Convert.ToString(v, CultureInfo.InvariantCulture)); return; }
+        string inner = pad + "  ";
+        var obj = v as JObj;
+        if (obj != null)
+        {
+            if (obj.Count == 0) { sb.Append("{}"); return; }
+            sb.Append('{');
+            bool first = true;
+            foreach (string k in obj.Keys)
+            {
+                sb.Append(first ? "\n" : ",\n").Append(inner); first = false;
+                Str(sb, k); sb.Append(": "); Emit(sb, obj[k], inner);
+            }
+            sb.Append('\n').Append(pad).Append('}');
+            return;
+        }
+        var list = v as IEnumerable;
+        if (list != null)
+        {
+            bool flat = true; int n = 0;
+            foreach (object x in list) { n++; if (x is JObj || (x is IEnumerable && !(x is string))) flat = false; }
+            if (n == 0) { sb.Append("[]"); return; }
+            sb.Append('[');
+            int i = 0;
+            foreach (object x in list)
+            {
+                if (flat) sb.Append(i == 0 ? "" : ", ");
+                else sb.Append(i == 0 ? "\n" : ",\n").Append(inner);
+                Emit(sb, x, inner); i++;
+            }
+            if (!flat) sb.Append('\n').Append(pad);
+            sb.Append(']');
+            return;
+        }
+        Str(sb, v.ToString());
+    }
+
+    static void Str(StringBuilder sb, string s)
+    {
+        sb.Append('"');
+        foreach (char c in s)
+        {
+            if (c == '"' || c == '\\') sb.Append('\\').Append(c);
+            else if (c < ' ') sb.Append("\\u").Append(((int)c).ToString("x4"));
+            else sb.Append(c);
+        }
+        sb.Append('"');
+    }
+}
+
+// ------------------------------------------------------------------ what the runtime says
+public static class Probe
+{
+    public static JObj Counts()
+    {
+        var c = new JObj();
+        c["gen0"] = (long)GC.CollectionCount(0);
+        c["gen1"] = (long)GC.CollectionCount(1);
+        c["gen2"] = (long)GC.CollectionCount(2);
+        return c;
+    }
+
+    public static long Gen0Count() { return GC.CollectionCount(0); }
+
+    public static string Knob(string name)
+    {
+        return Environment.GetEnvironmentVariable("DOTNET_" + name) ?? Environment.GetEnvironmentVariable("COMPlus_" + name);
+    }
+
+    public static JObj Runtime()
+    {
+        var r = new JObj();
+        r["environment_version"] = Environment.Version.ToString();
+        r["framework_description"] = RuntimeInformation.FrameworkDescription;
+        r["os_description"] = RuntimeInformation.OSDescription;
+        r["architecture"] = RuntimeInformation.ProcessArchitecture.ToString();
+        r["pointer_size"] = (long)IntPtr.Size;
+        r["processor_count"] = (long)Environment.ProcessorCount;
+        r["process_id"] = (long)System.Diagnostics.Process.GetCurrentProcess().Id;
+        var env = new JObj();
+        var names = new List<string>();
+        foreach (DictionaryEntry e in Environment.GetEnvironmentVariables())
+        {
+            string k = (string)e.Key;
+            if ((k.StartsWith("DOTNET_") || k.StartsWith("COMPlus_") || k.StartsWith("GCSCOPE_")) && !k.StartsWith("DOTNET_BUNDLE"))
+                names.Add(k);
+        }
+        names.Sort(StringComparer.Ordinal);
+        foreach (string k in names) env[k] = Environment.GetEnvironmentVariable(k);
+        r["environment"] = env;
+        return r;
+    }
+
+    public static JObj Settings()
+    {
+        var s = new JObj();
+        s["is_server_gc"] = GCSettings.IsServerGC;
+        // Interactive = background GC enabled; Batch = disabled (or server without concurrent).
+        s["latency_mode"] = GCSettings.LatencyMode.ToString();
+        object conc = ConfigVar("ConcurrentGC");
+        s["concurrent"] = conc ?? (object)(Knob("gcConcurrent") == null || Knob("gcConcurrent").Trim() != "0");
+        s["concurrent_source"] = conc != null ? "GC.GetConfigurationVariables" : "environment (default on)";
+        object heaps = ConfigVar("HeapCount");
+        long n = 1;
+        if (heaps != null) n = Convert.ToInt64(heaps);
+        else if (GCSettings.IsServerGC)
+        {
+            n = Environment.ProcessorCount;
+            string k = Knob("GCHeapCount");
+            if (k != null) { long want = Convert.ToInt64(k, 16); if (want > 0 && want < n) n = want; }
+        }
+        s["heap_count"] = n;
+        s["heap_count_source"] = heaps != null ? "GC.GetConfigurationVariables" : (GCSettings.IsServerGC ? "min(GCHeapCount, processors)" : "workstation: one heap");
+        s["loh_compaction_mode"] = GCSettings.LargeObjectHeapCompactionMode.ToString();
+        return s;
+    }
+
+    static Dictionary<string, object> configVars;
+    static object ConfigVar(string name)
+    {
+        if (configVars == null) configVars = ReadConfigVars();
+        object v;
+        return configVars != null && configVars.TryGetValue(name, out v) ? v : null;
+    }
+
+    // GC.GetConfigurationVariables (7.0+): IReadOnlyDictionary<string, object>.
+    static Dictionary<string, object> ReadConfigVars()
+    {
+        var m = typeof(GC).GetMethod("GetConfigurationVariables", BindingFlags.Public | BindingFlags.Static);
+        if (m == null) return null;
+        var d = new Dictionary<string, object>();
+        foreach (object kv in (IEnumerable)m.Invoke(null, null))
+            d[(string)kv.GetType().GetProperty("Key").GetValue(kv, null)] = kv.GetType().GetProperty("Value").GetValue(kv, null);
+        return d;
+    }
+
+    public static object ConfigVariables()
+    {
+        var d = ReadConfigVars();
+        if (d == null) return null;
+        var keys = new List<string>(d.Keys); keys.Sort(StringComparer.Ordinal);
+        var o = new JObj();
+        foreach (var k in keys) o[k] = d[k];
+        return o;
+    }
+
+    public static object CallGC(string name, params object[] args)
+    {
+        foreach (var m in typeof(GC).GetMethods(BindingFlags.Public | BindingFlags.Static))
+        {
+            if (m.Name != name || m.IsGenericMethodDefinition || m.GetParameters().Length != args.Length) continue;
+            return m.Invoke(null, args);
+        }
+        return null;
+    }
+
+    // GC.GetGCMemoryInfo (3.0+, per-kind overload 5.0+): every scalar property, plus the
+    // span-typed ones (PauseDurations, GenerationInfo) copied out with ToArray().
+    public static object MemoryInfo(object kind)
+    {
+        MethodInfo get = null;
+        foreach (var m in typeof(GC).GetMethods(BindingFlags.Public | BindingFlags.Static))
+            if (m.Name == "GetGCMemoryInfo" && m.GetParameters().Length == (kind == null ? 0 : 1)) get = m;
+        if (get == null) return null;
+        object info = get.Invoke(null, kind == null ? null : new[] { kind });
+        var o = new JObj();
+        foreach (var p in info.GetType().GetProperties())
+        {
+            if (p.PropertyType.Name.StartsWith("ReadOnlySpan")) { o[p.Name] = SpanItems(info, p); continue; }
+            try { o[p.Name] = p.GetValue(info, null); } catch (Exception) { }
+        }
+        return o;
+    }
+
+    static object SpanItems(object owner, PropertyInfo p)
+    {
+        // A span cannot be boxed: build `(object)((T)owner).P.ToArray()` as an expression.
+        var x = System.Linq.Expressions.Expression.Parameter(typeof(object), "x");
+        var call = System.Linq.Expressions.Expression.Call(
+            System.Linq.Expressions.Expression.Property(System.Linq.Expressions.Expression.Convert(x, owner.GetType()), p),
+            p.PropertyType.GetMethod("ToArray"));
+        var f = System.Linq.Expressions.Expression.Lambda<Func<object, object>>(
+            System.Linq.Expressions.Expression.Convert(call, typeof(object)), x).Compile();
+        var items = new List<object>();
+        foreach (object item in (Array)f(owner))
+        {
+            if (item is TimeSpan) { items.Add(((TimeSpan)item).TotalMilliseconds); continue; }
+            var g = new JObj();
+            foreach (var q in item.GetType().GetProperties()) g[q.Name] = q.GetValue(item, null);
+            items.Add(g);
+        }
+        return items;
+    }
+
+    public static object MemoryInfoByKind()
+    {
+        var kinds = typeof(GC).Assembly.GetType("System.GCKind");
+        if (kinds == null) return null;
+        var o = new JObj();
+        foreach (string k in Enum.GetNames(kinds)) o[k] = MemoryInfo(Enum.Parse(kinds, k));
+        return o;
+    }
+}
+
+// ------------------------------------------------------------------ oracle bookkeeping
+public static class Oracle
+{
+    public static readonly JObj Root = new JObj();
+    static readonly List<object> collectCalls = new List<object>();
+    static readonly JObj collectByGen = new JObj();
+    static readonly JObj collectByFlavour = new JObj();
+    public static readonly JObj Handles = new JObj();
+    public static readonly List<object> NoGcRegions = new List<object>();
+
+    static string ModeName(GCCollectionMode m)
+    {
+        switch ((int)m) { case 0: return "Default"; case 1: return "Forced"; case 2: return "Optimized"; case 3: return "Aggressive"; default: return ((int)m).ToString(); }
+    }
+
+    // Every induced GC goes through here so the oracle lists it with the counts around it.
+    public static void Collect(string api, int gen = 2, GCCollectionMode mode = GCCollectionMode.Default, bool blocking = true, bool compacting = false)
+    {
+        var before = Probe.Counts();
+        switch (api)
+        {
+            case "GC.Collect()": GC.Collect(); break;
+            case "GC.Collect(int)": GC.Collect(gen); break;
+            case "GC.Collect(int,mode)": GC.Collect(gen, mode); break;
+            case "GC.Collect(int,mode,bool)": GC.Collect(gen, mode, blocking); break;
+            case "GC.Collect(int,mode,bool,bool)": GC.Collect(gen, mode, blocking, compacting); break;
+            default: throw new ArgumentException("unknown api " + api);
+        }
+        var call = new JObj();
+        call["api"] = api;
+        call["generation"] = (long)gen;
+        call["mode"] = ModeName(mode);
+        call["blocking"] = blocking;
+        call["compacting"] = compacting;
+        call["counts_before"] = before;
+        call["counts_after"] = Probe.Counts();
+        collectCalls.Add(call);
+        collectByGen.Bump("gen" + gen, 1);
+        collectByFlavour.Bump(ModeName(mode) + (blocking ? "" : "/nonblocking") + (compacting ? "/compacting" : ""), 1);
+    }
+
+    // GC.TryStartNoGCRegion may run a GC first; that GC is counted by CollectionCount but
+    // (on 3.1 and 8.0) fires no GCStart, so the oracle lists the GC numbers it used.
+    public static void NoGcRegion(long bytes, Action inside)
+    {
+        var rec = new JObj();
+        rec["requested_bytes"] = bytes;
+        long before = Probe.Gen0Count();
+        rec["counts_before"] = Probe.Counts();
+        bool started = GC.TryStartNoGCRegion(bytes);
+        long after = Probe.Gen0Count();
+        rec["started"] = started;
+        var numbers = new List<object>();
+        for (long g = before + 1; g <= after; g++) numbers.Add(g);
+        rec["gc_numbers_started_by_TryStartNoGCRegion"] = numbers;
+        rec["counts_after_start"] = Probe.Counts();
+        if (started)
+        {
+            inside();
+            rec["still_in_region_at_end"] = GCSettings.LatencyMode == GCLatencyMode.NoGCRegion;
+            if (GCSettings.LatencyMode == GCLatencyMode.NoGCRegion) GC.EndNoGCRegion();
+        }
+        rec["counts_after_end"] = Probe.Counts();
+        NoGcRegions.Add(rec);
+    }
+
+    public static void Finish()
+    {
+        var induced = new JObj();
+        induced["total_calls"] = (long)collectCalls.Count;
+        induced["calls_by_generation"] = collectByGen;
+        induced["calls_by_flavour"] = collectByFlavour;
+        induced["calls"] = collectCalls;
+        Root["induced"] = induced;
+        var gcStarts = new List<object>();
+        foreach (JObj r in NoGcRegions)
+            foreach (object g in (IEnumerable)r["gc_numbers_started_by_TryStartNoGCRegion"]) gcStarts.Add(g);
+        var ngc = new JObj();
+        ngc["regions"] = NoGcRegions;
+        ngc["gcs_without_gcstart"] = gcStarts;
+        Root["no_gc_region"] = ngc;
+        if (Handles.Count > 0) Root["gc_handles"] = Handles;
+        Root["finalizers_run"] = (long)Finalizable.Count;
+        Root["notes"] = new List<object> {
+            "collection_count.gen0 counts every GC (gen1 and gen2 GCs too); it is the Count of the last GC/Start if tracing covered the whole run.",
+            "collection_count.gen2 includes background GCs.",
+            "GCs in no_gc_region.gcs_without_gcstart were started by GC.TryStartNoGCRegion: counted by CollectionCount, but no GC/Start event.",
+            "gc_handles counts only handles this program made with GCHandle.Alloc / freed with GCHandle.Free; the runtime makes handles of its own.",
+            "null means the API does not exist on this runtime.",
+        };
+    }
+}
+
+class Node
+{
+    public Node Next;
+    public byte[] Data;
+    public Node(Node next, int size) { Next = next; Data = size > 0 ? new byte[size] : null; }
+}
+
+class Finalizable
+{
+    public static int Count;
+    readonly long[] state = new long[4];
+    ~Finalizable() { if (state.Length == 4) Interlocked.Increment(ref Count); }
+}
+
+// ------------------------------------------------------------------ workloads
+public static class Workloads
+{
+    public static readonly string[] Names = { "wks-nonconcurrent", "wks-concurrent", "server", "induced", "loh", "pinning", "mempressure" };
+    static object keepAlive;
+    static JObj O { get { return Oracle.Root; } }
+
+    public static bool Run(string name)
+    {
+        switch (name)
+        {
+            case "wks-nonconcurrent": Generational(new Random(11), 900000); return true;
+            case "wks-concurrent": Background(); return true;
+            case "server": Server(); return true;
+            case "induced": Induced(); return true;
+            case "loh": LargeObjects(); return true;
+            case "pinning": Pinning(); return true;
+            case "mempressure": MemoryPressure(); return true;
+            default: return false;
+        }
+    }
+
+    // Short-lived garbage; every 32nd object lands in a small ring so a little survives gen0.
+    static long Garbage(Random rnd, long bytes, object[] ring)
+    {
+        long made = 0;
+        for (int i = 0; made < bytes; i++)
+        {
+            var b = new byte[16 + rnd.Next(480)];
+            made += b.Length + 24;
+            if (ring != null && (i & 31) == 0) ring[rnd.Next(ring.Length)] = b;
+            keepAlive = b;
+        }
+        return made;
+    }
+
+    // Three lifetimes: most objects die young, a ring lives a few GCs (gen1), and a set
+    // replaced slowly reaches gen2 and dies there (so gen2 GCs have work to do).
+    static void Generational(Random rnd, int steps)
+    {
+        var young = new object[512];
+        var middle = new object[12000];
+        var old = new List<Node>();
+        long bytes = 0;
+        Node chain = null;
+        for (int i = 0; i < steps; i++)
+        {
+            int size = 24 + rnd.Next(200);
+            object o;
+            if (i % 3 == 0) { chain = new Node(i % 40 == 0 ? null : chain, size); o = chain; }
+            else o = new byte[size];
+            bytes += size + 32;
+            if (i % 5 == 0) young[rnd.Next(young.Length)] = o;
+            if (i % 9 == 0) middle[rnd.Next(middle.Length)] = new byte[48];
+            if (i % 120 == 0) old.Add(new Node(null, 700));
+            if (old.Count > 5000) old.RemoveRange(0, 2000);
+            keepAlive = o;
+        }
+        O["approx_bytes_allocated"] = bytes;
+        O["old_set_at_end"] = (long)old.Count;
+        GC.KeepAlive(young); GC.KeepAlive(middle); GC.KeepAlive(old);
+    }
+
+    // Background GC (gcConcurrent=1): a retained linked structure keeps outgrowing the gen2
+    // budget while a churn of garbage goes on, so gen0/gen1 GCs run inside background GCs.
+    static void Background()
+    {
+        var rnd = new Random(12);
+        var chains = new List<Node>();
+        var ring = new object[2048];
+        long dropped = 0;
+        for (int step = 0; step < 160; step++)
+        {
+            Node head = null;
+            for (int j = 0; j < 700; j++) head = new Node(head, 300 + rnd.Next(300));
+            chains.Add(head);
+            if (chains.Count > 40 && step % 2 == 0) { chains.RemoveAt(rnd.Next(chains.Count / 2)); dropped++; }
+            Garbage(rnd, 768 << 10, ring);
+            if (step % 40 == 0) for (int f = 0; f < 40; f++) keepAlive = new Finalizable();
+        }
+        O["chains_at_end"] = (long)chains.Count;
+        O["chains_dropped"] = dropped;
+        GC.KeepAlive(chains); GC.KeepAlive(ring);
+    }
+
+    // Server GC: one allocating thread per heap so every heap allocates.
+    static void Server()
+    {
+        int threads = 2;
+        long total = 0;
+        var workers = new List<Thread>();
+        for (int t = 0; t < threads; t++)
+        {
+            int seed = 20 + t;
+            var th = new Thread(() =>
+            {
+                var rnd = new Random(seed);
+                var ring = new object[2048];
+                var kept = new List<object>();
+                long mine = 0;
+                for (int i = 0; i < 550000; i++)
+                {
+                    object o = (i & 1) == 0 ? (object)new byte[16 + rnd.Next(400)] : new Node(null, 0);
+                    mine += 200;
+                    if (i % 6 == 0) ring[rnd.Next(ring.Length)] = o;
+                    if (i % 400 == 0) kept.Add(new byte[1500]);
+                    if (kept.Count > 2500) kept.RemoveRange(0, 800);
+                    if (i % 150000 == 0) kept.Add(new byte[150000]); // an occasional LOH object
+                }
+                Interlocked.Add(ref total, mine);
+                GC.KeepAlive(ring); GC.KeepAlive(kept);
+            });
+            th.Name = "gcscope-alloc-" + t;
+            workers.Add(th);
+        }
+        foreach (var th in workers) th.Start();
+        foreach (var th in workers) th.Join();
+        O["allocating_threads"] = (long)threads;
+        O["approx_bytes_allocated"] = total;
+        Oracle.Collect("GC.Collect()");
+    }
+
+    // Every GC.Collect flavour, TryStartNoGCRegion, SustainedLowLatency and finalization.
+    static void Induced()
+    {
+        var rnd = new Random(13);
+        var ring = new object[1024];
+        var kept = new List<object>();
+        Action work = () =>
+        {
+            Garbage(rnd, 1 << 20, ring);
+            kept.Add(new byte[2048]);
+            for (int f = 0; f < 30; f++) keepAlive = new Finalizable();
+        };
+        work(); Oracle.Collect("GC.Collect(int)", 0);
+        work(); Oracle.Collect("GC.Collect(int)", 1);
+        work(); Oracle.Collect("GC.Collect(int)", 2);
+        work(); Oracle.Collect("GC.Collect()");
+        foreach (var mode in new[] { GCCollectionMode.Default, GCCollectionMode.Forced, GCCollectionMode.Optimized })
+            for (int g = 0; g <= 2; g++) { work(); Oracle.Collect("GC.Collect(int,mode)", g, mode); }
+        // A non-blocking gen2 request runs as a blocking GC while gen2 is small: grow it first.
+        var bulk = new List<Node>();
+        for (int i = 0; i < 300000; i++) bulk.Add(new Node(null, 100));
+        kept.Add(bulk);
+        O["retained_nodes_before_nonblocking_calls"] = (long)bulk.Count;
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, GCCollectionMode.Forced, false);
+        Thread.Sleep(150);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, GCCollectionMode.Optimized, false);
+        Thread.Sleep(150);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 1, GCCollectionMode.Forced, false);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, GCCollectionMode.Default, true);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, GCCollectionMode.Forced, true, true);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, GCCollectionMode.Forced, false, false);
+        Thread.Sleep(150);
+        // Large object heap compaction, requested for the next blocking gen2.
+        for (int i = 0; i < 16; i++) kept.Add(new byte[90000 + 4000 * i]);
+        kept.RemoveRange(kept.Count - 16, 8);
+        GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+        work(); Oracle.Collect("GC.Collect()");
+        O["loh_compact_once_requested"] = true;
+        O["loh_compaction_mode_after"] = GCSettings.LargeObjectHeapCompactionMode.ToString();
+        if (Environment.Version.Major >= 7) { work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, (GCCollectionMode)3, true, true); }
+        GC.WaitForPendingFinalizers();
+        Oracle.NoGcRegion(12L << 20, () => Garbage(rnd, 3 << 20, null));
+        var previous = GCSettings.LatencyMode;
+        GCSettings.LatencyMode = GCLatencyMode.SustainedLowLatency;
+        O["latency_mode_in_low_latency_phase"] = GCSettings.LatencyMode.ToString();
+        work(); work(); work();
+        GCSettings.LatencyMode = previous;
+        work(); Oracle.Collect("GC.Collect(int)", 0);
+        GC.WaitForPendingFinalizers();
+        GC.KeepAlive(kept); GC.KeepAlive(ring);
+    }
+
+    // Large object heap: byte[], double[] and string over 85,000 bytes, some kept a while.
+    static void LargeObjects()
+    {
+        var rnd = new Random(14);
+        var kept = new List<object>();
+        var ring = new object[512];
+        long count = 0, bytes = 0;
+        for (int i = 0; i < 700; i++)
+        {
+            object big;
+            switch (i % 3)
+            {
+                case 0: { int n = 85000 + rnd.Next(300000); big = new byte[n]; bytes += n; break; }
+                case 1: { int n = 11000 + rnd.Next(30000); big = new double[n]; bytes += 8L * n; break; }
+                default: { int n = 43000 + rnd.Next(60000); big = new string('g', n); bytes += 2L * n; break; }
+            }
+            count++;
+            if (rnd.Next(3) == 0) kept.Add(big);
+            if (kept.Count > 50) kept.RemoveAt(rnd.Next(kept.Count));
+            Garbage(rnd, 16 << 10, ring);
+            keepAlive = big;
+        }
+        O["loh_allocations"] = count;
+        O["loh_bytes_requested"] = bytes;
+        kept.RemoveRange(0, kept.Count / 2);
+        GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+        Oracle.Collect("GC.Collect()");
+        O["loh_compact_once_requested"] = true;
+        GC.KeepAlive(kept);
+    }
+
+    // GC handles of four kinds, allocated and freed; `fixed` blocks with GCs inside; on 5.0+
+    // arrays on the pinned object heap (GC.AllocateArray<byte>(n, pinned: true)).
+    static unsafe void Pinning()
+    {
+        var rnd = new Random(15);
+        var ring = new object[1024];
+        var live = new Dictionary<GCHandleType, List<GCHandle>>();
+        var alloc = new JObj();
+        var freed = new JObj();
+        foreach (var k in new[] { GCHandleType.Pinned, GCHandleType.Weak, GCHandleType.WeakTrackResurrection, GCHandleType.Normal })
+        {
+            live[k] = new List<GCHandle>();
+            alloc[k.ToString()] = 0L; freed[k.ToString()] = 0L;
+        }
+        // Handle ids as the runtime reports them (SetGCHandle/DestroyGCHandle HandleID), in
+        // program order, so a test can match this program's handles among the runtime's own.
+        var allocLog = new List<object>();
+        var freeLog = new List<object>();
+        Action<GCHandleType, object> make = (kind, target) =>
+        {
+            var h = GCHandle.Alloc(target, kind);
+            live[kind].Add(h);
+            alloc.Bump(kind.ToString(), 1);
+            allocLog.Add(kind + " " + HandleId(h));
+        };
+        Action<GCHandleType, int> free = (kind, stride) =>
+        {
+            var l = live[kind];
+            for (int i = l.Count - 1; i >= 0; i -= stride)
+            {
+                freeLog.Add(HandleId(l[i]));
+                l[i].Free(); l.RemoveAt(i); freed.Bump(kind.ToString(), 1);
+            }
+        };
+        var strong = new List<object>();
+        long fixedBlocks = 0, gcsInFixed = 0;
+        for (int round = 0; round < 12; round++)
+        {
+            for (int i = 0; i < 20; i++) make(GCHandleType.Pinned, new byte[128 + rnd.Next(2048)]);
+            for (int i = 0; i < 30; i++)
+            {
+                var target = new Node(null, 32);
+                if (i % 4 == 0) strong.Add(target);
+                make(GCHandleType.Weak, target);
+            }
+            for (int i = 0; i < 5; i++) make(GCHandleType.WeakTrackResurrection, new Finalizable());
+            for (int i = 0; i < 10; i++) make(GCHandleType.Normal, new byte[96]);
+            var buffer = new byte[2048];
+            fixed (byte* p = buffer)
+            {
+                fixedBlocks++;
+                long c0 = Probe.Gen0Count();
+                p[1] = (byte)round;
+                Garbage(rnd, 3 << 20, ring);
+                if (round % 4 == 1) Oracle.Collect("GC.Collect(int)", 0);
+                gcsInFixed += Probe.Gen0Count() - c0;
+            }
+            free(GCHandleType.Pinned, 2);
+            free(GCHandleType.Normal, 3);
+            Garbage(rnd, 2 << 20, ring);
+            if (round % 5 == 4) Oracle.Collect("GC.Collect(int)", 1);
+        }
+        Oracle.Collect("GC.Collect()");
+        GC.WaitForPendingFinalizers();
+        Oracle.Collect("GC.Collect()");
+        long weakCleared = 0;
+        foreach (var h in live[GCHandleType.Weak]) if (h.Target == null) weakCleared++;
+        free(GCHandleType.Weak, 1);
+        free(GCHandleType.WeakTrackResurrection, 1);
+        free(GCHandleType.Normal, 1);
+        // Pinned object heap (5.0+).
+        MethodInfo allocateArray = null;
+        foreach (var m in typeof(GC).GetMethods(BindingFlags.Public | BindingFlags.Static))
+            if (m.Name == "AllocateArray" && m.IsGenericMethodDefinition) allocateArray = m.MakeGenericMethod(typeof(byte));
+        var poh = new List<object>();
+        if (allocateArray != null)
+        {
+            for (int i = 0; i < 150; i++) poh.Add(allocateArray.Invoke(null, new object[] { 512 + 64 * i, true }));
+            Oracle.Collect("GC.Collect()");
+        }
+        long pinnedAtEnd = live[GCHandleType.Pinned].Count;
+        Oracle.Collect("GC.Collect(int)", 0);
+        free(GCHandleType.Pinned, 1);
+        var h2 = Oracle.Handles;
+        long ta = 0, tf = 0;
+        foreach (string k in alloc.Keys)
+        {
+            h2[k + "_allocated"] = alloc[k]; h2[k + "_freed"] = freed[k];
+            ta += (long)alloc[k]; tf += (long)freed[k];
+        }
+        h2["total_allocated"] = ta;
+        h2["total_freed"] = tf;
+        h2["Pinned_live_through_last_gcs"] = pinnedAtEnd;
+        h2["Weak_targets_cleared_before_free"] = weakCleared;
+        h2["kinds_in_events"] = "GCHandleType Weak/WeakTrackResurrection/Normal/Pinned = GCHandleKind 0/1/2/3 in SetGCHandle";
+        h2["allocations"] = allocLog;
+        h2["frees"] = freeLog;
+        O["fixed_blocks"] = fixedBlocks;
+        O["gcs_inside_fixed_blocks"] = gcsInFixed;
+        O["pinned_object_heap_arrays"] = allocateArray == null ? null : (object)(long)poh.Count;
+        GC.KeepAlive(strong); GC.KeepAlive(ring); GC.KeepAlive(poh);
+    }
+
+    // The handle's address, hex: GCHandle.ToIntPtr tags pinned handles with the low bit on CoreCLR.
+    static string HandleId(GCHandle h)
+    {
+        return "0x" + (GCHandle.ToIntPtr(h).ToInt64() & ~1L).ToString("x");
+    }
+
+    // GC.AddMemoryPressure / RemoveMemoryPressure, then fills towards GCHeapHardLimit.
+    static void MemoryPressure()
+    {
+        var rnd = new Random(16);
+        var ring = new object[1024];
+        var pending = new List<long>(); // Queue<T> is not forwarded from Mono's surface on 3.1
+        long adds = 0, removes = 0, added = 0, removed = 0;
+        for (int i = 0; i < 40; i++)
+        {
+            long p = (4L << 20) + rnd.Next(8 << 20);
+            GC.AddMemoryPressure(p); adds++; added += p; pending.Add(p);
+            Garbage(rnd, 512 << 10, ring);
+            if (pending.Count > 8) { long q = pending[0]; pending.RemoveAt(0); GC.RemoveMemoryPressure(q); removes++; removed += q; }
+        }
+        while (pending.Count > 0) { long q = pending[0]; pending.RemoveAt(0); GC.RemoveMemoryPressure(q); removes++; removed += q; }
+        var mp = new JObj();
+        mp["add_calls"] = adds; mp["remove_calls"] = removes;
+        mp["bytes_added"] = added; mp["bytes_removed"] = removed;
+        mp["counts_after_pressure_phase"] = Probe.Counts();
+        O["memory_pressure"] = mp;
+        string lim = Probe.Knob("GCHeapHardLimit");
+        long limit = lim == null ? 0 : Convert.ToInt64(lim, 16);
+        long target = limit > 0 ? limit * 8 / 10 : 64L << 20;
+        var fills = new List<object>();
+        long ooms = 0;
+        for (int rep = 0; rep < 2; rep++)
+        {
+            var held = new List<byte[]>();
+            long bytes = 0;
+            try
+            {
+                while (bytes < target)
+                {
+                    var b = new byte[16 * 1024 + rnd.Next(48 * 1024)];
+                    held.Add(b); bytes += b.Length;
+                    keepAlive = new byte[100 + rnd.Next(200)];
+                }
+            }
+            catch (OutOfMemoryException) { ooms++; }
+            var f = new JObj();
+            f["retained_bytes"] = bytes;
+            f["counts"] = Probe.Counts();
+            fills.Add(f);
+            held = null;
+            Garbage(rnd, 8 << 20, ring);
+        }
+        O["hard_limit_bytes"] = limit;
+        O["fill_target_bytes"] = target;
+        O["fills"] = fills;
+        O["out_of_memory_exceptions"] = ooms;
+        GC.KeepAlive(ring);
+    }
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# gcscope tracegen: make real EventPipe GC traces (.nettrace) on two CoreCLR runtimes, each
+# with the runtime's own numbers (WORKLOAD.oracle.json) and Microsoft TraceEvent's reading
+# of the trace (WORKLOAD.traceevent.json).
+#
+#   usage: tools/tracegen/generate.sh OUTDIR
+#
+# Writes OUTDIR/{netcore3.1,net8.0}/WORKLOAD.{nettrace,oracle.json,traceevent.json}.
+# Only package registries are used:
+#   * apt: mono-mcs (C# compiler), only if `mcs` is missing;
+#   * PyPI: dotnetcore2==3.1.23 (a dotnet host + Microsoft.NETCore.App 3.1.23), into a venv;
+#   * npm: @microsoft/sarif-multitool-linux@5.7.0, a self-contained single-file .NET 8 program
+#     (runtime 8.0.x plus TraceEvent 3.1.x inside). Our code runs in it as a startup hook.
+# Environment: GCSCOPE_TRACEGEN_WORK or TRACEGEN_WORK (cache, default /tmp/gcscope-tracegen),
+# TRACEGEN_RUNTIMES (default "netcore3.1 net8.0"), TRACEGEN_WORKLOADS (default: all seven).
+set -euo pipefail
+
+OUT="${1:?usage: $0 OUTDIR}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+WORK="${TRACEGEN_WORK:-/tmp/gcscope-tracegen}"
+RUNTIMES="${TRACEGEN_RUNTIMES:-netcore3.1 net8.0}"
+WORKLOADS="${TRACEGEN_WORKLOADS:-wks-nonconcurrent wks-concurrent server induced loh pinning mempressure}"
+DOTNETCORE2=3.1.23
+SARIF=5.7.0
+# Wall-clock limit per workload run; a run over it is killed and the script fails.
+RUN_TIMEOUT="${TRACEGEN_RUN_TIMEOUT:-120}"
+
+mkdir -p "$OUT" "$WORK/build"
+OUT="$(cd "$OUT" && pwd)"
+WORK="$(cd "$WORK" && pwd)"
+say() { echo "[tracegen] $*" >&2; }
+
+# ------------------------------------------------------------ toolchain (idempotent)
+if ! command -v mcs >/dev/null; then
+    say "apt-get install mono-mcs"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mono-mcs >/dev/null
+fi
+
+DOTNET31=""
+if [[ " $RUNTIMES " == *" netcore3.1 "* ]]; then
+    [ -x "$WORK/venv/bin/python" ] || python3 -m venv "$WORK/venv"
+    site="$("$WORK/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
+    DOTNET31="$site/dotnetcore2/bin/dotnet"
+    if [ ! -f "$DOTNET31" ]; then
+        say "pip install dotnetcore2==$DOTNETCORE2 (PyPI)"
+        # --no-deps: we only want the runtime files it carries, not its Python side.
+        "$WORK/venv/bin/pip" install -q --no-deps "dotnetcore2==$DOTNETCORE2"
+    fi
+    chmod +x "$DOTNET31"
+fi
+
+HOST8="$WORK/sarif-$SARIF/package/Sarif.Multitool"
+if [ ! -f "$HOST8" ]; then
+    say "npm pack @microsoft/sarif-multitool-linux@$SARIF"
+    rm -rf "$WORK/sarif-$SARIF.tmp" && mkdir -p "$WORK/sarif-$SARIF.tmp"
+    (cd "$WORK/sarif-$SARIF.tmp" && npm pack --silent "@microsoft/sarif-multitool-linux@$SARIF" >/dev/null &&
+        tar xzf ./*.tgz && rm -f ./*.tgz)
+    rm -rf "$WORK/sarif-$SARIF" && mv "$WORK/sarif-$SARIF.tmp" "$WORK/sarif-$SARIF"
+fi
+chmod +x "$HOST8"
+
+# ------------------------------------------------------------ build
+BUILD="$WORK/build"
+mcs -nologo -warn:0 -unsafe -optimize+ -out:"$BUILD/Workloads.exe" "$HERE/Workloads.cs"
+cat >"$BUILD/Workloads.runtimeconfig.json" <<'EOF'
+{
+  "runtimeOptions": {
+    "tfm": "netcoreapp3.1",
+    "framework": { "name": "Microsoft.NETCore.App", "version": "3.1.0" }
+  }
+}
+EOF
+
+# ------------------------------------------------------------ workloads
+RT=Microsoft-Windows-DotNETRuntime
+PRIV=Microsoft-Windows-DotNETRuntimePrivate
+# This VM reports a ~480 MiB L3 cache, which makes the default gen0 budget hundreds of MB
+# (a run would see a handful of GCs). A 2-3 MB gen0 budget gives many GCs in little
+# allocation, hence small traces. Knob names are case-sensitive; values are hex.
+BUDGET="GCgen0size=0x200000 GCGen0MaxBudget=0x300000"
+
+# WORKLOAD -> "EventPipeConfig|runtime knobs"
+config() {
+    case "$1" in
+    wks-nonconcurrent) echo "$RT:0x1:5|gcConcurrent=0" ;;
+    wks-concurrent) echo "$RT:0x1:5,$PRIV:0x1:5|gcConcurrent=1" ;;
+    server) echo "$RT:0x1:5,$PRIV:0x1:5|gcServer=1 GCHeapCount=2 gcConcurrent=1" ;;
+    induced) echo "$RT:0x1:4|gcConcurrent=1 EventPipeRundown=0" ;; # level 4: no AllocationTick
+    loh) echo "$RT:0x1:5|gcConcurrent=1" ;;
+    pinning) echo "$RT:0x3:5|gcConcurrent=1" ;; # keywords GC | GCHandle
+    mempressure) echo "$RT:0x1:5|gcConcurrent=1 GCHeapHardLimit=0x4000000" ;;
+    *) say "unknown workload $1"; return 1 ;;
+    esac
+}
+
+run() { # RUNTIME WORKLOAD
+    local rt="$1" w="$2" cfg providers knobs prefix dir kv
+    cfg="$(config "$w")"; providers="${cfg%%|*}"; knobs="${cfg#*|}"
+    dir="$OUT/$rt"; mkdir -p "$dir"
+    rm -f "$dir/$w".{nettrace,oracle.json,traceevent.json}
+    # 3.1 reads COMPlus_ only; 8.0 reads DOTNET_ (and COMPlus_).
+    if [ "$rt" = netcore3.1 ]; then prefix=COMPlus_; else prefix=DOTNET_; fi
+    local -a env=(DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${prefix}EnableEventPipe=1" "${prefix}EventPipeConfig=$providers")
+    for kv in $BUDGET $knobs; do env+=("$prefix$kv"); done
+    if [ "$rt" = netcore3.1 ]; then
+        # 3.1 takes EventPipeOutputPath as a directory and names the file <app>.<pid>.nettrace
+        # (given a file path, it crashes at the first buffer flush).
+        local tmp; tmp="$(mktemp -d "$WORK/run.XXXXXX")"
+        (cd "$tmp" && env "${env[@]}" "COMPlus_EventPipeOutputPath=$tmp" \
+            timeout "$RUN_TIMEOUT" "$DOTNET31" "$BUILD/Workloads.exe" "$w" "$dir/$w.oracle.json")
+        mv "$tmp"/Workloads.*.nettrace "$dir/$w.nettrace"
+        rm -rf "$tmp"
+    else
+        (cd "$WORK" && env "${env[@]}" "DOTNET_EventPipeOutputPath=$dir/$w.nettrace" \
+            DOTNET_STARTUP_HOOKS="$BUILD/Workloads.exe" GCSCOPE_WORKLOAD="$w" GCSCOPE_ORACLE="$dir/$w.oracle.json" \
+            timeout "$RUN_TIMEOUT" "$HOST8")
+    fi
+    [ "$(head -c 8 "$dir/$w.nettrace")" = Nettrace ] || { say "$dir/$w.nettrace: no Nettrace magic"; return 1; }
+}
+
+for rt in $RUNTIMES; do
+    for w in $WORKLOADS; do
+        say "$rt $w"
+        run "$rt" "$w"
+    done
+done
+
+# ------------------------------------------------------------ TraceEvent's reading
+say "reading the traces with TraceEvent"
+"$HERE/traceevent.sh" "$OUT" >/dev/null
+say "done: $OUT"
