@@ -1,0 +1,125 @@
+//! gzip (RFC 1952) members, streamed: header, raw deflate, 8-byte trailer. Concatenated members are
+//! decoded one after another, as `gunzip` does.
+
+use super::inflate::Inflater;
+use crate::error::{Error, Result};
+use alloc::vec::Vec;
+
+const FHCRC: u8 = 0x02;
+const FEXTRA: u8 = 0x04;
+const FNAME: u8 = 0x08;
+const FCOMMENT: u8 = 0x10;
+
+enum State {
+    /// Collecting the member header.
+    Header(Vec<u8>),
+    Data(Inflater),
+    /// Collecting the 8-byte trailer (CRC32, ISIZE).
+    Trailer(usize),
+}
+
+pub struct GzipReader {
+    state: State,
+    members: u32,
+}
+
+impl GzipReader {
+    pub fn new() -> Self {
+        GzipReader {
+            state: State::Header(Vec::new()),
+            members: 0,
+        }
+    }
+
+    pub fn push(
+        &mut self,
+        mut data: &[u8],
+        mut base: u64,
+        out: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        while !data.is_empty() {
+            match &mut self.state {
+                State::Header(h) => {
+                    // Header bytes come one at a time until the header parses: headers are tiny.
+                    h.push(data[0]);
+                    data = &data[1..];
+                    base += 1;
+                    let hstart = base - h.len() as u64;
+                    if h.len() >= 2 && h[..2] != [0x1f, 0x8b] {
+                        if self.members > 0 {
+                            // Trailing garbage after a complete member: gunzip warns and ignores it.
+                            return Ok(());
+                        }
+                        return Err(Error::malformed(hstart, "not a gzip header"));
+                    }
+                    if let Some(len) = header_len(h, hstart)? {
+                        debug_assert_eq!(len, h.len());
+                        self.state = State::Data(Inflater::new());
+                    }
+                }
+                State::Data(inf) => {
+                    let (used, end) = inf.feed(data, base, out)?;
+                    data = &data[used..];
+                    base += used as u64;
+                    if end {
+                        self.state = State::Trailer(0);
+                    }
+                }
+                State::Trailer(n) => {
+                    let take = (8 - *n).min(data.len());
+                    *n += take;
+                    data = &data[take..];
+                    base += take as u64;
+                    if *n == 8 {
+                        self.members += 1;
+                        self.state = State::Header(Vec::new());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(&mut self, end: u64) -> Result<()> {
+        match &self.state {
+            State::Header(h) if h.is_empty() && self.members > 0 => Ok(()),
+            State::Header(_) if self.members > 0 => Ok(()),
+            State::Header(_) => Err(Error::truncated(end, "gzip header")),
+            State::Data(_) => Err(Error::truncated(end, "gzip compressed data")),
+            State::Trailer(_) => Err(Error::truncated(end, "gzip trailer")),
+        }
+    }
+}
+
+/// Length of a complete gzip member header in `h`, or None if more bytes are needed.
+fn header_len(h: &[u8], base: u64) -> Result<Option<usize>> {
+    if h.len() < 10 {
+        return Ok(None);
+    }
+    if h[2] != 8 {
+        return Err(Error::malformed(
+            base + 2,
+            "gzip compression method is not deflate",
+        ));
+    }
+    let flags = h[3];
+    let mut p = 10usize;
+    if flags & FEXTRA != 0 {
+        if h.len() < p + 2 {
+            return Ok(None);
+        }
+        p += 2 + u16::from_le_bytes([h[p], h[p + 1]]) as usize;
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            match h.get(p..).and_then(|s| s.iter().position(|&b| b == 0)) {
+                Some(z) => p += z + 1,
+                None => return Ok(None),
+            }
+        }
+    }
+    if flags & FHCRC != 0 {
+        p += 2;
+    }
+    Ok(if h.len() >= p { Some(p) } else { None })
+}

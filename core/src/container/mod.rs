@@ -1,0 +1,121 @@
+//! Layer 1: what the input bytes are. Sniffs the content (not the file name), unwraps `.zip` and gzip
+//! on the fly, and hands the raw trace stream to the format decoder. Anything that is not a trace is
+//! reported as such, with a guess at what it is (a PNG, an ETW .etl, JSON, ...).
+
+mod gzip;
+mod inflate;
+mod sniff;
+mod zip;
+
+pub use sniff::{describe, sniff, Kind, FAST_SERIALIZATION, NETTRACE_MAGIC};
+
+use crate::error::{Error, ErrorKind, Result};
+use alloc::vec::Vec;
+
+/// Bytes needed before we give up recognising a trace and describe what the input is instead.
+const DESCRIBE_BYTES: usize = 96;
+
+/// Streams the trace bytes out of whatever wraps them.
+pub struct Unwrapper {
+    state: State,
+    /// Bytes of the input file seen so far (container offsets are file offsets).
+    file_offset: u64,
+}
+
+enum State {
+    Sniffing(Vec<u8>),
+    Raw,
+    Zip(zip::ZipReader),
+    Gzip(gzip::GzipReader),
+}
+
+impl Default for Unwrapper {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Unwrapper {
+    pub fn new() -> Self {
+        Unwrapper {
+            state: State::Sniffing(Vec::new()),
+            file_offset: 0,
+        }
+    }
+
+    /// What the input turned out to be, once known.
+    pub fn kind(&self) -> Option<Kind> {
+        match self.state {
+            State::Sniffing(_) => None,
+            State::Raw => Some(Kind::Trace),
+            State::Zip(_) => Some(Kind::Zip),
+            State::Gzip(_) => Some(Kind::Gzip),
+        }
+    }
+
+    /// Feeds one chunk of the file; `out` receives the unwrapped trace bytes in order.
+    pub fn push(&mut self, chunk: &[u8], out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let base = self.file_offset;
+        self.file_offset += chunk.len() as u64;
+        if let State::Sniffing(head) = &mut self.state {
+            // Keep the sniff buffer small: only what sniffing needs, the rest goes straight through.
+            let take = chunk.len().min(DESCRIBE_BYTES.saturating_sub(head.len()));
+            head.extend_from_slice(&chunk[..take]);
+            let Some(kind) = sniff(head, false)? else {
+                return Ok(());
+            };
+            let head = core::mem::take(head);
+            self.start(kind);
+            self.feed(&head, 0, out)?;
+            return self.feed(&chunk[take..], base + take as u64, out);
+        }
+        self.feed(chunk, base, out)
+    }
+
+    /// End of the file.
+    pub fn finish(&mut self, out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        if let State::Sniffing(head) = &mut self.state {
+            let head = core::mem::take(head);
+            match sniff(&head, true)? {
+                Some(kind) => {
+                    self.start(kind);
+                    self.feed(&head, 0, out)?;
+                }
+                None => {
+                    return Err(Error::new(0, ErrorKind::NotATrace(describe(&head))));
+                }
+            }
+        }
+        let end = self.file_offset;
+        match &mut self.state {
+            State::Sniffing(_) | State::Raw => Ok(()),
+            State::Zip(z) => z.finish(end),
+            State::Gzip(g) => g.finish(end),
+        }
+    }
+
+    fn start(&mut self, kind: Kind) {
+        self.state = match kind {
+            Kind::Trace => State::Raw,
+            Kind::Zip => State::Zip(zip::ZipReader::new()),
+            Kind::Gzip => State::Gzip(gzip::GzipReader::new()),
+        };
+    }
+
+    fn feed(
+        &mut self,
+        data: &[u8],
+        base: u64,
+        out: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        match &mut self.state {
+            State::Sniffing(_) => Ok(()),
+            State::Raw => out(data),
+            State::Zip(z) => z.push(data, base, out),
+            State::Gzip(g) => g.push(data, base, out),
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! `.zip` archives, streamed front to back through the local file headers (no central directory, so no
+//! seeking). The first entry named `*.nettrace` / `*.netperf` is the trace; other entries are skipped
+//! (deflated ones are inflated and discarded, since with a data descriptor their size is only known at
+//! the end). Stored and deflated entries are read; data descriptors (flag bit 3) and zip64 sizes are handled.
+
+use super::inflate::Inflater;
+use crate::error::{Error, ErrorKind, Result};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+const LOCAL_HEADER: u32 = 0x0403_4b50;
+const CENTRAL_HEADER: u32 = 0x0201_4b50;
+const END_OF_CENTRAL: u32 = 0x0605_4b50;
+const DATA_DESCRIPTOR: u32 = 0x0807_4b50;
+const LOCAL_HEADER_LEN: usize = 30;
+const FLAG_ENCRYPTED: u16 = 0x0001;
+const FLAG_DESCRIPTOR: u16 = 0x0008;
+const METHOD_STORED: u16 = 0;
+const METHOD_DEFLATE: u16 = 8;
+const ZIP64_EXTRA: u16 = 0x0001;
+
+enum State {
+    /// Collecting a local file header (fixed part, name, extra).
+    Header(Vec<u8>),
+    Stored {
+        left: u64,
+        selected: bool,
+    },
+    Deflated {
+        inf: Inflater,
+        left: Option<u64>,
+        selected: bool,
+    },
+    /// Collecting a data descriptor after an entry with flag bit 3.
+    Descriptor(Vec<u8>),
+    /// The trace entry is done, or the central directory began: ignore the rest.
+    Done,
+}
+
+pub struct ZipReader {
+    state: State,
+    /// Whether the entry being read had a data descriptor.
+    descriptor: bool,
+    found: bool,
+    names: Vec<String>,
+}
+
+impl ZipReader {
+    pub fn new() -> Self {
+        ZipReader {
+            state: State::Header(Vec::new()),
+            descriptor: false,
+            found: false,
+            names: Vec::new(),
+        }
+    }
+
+    pub fn push(
+        &mut self,
+        mut data: &[u8],
+        mut base: u64,
+        out: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut skip = |_: &[u8]| -> Result<()> { Ok(()) };
+        while !data.is_empty() {
+            match &mut self.state {
+                State::Done => return Ok(()),
+                State::Header(h) => {
+                    let hstart = base - h.len() as u64;
+                    let need = if h.len() < LOCAL_HEADER_LEN {
+                        LOCAL_HEADER_LEN
+                    } else {
+                        LOCAL_HEADER_LEN + le16(h, 26) as usize + le16(h, 28) as usize
+                    };
+                    if h.len() >= 4 {
+                        let sig = le32(h, 0);
+                        if sig == CENTRAL_HEADER || sig == END_OF_CENTRAL {
+                            return self.end_of_entries(hstart);
+                        }
+                        if sig != LOCAL_HEADER {
+                            return Err(Error::malformed(
+                                hstart,
+                                format!("zip: expected a local file header, found {sig:#010x}"),
+                            ));
+                        }
+                    }
+                    let take = (need - h.len()).min(data.len());
+                    // While the signature is still unknown take at most 4 bytes, so it is checked first.
+                    let take = if h.len() < 4 {
+                        take.min(4 - h.len())
+                    } else {
+                        take
+                    };
+                    h.extend_from_slice(&data[..take]);
+                    data = &data[take..];
+                    base += take as u64;
+                    if h.len() >= LOCAL_HEADER_LEN
+                        && h.len() == LOCAL_HEADER_LEN + le16(h, 26) as usize + le16(h, 28) as usize
+                    {
+                        let h = core::mem::take(h);
+                        self.start_entry(&h, hstart)?;
+                    }
+                }
+                State::Stored { left, selected } => {
+                    let take = (*left).min(data.len() as u64) as usize;
+                    if *selected {
+                        out(&data[..take])?;
+                    }
+                    *left -= take as u64;
+                    data = &data[take..];
+                    base += take as u64;
+                    if *left == 0 {
+                        self.end_entry();
+                    }
+                }
+                State::Deflated {
+                    inf,
+                    left,
+                    selected,
+                } => {
+                    let avail = match left {
+                        Some(l) => (*l).min(data.len() as u64) as usize,
+                        None => data.len(),
+                    };
+                    let sink: &mut dyn FnMut(&[u8]) -> Result<()> =
+                        if *selected { out } else { &mut skip };
+                    let (used, end) = inf.feed(&data[..avail], base, sink)?;
+                    if let Some(l) = left {
+                        *l -= used as u64;
+                        if *l == 0 && !end {
+                            return Err(Error::malformed(
+                                base + used as u64,
+                                "zip: deflate data ends before its stream end",
+                            ));
+                        }
+                    }
+                    data = &data[used..];
+                    base += used as u64;
+                    if end {
+                        if let Some(l) = left {
+                            // Skip what the header said beyond the deflate stream (should be nothing).
+                            let extra = (*l).min(data.len() as u64) as usize;
+                            data = &data[extra..];
+                            base += extra as u64;
+                        }
+                        self.end_entry();
+                    } else if used == 0 && avail > 0 {
+                        return Err(Error::malformed(
+                            base,
+                            "zip: deflate stream makes no progress",
+                        ));
+                    }
+                }
+                State::Descriptor(d) => {
+                    // Signature (optional) + CRC + sizes (4 or 8 bytes each). Decide the length once the
+                    // next header's signature is visible: 12/16 bytes normally, 20/24 with zip64.
+                    d.push(data[0]);
+                    data = &data[1..];
+                    base += 1;
+                    let off = if d.len() >= 4 && le32(d, 0) == DATA_DESCRIPTOR {
+                        4
+                    } else {
+                        0
+                    };
+                    for len in [off + 12, off + 20] {
+                        if d.len() == len + 4 {
+                            let sig = le32(d, len);
+                            if sig == LOCAL_HEADER || sig == CENTRAL_HEADER || sig == END_OF_CENTRAL
+                            {
+                                let next = d[len..].to_vec();
+                                self.state = State::Header(next);
+                                break;
+                            }
+                        }
+                    }
+                    if let State::Descriptor(d) = &self.state {
+                        if d.len() > off + 24 {
+                            return Err(Error::malformed(base, "zip: unreadable data descriptor"));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn start_entry(&mut self, h: &[u8], hstart: u64) -> Result<()> {
+        let flags = le16(h, 6);
+        let method = le16(h, 8);
+        let mut csize = le32(h, 18) as u64;
+        let name_len = le16(h, 26) as usize;
+        let name =
+            String::from_utf8_lossy(&h[LOCAL_HEADER_LEN..LOCAL_HEADER_LEN + name_len]).into_owned();
+        let extra = &h[LOCAL_HEADER_LEN + name_len..];
+        if csize == 0xffff_ffff {
+            csize = zip64_csize(extra)
+                .ok_or_else(|| Error::malformed(hstart, "zip: zip64 entry without a zip64 size"))?;
+        }
+        let lower = name.to_ascii_lowercase();
+        let selected = !self.found && (lower.ends_with(".nettrace") || lower.ends_with(".netperf"));
+        self.names.push(name.clone());
+        if selected && flags & FLAG_ENCRYPTED != 0 {
+            return Err(Error::new(
+                hstart,
+                ErrorKind::Unsupported(format!("zip entry '{name}' is encrypted")),
+            ));
+        }
+        self.found |= selected;
+        self.descriptor = flags & FLAG_DESCRIPTOR != 0;
+        let known = if self.descriptor && csize == 0 {
+            None
+        } else {
+            Some(csize)
+        };
+        self.state = match method {
+            METHOD_STORED => match known {
+                Some(left) if left > 0 => State::Stored { left, selected },
+                Some(_) => {
+                    self.end_entry();
+                    return Ok(());
+                }
+                None => {
+                    return Err(Error::new(
+                        hstart,
+                        ErrorKind::Unsupported(format!("zip entry '{name}' is stored with its size only in a data descriptor; re-zip it")),
+                    ))
+                }
+            },
+            METHOD_DEFLATE => State::Deflated { inf: Inflater::new(), left: known, selected },
+            m if selected => {
+                return Err(Error::new(
+                    hstart,
+                    ErrorKind::Unsupported(format!("zip entry '{name}' uses compression method {m}; only stored and deflate are read")),
+                ))
+            }
+            _ => match known {
+                Some(left) if left > 0 => State::Stored { left, selected: false },
+                _ => return Err(Error::new(hstart, ErrorKind::Unsupported(format!("cannot skip zip entry '{name}'")))),
+            },
+        };
+        Ok(())
+    }
+
+    fn end_entry(&mut self) {
+        let was_trace = matches!(
+            self.state,
+            State::Stored { selected: true, .. } | State::Deflated { selected: true, .. }
+        );
+        self.state = if was_trace {
+            State::Done
+        } else if self.descriptor {
+            State::Descriptor(Vec::new())
+        } else {
+            State::Header(Vec::new())
+        };
+    }
+
+    fn end_of_entries(&mut self, at: u64) -> Result<()> {
+        self.state = State::Done;
+        if self.found {
+            return Ok(());
+        }
+        Err(Error::new(
+            at,
+            ErrorKind::NotATrace(self.no_trace_message()),
+        ))
+    }
+
+    fn no_trace_message(&self) -> String {
+        if self.names.is_empty() {
+            "a .zip archive with no entries".to_string()
+        } else {
+            format!(
+                "a .zip archive without a .nettrace or .netperf entry (it holds: {})",
+                self.names.join(", ")
+            )
+        }
+    }
+
+    pub fn finish(&mut self, end: u64) -> Result<()> {
+        match &self.state {
+            State::Done => Ok(()),
+            State::Stored { selected: true, .. } | State::Deflated { selected: true, .. } => {
+                Err(Error::truncated(end, "compressed trace inside the .zip"))
+            }
+            _ if self.found => Ok(()),
+            State::Header(h) if h.is_empty() => Err(Error::new(
+                end,
+                ErrorKind::NotATrace(self.no_trace_message()),
+            )),
+            _ => Err(Error::truncated(end, "zip archive")),
+        }
+    }
+}
+
+fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// Compressed size from a zip64 extended-information extra field (uncompressed size comes first).
+fn zip64_csize(mut extra: &[u8]) -> Option<u64> {
+    while extra.len() >= 4 {
+        let id = le16(extra, 0);
+        let len = le16(extra, 2) as usize;
+        let body = extra.get(4..4 + len)?;
+        if id == ZIP64_EXTRA && body.len() >= 16 {
+            return Some(u64::from_le_bytes(body[8..16].try_into().ok()?));
+        }
+        extra = &extra[4 + len..];
+    }
+    None
+}

@@ -1,0 +1,22 @@
+//! gcscope-core: a streaming, `no_std` decoder for .NET EventPipe traces and the GC model built from them.
+//!
+//! Layers (each only reads the one before it):
+//! 1. [`container`]: sniffs the input and unwraps `.zip` / gzip into the raw trace bytes.
+//! 2. [`nettrace`]: the EventPipe container formats (NetPerf V1-V3, NetTrace V4/V5, V6) → [`event::Event`]s.
+//! 3. [`clr`]: the runtime's providers: TraceEvent-style event names, enums and typed GC payloads.
+//! 4. [`gc`]: the GC model (one row per collection, rollups, condemn reasons, pins, handles).
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod clr;
+pub mod container;
+pub mod error;
+pub mod event;
+pub mod nettrace;
+pub mod read;
+pub mod reader;
+pub mod sort;
+
+pub use reader::{decode_all, DecodeStats, TraceReader};

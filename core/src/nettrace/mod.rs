@@ -1,0 +1,641 @@
+//! Layer 2: the EventPipe formats. NetPerf V1-V3 and NetTrace V4/V5 share FastSerialization framing
+//! ([`framing`]); V6 has its own block framing ([`v6`]). The [`Decoder`] is a pull parser over
+//! whatever bytes are available: each [`Decoder::step`] consumes one complete unit (stream header,
+//! object, block or V1/V2 event) or says how many bytes it needs, so the caller can buffer only
+//! incomplete units.
+
+pub mod event_block;
+pub mod framing;
+pub mod metadata;
+pub mod netperf;
+pub mod sequence_point;
+pub mod stack;
+pub mod trace;
+pub mod v6;
+
+use crate::container::NETTRACE_MAGIC;
+use crate::error::{Error, ErrorKind, Result};
+use crate::event::{Event, TraceInfo};
+use crate::read::Cursor;
+use crate::reader::DecodeStats;
+use crate::sort::{Pending, Sorter};
+use alloc::format;
+use event_block::{Dialect, EventHeader};
+use framing::{ObjectKind, Peek};
+use metadata::MetadataStore;
+use sequence_point::SequenceTracker;
+use v6::V6State;
+
+/// Highest Trace object version read (V5 files still write 4; 5 is accepted for forward compatibility).
+const MAX_TRACE_VERSION: i32 = 5;
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// This many bytes were consumed.
+    Consumed(usize),
+    /// Nothing consumed: the unit at the start needs at least this many bytes.
+    NeedMore(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Before the magic / stream header.
+    Start,
+    StreamHeader,
+    /// FastSerialization objects (V3-V5, and V1/V2's Trace object envelope).
+    Objects,
+    /// V1/V2: events directly inside the Trace object.
+    InlineEvents,
+    V6Blocks,
+    /// After the end-of-stream marker: the rest is ignored.
+    End,
+}
+
+/// The format decoder: framing state, metadata, ordering and sequence checking.
+pub struct Decoder {
+    stage: Stage,
+    /// Trace object version (1-5), or 6.
+    version: u32,
+    info: Option<TraceInfo>,
+    pointer_size: u8,
+    meta: MetadataStore,
+    sorter: Sorter,
+    seq: SequenceTracker,
+    v6: V6State,
+    /// What the unit at the start of the unconsumed input is, for truncation messages.
+    current: &'static str,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Decoder {
+    pub fn new() -> Self {
+        Decoder {
+            stage: Stage::Start,
+            version: 0,
+            info: None,
+            pointer_size: 8,
+            meta: MetadataStore::default(),
+            sorter: Sorter::new(),
+            seq: SequenceTracker::default(),
+            v6: V6State::default(),
+            current: "stream header",
+        }
+    }
+
+    pub fn info(&self) -> Option<&TraceInfo> {
+        self.info.as_ref()
+    }
+
+    pub fn dropped_events(&self) -> u64 {
+        self.seq.dropped
+    }
+
+    pub fn metadata_count(&self) -> usize {
+        self.meta.len()
+    }
+
+    /// Decodes one unit from the start of `buf` (stream offset `base`).
+    pub fn step(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Step> {
+        match self.stage {
+            Stage::Start => self.step_start(buf, base),
+            Stage::StreamHeader => {
+                if buf.len() < framing::STREAM_HEADER_LEN {
+                    return Ok(Step::NeedMore(framing::STREAM_HEADER_LEN));
+                }
+                framing::read_stream_header(&mut Cursor::new(buf, base))?;
+                self.stage = Stage::Objects;
+                self.current = "Trace object";
+                Ok(Step::Consumed(framing::STREAM_HEADER_LEN))
+            }
+            Stage::Objects => self.step_object(buf, base, stats, sink),
+            Stage::InlineEvents => self.step_inline_event(buf, base, stats, sink),
+            Stage::V6Blocks => self.step_v6_block(buf, base, stats, sink),
+            Stage::End => Ok(Step::Consumed(buf.len())),
+        }
+    }
+
+    /// End of input. `rest` holds the bytes of an incomplete unit (empty if the input ended cleanly).
+    /// Delivers everything buffered, including the complete events of a cut-off event block, then
+    /// reports the cut.
+    pub fn finish(
+        &mut self,
+        rest: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<()> {
+        let end = base + rest.len() as u64;
+        let clean = rest.is_empty()
+            && matches!(
+                self.stage,
+                Stage::Objects | Stage::V6Blocks | Stage::End | Stage::InlineEvents
+            );
+        if !clean && self.stage == Stage::Objects {
+            // Salvage the complete events of a cut-off EventBlock.
+            let _ = self.salvage_event_block(rest, base, stats, sink);
+        }
+        self.flush(stats, sink);
+        if clean {
+            return Ok(());
+        }
+        if self.stage == Stage::Start && rest.is_empty() {
+            return Err(Error::new(
+                0,
+                ErrorKind::NotATrace("the trace stream is empty".into()),
+            ));
+        }
+        Err(Error::truncated(end, self.current))
+    }
+
+    fn flush(&mut self, stats: &mut DecodeStats, sink: &mut dyn FnMut(&Event<'_>)) {
+        let (meta, info) = (&self.meta, &self.info);
+        let Some(info) = info else { return };
+        let ptr = self.pointer_size;
+        self.sorter.flush(&mut |p, payload| {
+            stats.events += 1;
+            emit(meta, info, ptr, p, payload, sink);
+        });
+    }
+
+    fn step_start(&mut self, buf: &[u8], base: u64) -> Result<Step> {
+        if buf.len() < NETTRACE_MAGIC.len() {
+            return Ok(Step::NeedMore(NETTRACE_MAGIC.len()));
+        }
+        if &buf[..8] != NETTRACE_MAGIC {
+            // NetPerf: no magic, the FastSerialization header comes first.
+            self.stage = Stage::StreamHeader;
+            return Ok(Step::Consumed(0));
+        }
+        if buf.len() < 12 {
+            return Ok(Step::NeedMore(12));
+        }
+        if buf[8..12] != [0, 0, 0, 0] {
+            self.stage = Stage::StreamHeader;
+            return Ok(Step::Consumed(8));
+        }
+        if buf.len() < v6::HEADER_LEN {
+            return Ok(Step::NeedMore(v6::HEADER_LEN));
+        }
+        let mut c = Cursor::new(&buf[12..], base + 12);
+        let major = c.u32("major version")?;
+        let _minor = c.u32("minor version")?;
+        if major != v6::MAJOR_VERSION {
+            return Err(Error::new(
+                base + 12,
+                ErrorKind::Unsupported(format!(
+                    "NetTrace major version {major} (this reader knows 4-6)"
+                )),
+            ));
+        }
+        self.version = 6;
+        self.stage = Stage::V6Blocks;
+        self.current = "TraceBlock";
+        Ok(Step::Consumed(v6::HEADER_LEN))
+    }
+
+    fn step_object(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Step> {
+        let Some(&first) = buf.first() else {
+            return Ok(Step::NeedMore(1));
+        };
+        if first == framing::tag::NULL_REFERENCE {
+            self.stage = Stage::End;
+            return Ok(Step::Consumed(1));
+        }
+        let h = match framing::peek_object_header(buf, base)? {
+            Peek::Ready(h) => h,
+            Peek::NeedMore(n) => return Ok(Step::NeedMore(n)),
+        };
+        let body = &buf[h.header_len..];
+        let body_base = base + h.header_len as u64;
+        if h.kind == ObjectKind::Trace {
+            self.current = "Trace object";
+            if self.info.is_some() {
+                return Err(Error::malformed(base, "a second Trace object"));
+            }
+            if h.min_reader_version > MAX_TRACE_VERSION || h.version < 1 {
+                return Err(Error::new(
+                    base,
+                    ErrorKind::Unsupported(format!(
+                        "Trace object version {} (minimum reader {})",
+                        h.version, h.min_reader_version
+                    )),
+                ));
+            }
+            let version = h.version.min(MAX_TRACE_VERSION) as u32;
+            let inline = version < 3;
+            let body_len = if inline {
+                trace::TRACE_BODY_LEN_V1V2
+            } else {
+                trace::TRACE_BODY_LEN + 1
+            };
+            if body.len() < body_len {
+                return Ok(Step::NeedMore(h.header_len + body_len));
+            }
+            let mut c = Cursor::new(body, body_base);
+            let info = trace::read_trace_object(&mut c, version)?;
+            if !inline {
+                let end = c.u8("Trace end tag")?;
+                if end != framing::tag::END_OBJECT {
+                    return Err(Error::malformed(
+                        c.offset() - 1,
+                        format!("expected EndObject (6) after the Trace object, found {end}"),
+                    ));
+                }
+            }
+            self.version = version;
+            self.pointer_size = info.pointer_size;
+            self.info = Some(info);
+            if inline {
+                self.stage = Stage::InlineEvents;
+                self.current = "event";
+            }
+            return Ok(Step::Consumed(h.header_len + body_len));
+        }
+        self.current = match h.kind {
+            ObjectKind::EventBlock => "EventBlock",
+            ObjectKind::MetadataBlock => "MetadataBlock",
+            ObjectKind::StackBlock => "StackBlock",
+            ObjectKind::SequencePointBlock => "SPBlock",
+            _ => "object",
+        };
+        let (start, len, total) = match framing::peek_block_body(body, body_base)? {
+            Peek::Ready(r) => r,
+            Peek::NeedMore(n) => return Ok(Step::NeedMore(h.header_len + n)),
+        };
+        if self.info.is_none() {
+            return Err(Error::malformed(base, "a block before the Trace object"));
+        }
+        let content = &body[start..start + len];
+        let mut c = Cursor::new(content, body_base + start as u64);
+        stats.blocks += 1;
+        match h.kind {
+            ObjectKind::EventBlock if self.version <= 3 => {
+                self.read_netperf_block(&mut c, stats, sink)?
+            }
+            ObjectKind::EventBlock => self.read_event_block(&mut c, Dialect::V4, stats, sink)?,
+            ObjectKind::MetadataBlock => self.read_event_block(&mut c, Dialect::V4, stats, sink)?,
+            ObjectKind::StackBlock => {
+                stats.stacks += stack::read_stack_block(&mut c, self.pointer_size)? as u64
+            }
+            ObjectKind::SequencePointBlock => {
+                self.flush(stats, sink);
+                stats.sequence_points += 1;
+                sequence_point::read_sequence_point_v4(&mut c, &mut self.seq)?;
+            }
+            // Unknown block-shaped objects are skipped: the framing says how long they are.
+            _ => {}
+        }
+        Ok(Step::Consumed(h.header_len + total))
+    }
+
+    /// Events of an EventBlock or MetadataBlock (V4+ layout).
+    fn read_event_block(
+        &mut self,
+        c: &mut Cursor<'_>,
+        dialect: Dialect,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<()> {
+        let compressed = event_block::read_block_header(c)?;
+        let mut h = EventHeader::default();
+        while !c.is_empty() {
+            let at = c.offset();
+            let event_end = if compressed {
+                h.read_compressed(c, dialect)?;
+                c.pos() + h.payload_size as usize
+            } else {
+                h.read_uncompressed(c, dialect)?
+            };
+            let payload_at = c.offset();
+            let payload = c.bytes(h.payload_size as usize, "event payload")?;
+            if !compressed {
+                if event_end < c.pos() {
+                    return Err(Error::malformed(
+                        at,
+                        "event size smaller than its header and payload",
+                    ));
+                }
+                c.skip(event_end - c.pos(), "event padding")?;
+            }
+            if h.metadata_id == 0 {
+                self.define_metadata_v4(payload, payload_at, stats)?;
+                continue;
+            }
+            let (capture, thread) = if dialect == Dialect::V6 {
+                (h.capture_thread_id, self.v6.os_thread(h.thread_id))
+            } else {
+                (h.capture_thread_id, h.thread_id)
+            };
+            self.seq.event(h.capture_thread_id, h.sequence);
+            let Some(index) = self.meta.lookup(h.metadata_id) else {
+                stats.skipped_events += 1;
+                continue;
+            };
+            let version = match self.v6.version_override(h.label_list) {
+                Some(v) if dialect == Dialect::V6 => v as u32,
+                _ => self.meta.entry(index).version,
+            };
+            let capture_os = if dialect == Dialect::V6 {
+                self.v6.os_thread(capture)
+            } else {
+                capture
+            };
+            let p = Pending {
+                timestamp: h.timestamp,
+                thread_id: thread,
+                capture_thread_id: capture_os,
+                metadata: index,
+                version,
+                sequence: h.sequence,
+                processor: h.processor,
+                stack_id: h.stack_id,
+                payload_start: 0,
+                payload_len: 0,
+            };
+            if !self.sorter.push(p, payload) {
+                // A region over 4 GiB: deliver what is buffered early rather than fail.
+                self.flush(stats, sink);
+                if !self.sorter.push(p, payload) {
+                    stats.skipped_events += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn define_metadata_v4(
+        &mut self,
+        payload: &[u8],
+        at: u64,
+        stats: &mut DecodeStats,
+    ) -> Result<()> {
+        let (id, m) = metadata::parse_payload(&mut self.meta, payload, at)?;
+        if id == 0 {
+            return Err(Error::malformed(at, "metadata id 0 is reserved"));
+        }
+        self.meta.insert(id, at, m, false)?;
+        stats.metadata += 1;
+        Ok(())
+    }
+
+    /// V3 EventBlock: back-to-back NetPerf events.
+    fn read_netperf_block(
+        &mut self,
+        c: &mut Cursor<'_>,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<()> {
+        while !c.is_empty() {
+            let event_at = c.offset();
+            let e = netperf::read_event(c)?;
+            self.netperf_event(&e, event_at, stats, sink)?;
+        }
+        Ok(())
+    }
+
+    fn netperf_event(
+        &mut self,
+        e: &netperf::NetperfEvent<'_>,
+        event_at: u64,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<()> {
+        if e.metadata_id == 0 {
+            if self.version < 3 {
+                // V1/V2 metadata ids are the stream offset of the metadata event.
+                let id = u32::try_from(event_at)
+                    .map_err(|_| Error::malformed(event_at, "V1/V2 stream over 4 GiB"))?;
+                let m = metadata::parse_payload_v1v2(
+                    &mut self.meta,
+                    e.payload,
+                    e.payload_offset,
+                    self.version,
+                )?;
+                self.meta.insert(id, event_at, m, true)?;
+            } else {
+                let (id, m) = metadata::parse_payload(&mut self.meta, e.payload, e.payload_offset)?;
+                self.meta.insert(id, e.payload_offset, m, false)?;
+            }
+            stats.metadata += 1;
+            return Ok(());
+        }
+        let (Some(index), Some(info)) = (self.meta.lookup(e.metadata_id), &self.info) else {
+            stats.skipped_events += 1;
+            return Ok(());
+        };
+        let m = self.meta.entry(index);
+        let p = Pending {
+            timestamp: e.timestamp,
+            thread_id: e.thread_id as u64,
+            capture_thread_id: e.thread_id as u64,
+            metadata: index,
+            version: m.version,
+            sequence: 0,
+            processor: u32::MAX,
+            stack_id: 0,
+            payload_start: 0,
+            payload_len: 0,
+        };
+        stats.events += 1;
+        emit(&self.meta, info, self.pointer_size, &p, e.payload, sink);
+        Ok(())
+    }
+
+    /// V1/V2: one event at a time until the Trace object's EndObject tag.
+    fn step_inline_event(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Step> {
+        if buf.len() < 8 {
+            return Ok(Step::NeedMore(8));
+        }
+        // The event stream ends at the Trace object's EndObject tag, followed by the
+        // FastSerialization trailer. An EndObject byte could also start an event size, so it is the end
+        // only if what follows is not an event with known metadata.
+        let metadata_id = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
+        if buf[0] == framing::tag::END_OBJECT
+            && metadata_id != 0
+            && self.meta.lookup(metadata_id).is_none()
+        {
+            self.stage = Stage::End;
+            return Ok(Step::Consumed(buf.len()));
+        }
+        let len = netperf::peek_event_len(buf).unwrap_or(usize::MAX);
+        if buf.len() < len {
+            return Ok(Step::NeedMore(len));
+        }
+        let mut c = Cursor::new(&buf[..len], base);
+        let e = netperf::read_event(&mut c)?;
+        self.netperf_event(&e, base, stats, sink)?;
+        Ok(Step::Consumed(len))
+    }
+
+    fn step_v6_block(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Step> {
+        if buf.len() < 4 {
+            return Ok(Step::NeedMore(4));
+        }
+        let word = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
+        let kind = (word >> 24) as u8;
+        let size = (word & 0x00ff_ffff) as usize;
+        self.current = match kind {
+            v6::kind::TRACE => "TraceBlock",
+            v6::kind::EVENT => "EventBlock",
+            v6::kind::METADATA => "MetadataBlock",
+            v6::kind::SEQUENCE_POINT => "SequencePointBlock",
+            v6::kind::STACK => "StackBlock",
+            v6::kind::THREAD => "ThreadBlock",
+            v6::kind::REMOVE_THREAD => "RemoveThreadBlock",
+            v6::kind::LABEL_LIST => "LabelListBlock",
+            _ => "block",
+        };
+        if buf.len() < 4 + size {
+            return Ok(Step::NeedMore(4 + size));
+        }
+        let mut c = Cursor::new(&buf[4..4 + size], base + 4);
+        if kind == v6::kind::END_OF_STREAM {
+            self.stage = Stage::End;
+            return Ok(Step::Consumed(4 + size));
+        }
+        if self.info.is_none() && kind != v6::kind::TRACE {
+            return Err(Error::malformed(
+                base,
+                "the first V6 block must be the TraceBlock",
+            ));
+        }
+        stats.blocks += 1;
+        match kind {
+            v6::kind::TRACE => {
+                if self.info.is_some() {
+                    return Err(Error::malformed(base, "a second TraceBlock"));
+                }
+                let info = trace::read_trace_block_v6(&mut c)?;
+                self.pointer_size = info.pointer_size;
+                self.info = Some(info);
+            }
+            v6::kind::EVENT => self.read_event_block(&mut c, Dialect::V6, stats, sink)?,
+            v6::kind::METADATA => self.read_metadata_block_v6(&mut c, stats)?,
+            v6::kind::SEQUENCE_POINT => {
+                self.flush(stats, sink);
+                stats.sequence_points += 1;
+                if self.v6.read_sequence_point(&mut c, &mut self.seq)? {
+                    self.meta.clear_ids();
+                }
+            }
+            v6::kind::STACK => {
+                stats.stacks += stack::read_stack_block(&mut c, self.pointer_size)? as u64
+            }
+            v6::kind::THREAD => self.v6.read_thread_block(&mut c)?,
+            v6::kind::REMOVE_THREAD => self.v6.read_remove_thread_block(&mut c, &mut self.seq)?,
+            v6::kind::LABEL_LIST => self.v6.read_label_list_block(&mut c)?,
+            // Unknown kinds are skipped (forward compatibility).
+            _ => {}
+        }
+        Ok(Step::Consumed(4 + size))
+    }
+
+    /// V6 MetadataBlock: `u16 header size` (excluding itself) + header, then `{u16 row size, row}`*.
+    fn read_metadata_block_v6(
+        &mut self,
+        c: &mut Cursor<'_>,
+        stats: &mut DecodeStats,
+    ) -> Result<()> {
+        let header = c.u16("metadata block header size")? as usize;
+        c.skip(header, "metadata block header")?;
+        while !c.is_empty() {
+            let size = c.u16("metadata row size")? as usize;
+            let at = c.offset();
+            let row = c.bytes(size, "metadata row")?;
+            let (id, m) = metadata::parse_v6_row(&mut self.meta, row, at)?;
+            if id == 0 {
+                return Err(Error::malformed(at, "metadata id 0 is reserved"));
+            }
+            self.meta.insert(id, at, m, true)?;
+            stats.metadata += 1;
+        }
+        Ok(())
+    }
+
+    /// At a cut inside an EventBlock (V4/V5): decode the events that are wholly present.
+    fn salvage_event_block(
+        &mut self,
+        rest: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<()> {
+        let Peek::Ready(h) = framing::peek_object_header(rest, base)? else {
+            return Ok(());
+        };
+        if h.kind != ObjectKind::EventBlock || self.version < 4 || self.info.is_none() {
+            return Ok(());
+        }
+        let body = &rest[h.header_len..];
+        let body_base = base + h.header_len as u64;
+        if body.len() < 4 {
+            return Ok(());
+        }
+        let start = 4 + framing::padding_after(body_base + 4);
+        let Some(content) = body.get(start..) else {
+            return Ok(());
+        };
+        let mut c = Cursor::new(content, body_base + start as u64);
+        // The last, incomplete event makes this return Truncated; everything before it is buffered.
+        let _ = self.read_event_block(&mut c, Dialect::V4, stats, sink);
+        Ok(())
+    }
+}
+
+/// Hands one event to the sink, with the interned strings it refers to.
+#[inline]
+fn emit(
+    meta: &MetadataStore,
+    info: &TraceInfo,
+    pointer_size: u8,
+    p: &Pending,
+    payload: &[u8],
+    sink: &mut dyn FnMut(&Event<'_>),
+) {
+    let m = meta.entry(p.metadata);
+    sink(&Event {
+        provider: meta.provider(m.provider),
+        event_id: m.event_id,
+        version: p.version,
+        name: &m.name,
+        timestamp: p.timestamp,
+        time_ms: info.ms_since_start(p.timestamp),
+        thread_id: p.thread_id,
+        capture_thread_id: p.capture_thread_id,
+        sequence: p.sequence,
+        processor: p.processor,
+        stack_id: p.stack_id,
+        pointer_size,
+        payload,
+    });
+}

@@ -1,0 +1,223 @@
+//! The public entry point: feed file bytes in chunks of any size, get events in timestamp order.
+//!
+//! Pipeline: [`crate::container`] (sniff, unzip/gunzip) → a small reassembly buffer that holds only
+//! the incomplete unit at the end of the data seen so far → [`crate::nettrace::Decoder`] (one unit per
+//! step) → [`crate::sort`] (per sequence-point region) → the caller's sink.
+
+use crate::container::Unwrapper;
+use crate::error::{Error, ErrorKind, Result};
+use crate::event::{Event, TraceInfo};
+use crate::nettrace::{Decoder, Step};
+use alloc::vec::Vec;
+
+/// Counters for what was read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DecodeStats {
+    /// Bytes of the input file (compressed, if it was a .zip / gzip).
+    pub bytes_in: u64,
+    /// Bytes of the trace stream itself (after unzip / gunzip).
+    pub trace_bytes: u64,
+    /// Events delivered to the sink.
+    pub events: u64,
+    /// Blocks (objects) read.
+    pub blocks: u64,
+    /// Metadata definitions read.
+    pub metadata: u64,
+    /// Stacks in stack blocks.
+    pub stacks: u64,
+    pub sequence_points: u64,
+    /// Events the runtime reported as dropped: gaps in per-capture-thread sequence numbers, and
+    /// sequence points listing numbers beyond the last event seen.
+    pub dropped_events: u64,
+    /// Events that could not be decoded (no metadata for their id).
+    pub skipped_events: u64,
+}
+
+/// Streaming trace reader. See the crate docs for the layers.
+pub struct TraceReader {
+    unwrap: Unwrapper,
+    stream: Stream,
+    stats: DecodeStats,
+    failed: Option<Error>,
+    finished: bool,
+}
+
+/// The trace stream after unwrapping: decoder plus the bytes of one incomplete unit.
+struct Stream {
+    decoder: Decoder,
+    /// Bytes of the incomplete unit at the end of the data so far (empty when at a unit boundary).
+    pending: Vec<u8>,
+    /// Bytes the pending unit needs before the decoder can make progress (> pending.len()).
+    need: usize,
+    /// Stream offset of the next unconsumed byte (= of pending[0] when pending is not empty).
+    offset: u64,
+}
+
+impl Default for TraceReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TraceReader {
+    pub fn new() -> Self {
+        TraceReader {
+            unwrap: Unwrapper::new(),
+            stream: Stream {
+                decoder: Decoder::new(),
+                pending: Vec::new(),
+                need: 0,
+                offset: 0,
+            },
+            stats: DecodeStats::default(),
+            failed: None,
+            finished: false,
+        }
+    }
+
+    /// Feeds the next chunk (any size). Calls `sink` for every event that became available, in
+    /// timestamp order (sorted per sequence-point region). After an error, every later call returns it.
+    pub fn push(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&Event<'_>)) -> Result<()> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if self.finished {
+            return Err(Error::malformed(
+                self.stats.bytes_in,
+                "data pushed after finish()",
+            ));
+        }
+        self.stats.bytes_in += chunk.len() as u64;
+        let TraceReader {
+            unwrap,
+            stream,
+            stats,
+            ..
+        } = self;
+        let r = unwrap.push(chunk, &mut |data| stream.feed(data, stats, sink));
+        self.stats.dropped_events = self.stream.decoder.dropped_events();
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// End of input: flushes what is buffered. A stream cut off mid-unit returns `Truncated` after
+    /// delivering every complete event before the cut; a clean end at an object boundary is fine.
+    pub fn finish(&mut self, sink: &mut dyn FnMut(&Event<'_>)) -> Result<()> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        let TraceReader {
+            unwrap,
+            stream,
+            stats,
+            ..
+        } = self;
+        let container = unwrap.finish(&mut |data| stream.feed(data, stats, sink));
+        let pending = core::mem::take(&mut stream.pending);
+        let trace = stream.decoder.finish(&pending, stream.offset, stats, sink);
+        self.stats.dropped_events = self.stream.decoder.dropped_events();
+        container.and(trace).map_err(|e| self.fail(e))?;
+        if self.stream.decoder.info().is_none() {
+            let e = Error::new(
+                self.stats.trace_bytes,
+                ErrorKind::Truncated {
+                    what: "trace header",
+                },
+            );
+            return Err(self.fail(e));
+        }
+        Ok(())
+    }
+
+    fn fail(&mut self, e: Error) -> Error {
+        self.failed = Some(e.clone());
+        e
+    }
+
+    /// The trace header's facts, once read.
+    pub fn info(&self) -> Option<&TraceInfo> {
+        self.stream.decoder.info()
+    }
+
+    pub fn stats(&self) -> &DecodeStats {
+        &self.stats
+    }
+
+    /// Bytes currently buffered for an incomplete unit (for memory accounting).
+    pub fn buffered_bytes(&self) -> usize {
+        self.stream.pending.len()
+    }
+}
+
+impl Stream {
+    fn feed(
+        &mut self,
+        mut data: &[u8],
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<()> {
+        stats.trace_bytes += data.len() as u64;
+        while !data.is_empty() {
+            if self.pending.is_empty() {
+                // Decode straight from the caller's bytes; copy only an incomplete tail.
+                let used = self.run(data, stats, sink)?;
+                self.pending.extend_from_slice(&data[used..]);
+                return Ok(());
+            }
+            let take = (self.need - self.pending.len()).min(data.len());
+            self.pending.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.pending.len() < self.need {
+                return Ok(());
+            }
+            let mut buf = core::mem::take(&mut self.pending);
+            let used = self.run(&buf, stats, sink);
+            let used = match used {
+                Ok(u) => u,
+                Err(e) => {
+                    self.pending = buf;
+                    return Err(e);
+                }
+            };
+            buf.drain(..used);
+            self.pending = buf;
+        }
+        Ok(())
+    }
+
+    /// Steps the decoder over `buf` until it needs more; returns the bytes consumed.
+    fn run(
+        &mut self,
+        buf: &[u8],
+        stats: &mut DecodeStats,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<usize> {
+        let mut pos = 0;
+        while pos < buf.len() {
+            match self.decoder.step(&buf[pos..], self.offset, stats, sink)? {
+                Step::Consumed(n) => {
+                    pos += n;
+                    self.offset += n as u64;
+                }
+                Step::NeedMore(n) => {
+                    self.need = n.max(buf.len() - pos + 1);
+                    return Ok(pos);
+                }
+            }
+        }
+        Ok(pos)
+    }
+}
+
+/// Decodes a whole trace held in memory. Convenience over [`TraceReader`].
+pub fn decode_all(bytes: &[u8], sink: &mut dyn FnMut(&Event<'_>)) -> Result<TraceInfo> {
+    let mut r = TraceReader::new();
+    r.push(bytes, sink)?;
+    r.finish(sink)?;
+    r.info()
+        .cloned()
+        .ok_or_else(|| Error::truncated(0, "trace header"))
+}

@@ -1,0 +1,158 @@
+//! Ordering. EventPipe only orders events per capture thread; across threads, every event between two
+//! sequence points lies between those points' timestamps. So events are buffered per sequence-point
+//! region and sorted by timestamp when the region closes (ties keep file order).
+//!
+//! The buffer is lean: one fixed-size record per event (header fields, 48 bytes) plus the payload bytes,
+//! appended to one arena `Vec<u8>` per region; both are reused from region to region, so steady-state
+//! decoding does not allocate. Memory is proportional to one region, which the runtime bounds (it
+//! writes a sequence point at least every ~10 MB of buffered events); a giant CPU-sampling trace costs
+//! about its largest region's bytes plus 48 bytes per event in it. The alternative (dispatch early using
+//! IsSorted flags, TraceEvent's approach) saves memory only when writers set those flags, and the
+//! runtime's thread-buffer merge does not, so the simple bounded region buffer is the better trade.
+
+use alloc::vec::Vec;
+
+/// One buffered event: everything an [`crate::event::Event`] needs except the interned strings.
+#[derive(Debug, Clone, Copy)]
+pub struct Pending {
+    pub timestamp: i64,
+    pub thread_id: u64,
+    pub capture_thread_id: u64,
+    /// Metadata entry index (see `nettrace::metadata::MetadataStore`).
+    pub metadata: u32,
+    pub version: u32,
+    pub sequence: u32,
+    pub processor: u32,
+    pub stack_id: u32,
+    pub payload_start: u32,
+    pub payload_len: u32,
+}
+
+#[derive(Default)]
+pub struct Sorter {
+    events: Vec<Pending>,
+    arena: Vec<u8>,
+    order: Vec<(i64, u32)>,
+    /// Still in timestamp order as appended (then no sort is needed).
+    in_order: bool,
+    last_ts: i64,
+}
+
+impl Sorter {
+    pub fn new() -> Self {
+        Sorter {
+            in_order: true,
+            last_ts: i64::MIN,
+            ..Default::default()
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+    /// Bytes currently held (records + payloads).
+    pub fn buffered_bytes(&self) -> usize {
+        self.events.len() * core::mem::size_of::<Pending>() + self.arena.len()
+    }
+
+    /// Buffers one event. Returns false (and buffers nothing) if the region's arena would pass 4 GiB.
+    #[inline]
+    pub fn push(&mut self, mut p: Pending, payload: &[u8]) -> bool {
+        let start = self.arena.len();
+        if start + payload.len() > u32::MAX as usize {
+            return false;
+        }
+        p.payload_start = start as u32;
+        p.payload_len = payload.len() as u32;
+        self.arena.extend_from_slice(payload);
+        if p.timestamp < self.last_ts {
+            self.in_order = false;
+        } else {
+            self.last_ts = p.timestamp;
+        }
+        self.events.push(p);
+        true
+    }
+
+    /// Emits every buffered event in timestamp order (stable) and empties the buffer.
+    pub fn flush(&mut self, emit: &mut dyn FnMut(&Pending, &[u8])) {
+        if self.in_order {
+            for p in &self.events {
+                emit(
+                    p,
+                    &self.arena
+                        [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
+                );
+            }
+        } else {
+            self.order.clear();
+            self.order.extend(
+                self.events
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.timestamp, i as u32)),
+            );
+            // (timestamp, index) pairs are unique, so an unstable sort is stable in effect.
+            self.order.sort_unstable();
+            for &(_, i) in &self.order {
+                let p = &self.events[i as usize];
+                emit(
+                    p,
+                    &self.arena
+                        [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
+                );
+            }
+        }
+        self.events.clear();
+        self.arena.clear();
+        self.in_order = true;
+        self.last_ts = i64::MIN;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(ts: i64, tid: u64) -> Pending {
+        Pending {
+            timestamp: ts,
+            thread_id: tid,
+            capture_thread_id: tid,
+            metadata: 0,
+            version: 0,
+            sequence: 0,
+            processor: 0,
+            stack_id: 0,
+            payload_start: 0,
+            payload_len: 0,
+        }
+    }
+
+    #[test]
+    fn sorts_by_timestamp_keeping_file_order_on_ties() {
+        let mut s = Sorter::new();
+        s.push(p(5, 1), b"a");
+        s.push(p(3, 2), b"bb");
+        s.push(p(5, 3), b"");
+        s.push(p(1, 4), b"dddd");
+        let mut out = Vec::new();
+        s.flush(&mut |e, pl| out.push((e.timestamp, e.thread_id, pl.to_vec())));
+        assert_eq!(
+            out,
+            alloc::vec![
+                (1, 4, b"dddd".to_vec()),
+                (3, 2, b"bb".to_vec()),
+                (5, 1, b"a".to_vec()),
+                (5, 3, alloc::vec![])
+            ]
+        );
+        assert!(s.is_empty());
+        let mut n = 0;
+        s.flush(&mut |_, _| n += 1);
+        assert_eq!(n, 0);
+    }
+}
