@@ -128,4 +128,42 @@ done
 # ------------------------------------------------------------ TraceEvent's reading
 say "reading the traces with TraceEvent"
 "$HERE/traceevent.sh" "$OUT" >/dev/null
+
+# ------------------------------------------------------------ index + sanity check
+# TraceEvent's GC list against the runtime's counts: catches lost events or a broken run
+# before anything is committed. (core/tests/generated_traces.rs does the real checks.)
+python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+rows, bad = [], []
+for rt in sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d))):
+    for f in sorted(os.listdir(os.path.join(out, rt))):
+        if not f.endswith(".nettrace"):
+            continue
+        w = f[:-len(".nettrace")]
+        base = os.path.join(out, rt, w)
+        o = json.load(open(base + ".oracle.json"))
+        t = json.load(open(base + ".traceevent.json"))
+        c = o["collection_count"]
+        skipped = set(o["no_gc_region"]["gcs_without_gcstart"])
+        numbers = sorted(g["Number"] for g in t["gcs"] if g["Number"] <= c["gen0"])
+        ok = numbers == [n for n in range(1, c["gen0"] + 1) if n not in skipped] and t["EventsLost"] == 0
+        if not ok:
+            bad.append("%s/%s" % (rt, w))
+        rows.append(dict(runtime=rt, workload=w, file="%s/%s.nettrace" % (rt, w),
+                         bytes=os.path.getsize(base + ".nettrace"), events=t["events_total"],
+                         runtime_version=o["runtime"]["environment_version"], collection_count=c,
+                         gcs_without_gcstart=sorted(skipped), traceevent_gcs=len(t["gcs"]),
+                         background_gcs=sum(1 for g in t["gcs"] if g["Type"] == "BackgroundGC"),
+                         events_lost=t["EventsLost"], consistent=ok))
+json.dump(rows, open(os.path.join(out, "index.json"), "w"), indent=1)
+print("%-10s %-17s %8s %6s %-9s %4s %3s %s" % ("runtime", "workload", "bytes", "events", "gen0/1/2", "GCs", "BGC", "check"))
+for r in rows:
+    c = r["collection_count"]
+    print("%-10s %-17s %8d %6d %-9s %4d %3d %s" % (r["runtime"], r["workload"], r["bytes"], r["events"],
+          "%d/%d/%d" % (c["gen0"], c["gen1"], c["gen2"]), r["traceevent_gcs"], r["background_gcs"],
+          "ok" if r["consistent"] else "MISMATCH"))
+if bad:
+    sys.exit("TraceEvent's GCs do not match the runtime's counts in: " + ", ".join(bad))
+PY
 say "done: $OUT"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Generate fresh traces into a temporary directory and run gcscope's generated-trace tests on
+# them (the same checks as on the committed fixtures; each fresh oracle describes its own run).
+#   usage: tools/tracegen/check-fresh.sh [OUTDIR]     (default: a new temp dir, removed on success)
+# Environment: as generate.sh (TRACEGEN_WORK, TRACEGEN_RUNTIMES, TRACEGEN_WORKLOADS), plus
+# CARGO_TARGET_DIR if you keep one.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+if [ $# -ge 1 ]; then OUT="$1"; KEEP=1; else OUT="$(mktemp -d /tmp/gcscope-fresh.XXXXXX)"; KEEP=0; fi
+start=$SECONDS
+"$HERE/generate.sh" "$OUT"
+gen=$((SECONDS - start))
+(cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test -p gcscope-core --test generated_traces -- --ignored --nocapture fresh_traces)
+echo "check-fresh: generated in ${gen}s, generated + tested in $((SECONDS - start))s ($OUT)"
+[ "$KEEP" = 1 ] || rm -rf "$OUT"
