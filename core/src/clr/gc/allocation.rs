@@ -1,0 +1,147 @@
+//! Allocation sampling: GCAllocationTick, fired every ~100 KB of allocation per heap.
+
+use crate::clr::enums::GcAllocationKind;
+use crate::clr::payload::{PResult, Reader, Utf16Str};
+
+/// GCAllocationTick (id 10), versions 0-4.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GcAllocationTick<'a> {
+    /// Bytes allocated since the previous tick, truncated to 32 bits (use `allocation_amount64`
+    /// when present).
+    pub allocation_amount: u32,
+    pub kind: GcAllocationKind,
+    /// Version 1+.
+    pub clr_instance_id: Option<u16>,
+    /// Version 2+: bytes allocated since the previous tick.
+    pub allocation_amount64: Option<u64>,
+    /// Version 2+: MethodTable of the object whose allocation crossed the threshold.
+    pub type_id: Option<u64>,
+    /// Version 2+: its type name.
+    pub type_name: Option<Utf16Str<'a>>,
+    /// Version 2+: the heap that allocated it (server GC).
+    pub heap_index: Option<u32>,
+    /// Version 3+: the object's address.
+    pub address: Option<u64>,
+    /// Version 4+: the object's size in bytes.
+    pub object_size: Option<u64>,
+}
+
+impl<'a> GcAllocationTick<'a> {
+    /// v0: u32 AllocationAmount, u32 AllocationKind; v1: + u16 ClrInstanceID; v2: + u64
+    /// AllocationAmount64, ptr TypeID, UTF-16 TypeName, u32 HeapIndex; v3: + ptr Address;
+    /// v4: + u64 ObjectSize.
+    pub fn parse(payload: &'a [u8], version: u32, pointer_size: u8) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        let mut t = GcAllocationTick {
+            allocation_amount: r.u32("GCAllocationTick.AllocationAmount")?,
+            kind: GcAllocationKind::from_raw(r.u32("GCAllocationTick.AllocationKind")?),
+            clr_instance_id: None,
+            allocation_amount64: None,
+            type_id: None,
+            type_name: None,
+            heap_index: None,
+            address: None,
+            object_size: None,
+        };
+        if version >= 1 {
+            t.clr_instance_id = Some(r.u16("GCAllocationTick.ClrInstanceID")?);
+        }
+        if version >= 2 {
+            t.allocation_amount64 = Some(r.u64("GCAllocationTick.AllocationAmount64")?);
+            t.type_id = Some(r.ptr("GCAllocationTick.TypeID")?);
+            t.type_name = Some(r.utf16z("GCAllocationTick.TypeName")?);
+            t.heap_index = Some(r.u32("GCAllocationTick.HeapIndex")?);
+        }
+        if version >= 3 {
+            t.address = Some(r.ptr("GCAllocationTick.Address")?);
+        }
+        if version >= 4 {
+            t.object_size = Some(r.u64("GCAllocationTick.ObjectSize")?);
+        }
+        Ok(t)
+    }
+
+    /// Bytes allocated since the previous tick, 64-bit when the payload has it.
+    pub fn amount(&self) -> u64 {
+        self.allocation_amount64
+            .unwrap_or(u64::from(self.allocation_amount))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    fn utf16z(s: &str) -> Vec<u8> {
+        let mut v: Vec<u8> = s.encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+        v.extend_from_slice(&[0, 0]);
+        v
+    }
+
+    /// Version 4 on x64 with the 3.0 baseline's first values (+ an ObjectSize).
+    fn tick_v4(ptr: u8) -> Vec<u8> {
+        let mut p = Vec::new();
+        p.extend_from_slice(&0x196A0u32.to_le_bytes()); // 0 AllocationAmount
+        p.extend_from_slice(&0u32.to_le_bytes()); // 4 AllocationKind Small
+        p.extend_from_slice(&3u16.to_le_bytes()); // 8 ClrInstanceID
+        p.extend_from_slice(&104_096u64.to_le_bytes()); // 10 AllocationAmount64
+        let type_id = 0x0000_7FFE_A911_EA28u64;
+        let address = 0x0000_019A_0001_7FE8u64;
+        if ptr == 8 {
+            p.extend_from_slice(&type_id.to_le_bytes()); // 18 TypeID
+        } else {
+            p.extend_from_slice(&(type_id as u32).to_le_bytes());
+        }
+        p.extend_from_slice(&utf16z("System.Object[]")); // TypeName
+        p.extend_from_slice(&0u32.to_le_bytes()); // HeapIndex
+        if ptr == 8 {
+            p.extend_from_slice(&address.to_le_bytes()); // Address
+        } else {
+            p.extend_from_slice(&(address as u32).to_le_bytes());
+        }
+        p.extend_from_slice(&48u64.to_le_bytes()); // ObjectSize
+        p
+    }
+
+    #[test]
+    fn allocation_tick_v4_and_earlier() {
+        let p = tick_v4(8);
+        let t = GcAllocationTick::parse(&p, 4, 8).unwrap();
+        assert_eq!(t.allocation_amount, 0x196A0);
+        assert_eq!(t.kind, GcAllocationKind::Small);
+        assert_eq!(t.clr_instance_id, Some(3));
+        assert_eq!(t.allocation_amount64, Some(104_096));
+        assert_eq!(t.amount(), 104_096);
+        assert_eq!(t.type_id, Some(0x0000_7FFE_A911_EA28));
+        assert!(t.type_name.unwrap().eq_str("System.Object[]"));
+        assert_eq!(t.heap_index, Some(0));
+        assert_eq!(t.address, Some(0x0000_019A_0001_7FE8));
+        assert_eq!(t.object_size, Some(48));
+        // Version 3 reads the same bytes and ignores the ObjectSize tail.
+        let t3 = GcAllocationTick::parse(&p, 3, 8).unwrap();
+        assert_eq!(t3.address, t.address);
+        assert_eq!(t3.object_size, None);
+        // Version 4 cut inside ObjectSize.
+        let e = GcAllocationTick::parse(&p[..p.len() - 1], 4, 8).unwrap_err();
+        assert_eq!(e.offset, p.len() - 8);
+        // Version 1 / 0.
+        let t1 = GcAllocationTick::parse(&p[..10], 1, 8).unwrap();
+        assert_eq!((t1.clr_instance_id, t1.type_name), (Some(3), None));
+        assert_eq!(t1.amount(), 0x196A0);
+        let t0 = GcAllocationTick::parse(&p[..8], 0, 8).unwrap();
+        assert_eq!(t0.clr_instance_id, None);
+        // An unterminated TypeName is an error, never a panic.
+        assert!(GcAllocationTick::parse(&p[..30], 2, 8).is_err());
+    }
+
+    #[test]
+    fn allocation_tick_x86() {
+        let p = tick_v4(4);
+        let t = GcAllocationTick::parse(&p, 4, 4).unwrap();
+        assert_eq!(t.type_id, Some(0xA911_EA28));
+        assert_eq!(t.address, Some(0x0001_7FE8));
+        assert_eq!(t.object_size, Some(48));
+        assert_eq!(t.type_name.unwrap().to_string_lossy(), "System.Object[]");
+    }
+}

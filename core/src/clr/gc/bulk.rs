@@ -1,0 +1,383 @@
+//! The GCBulk* heap-dump and survival events: a small header, then `Count` packed elements
+//! (`#pragma pack(1)` structs: no padding). Elements are read lazily.
+
+use crate::clr::enums::GcRootKind;
+use crate::clr::payload::{PResult, PayloadError, Reader};
+
+/// Which GCBulk event a [`GcBulk`] came from; fixes the element layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum BulkKind {
+    /// id 16: ptr RootedNodeAddress, u8 GCRootKind, u32 GCRootFlag, ptr GCRootID.
+    RootEdge,
+    /// id 17: ptr GCKeyNodeID, ptr GCValueNodeID, ptr GCRootID.
+    RootConditionalWeakTableElementEdge,
+    /// id 18: ptr Address, u64 Size, u64 TypeID, u64 EdgeCount.
+    Node,
+    /// id 19: ptr Value, u32 ReferencingFieldID.
+    Edge,
+    /// id 21: ptr RangeBase, u64 RangeLength.
+    SurvivingObjectRanges,
+    /// id 22: ptr OldRangeBase, ptr NewRangeBase, u64 RangeLength.
+    MovedObjectRanges,
+    /// id 36 (no Index in the header): u64 GCRootID, ObjectID, TypeID, IUnknown, u32 RefCount,
+    /// PeggedRefCount, Flags.
+    RootCcw,
+    /// id 37 (no Index): u64 ObjectID, TypeID, IUnknown, VTable, u32 RefCount, Flags.
+    Rcw,
+    /// id 38 (header: u32 Count, u64 AppDomainID, u16 ClrInstanceID): variable-size elements
+    /// (u64 GCRootID, ObjectID, TypeID, u32 Flags, UTF-16 FieldName).
+    RootStaticVar,
+}
+
+impl BulkKind {
+    /// Bytes per element for fixed-size kinds.
+    pub fn stride(self, pointer_size: u8) -> Option<usize> {
+        let p = usize::from(pointer_size);
+        Some(match self {
+            BulkKind::RootEdge => 2 * p + 5,
+            BulkKind::RootConditionalWeakTableElementEdge => 3 * p,
+            BulkKind::Node => p + 24,
+            BulkKind::Edge => p + 4,
+            BulkKind::SurvivingObjectRanges => p + 8,
+            BulkKind::MovedObjectRanges => 2 * p + 8,
+            BulkKind::RootCcw => 44,
+            BulkKind::Rcw => 40,
+            BulkKind::RootStaticVar => return None,
+        })
+    }
+}
+
+/// A GCBulk* event: header plus lazily decoded elements.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GcBulk<'a> {
+    pub kind: BulkKind,
+    /// Sequence number of this event within its batch (absent for RootCCW, RCW, RootStaticVar).
+    pub index: Option<u32>,
+    /// Number of elements.
+    pub count: u32,
+    /// RootStaticVar only.
+    pub app_domain_id: Option<u64>,
+    pub clr_instance_id: u16,
+    /// The element bytes (for fixed-size kinds exactly `count × stride`; any tail is excluded).
+    #[serde(skip)]
+    pub values: &'a [u8],
+    #[serde(skip)]
+    pointer_size: u8,
+}
+
+/// One GCBulkSurvivingObjectRanges element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct SurvivingRange {
+    pub range_base: u64,
+    /// Bytes.
+    pub range_length: u64,
+}
+
+/// One GCBulkMovedObjectRanges element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct MovedRange {
+    pub old_range_base: u64,
+    pub new_range_base: u64,
+    /// Bytes.
+    pub range_length: u64,
+}
+
+/// One GCBulkRootEdge element.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct RootEdge {
+    pub rooted_node_address: u64,
+    pub root_kind: GcRootKind,
+    /// 0x1 pinning, 0x2 weak, 0x4 interior, 0x8 ref-counted.
+    pub root_flags: u32,
+    pub root_id: u64,
+}
+
+/// One GCBulkNode element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Node {
+    pub address: u64,
+    pub size: u64,
+    pub type_id: u64,
+    pub edge_count: u64,
+}
+
+/// One GCBulkEdge element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Edge {
+    pub value: u64,
+    pub referencing_field_id: u32,
+}
+
+impl<'a> GcBulk<'a> {
+    pub fn parse(payload: &'a [u8], kind: BulkKind, pointer_size: u8) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        let (index, count, app_domain_id, clr_instance_id);
+        match kind {
+            BulkKind::RootCcw | BulkKind::Rcw => {
+                index = None;
+                count = r.u32("GCBulk.Count")?;
+                app_domain_id = None;
+                clr_instance_id = r.u16("GCBulk.ClrInstanceID")?;
+            }
+            BulkKind::RootStaticVar => {
+                index = None;
+                count = r.u32("GCBulk.Count")?;
+                app_domain_id = Some(r.u64("GCBulk.AppDomainID")?);
+                clr_instance_id = r.u16("GCBulk.ClrInstanceID")?;
+            }
+            _ => {
+                index = Some(r.u32("GCBulk.Index")?);
+                count = r.u32("GCBulk.Count")?;
+                app_domain_id = None;
+                clr_instance_id = r.u16("GCBulk.ClrInstanceID")?;
+            }
+        }
+        let values = match kind.stride(pointer_size) {
+            Some(stride) => {
+                let len = (count as usize)
+                    .checked_mul(stride)
+                    .ok_or_else(|| PayloadError::truncated(r.pos(), "GCBulk.Values"))?;
+                r.bytes(len, "GCBulk.Values")?
+            }
+            None => r.bytes(r.remaining(), "GCBulk.Values")?,
+        };
+        Ok(GcBulk {
+            kind,
+            index,
+            count,
+            app_domain_id,
+            clr_instance_id,
+            values,
+            pointer_size,
+        })
+    }
+
+    /// Element `i` as a reader, if this is a fixed-size kind and `i < count`.
+    fn element(&self, i: usize) -> Option<Reader<'a>> {
+        let stride = self.kind.stride(self.pointer_size)?;
+        let start = i.checked_mul(stride)?;
+        let bytes = self.values.get(start..start.checked_add(stride)?)?;
+        Reader::new(bytes, self.pointer_size).ok()
+    }
+
+    fn elements<T: 'a>(
+        &self,
+        want: BulkKind,
+        read: fn(&mut Reader<'a>) -> PResult<T>,
+    ) -> impl Iterator<Item = T> + 'a {
+        let this = self.clone();
+        let n = if self.kind == want {
+            self.count as usize
+        } else {
+            0
+        };
+        (0..n).map_while(move |i| this.element(i).and_then(|mut r| read(&mut r).ok()))
+    }
+
+    /// The ranges of a GCBulkSurvivingObjectRanges event (empty for other kinds).
+    pub fn surviving_ranges(&self) -> impl Iterator<Item = SurvivingRange> + 'a {
+        self.elements(BulkKind::SurvivingObjectRanges, |r| {
+            Ok(SurvivingRange {
+                range_base: r.ptr("RangeBase")?,
+                range_length: r.u64("RangeLength")?,
+            })
+        })
+    }
+
+    /// The ranges of a GCBulkMovedObjectRanges event (empty for other kinds).
+    pub fn moved_ranges(&self) -> impl Iterator<Item = MovedRange> + 'a {
+        self.elements(BulkKind::MovedObjectRanges, |r| {
+            Ok(MovedRange {
+                old_range_base: r.ptr("OldRangeBase")?,
+                new_range_base: r.ptr("NewRangeBase")?,
+                range_length: r.u64("RangeLength")?,
+            })
+        })
+    }
+
+    /// The edges of a GCBulkRootEdge event (empty for other kinds).
+    pub fn root_edges(&self) -> impl Iterator<Item = RootEdge> + 'a {
+        self.elements(BulkKind::RootEdge, |r| {
+            Ok(RootEdge {
+                rooted_node_address: r.ptr("RootedNodeAddress")?,
+                root_kind: GcRootKind::from_raw(u32::from(r.u8("GCRootKind")?)),
+                root_flags: r.u32("GCRootFlag")?,
+                root_id: r.ptr("GCRootID")?,
+            })
+        })
+    }
+
+    /// The nodes of a GCBulkNode event (empty for other kinds).
+    pub fn nodes(&self) -> impl Iterator<Item = Node> + 'a {
+        self.elements(BulkKind::Node, |r| {
+            Ok(Node {
+                address: r.ptr("Address")?,
+                size: r.u64("Size")?,
+                type_id: r.u64("TypeID")?,
+                edge_count: r.u64("EdgeCount")?,
+            })
+        })
+    }
+
+    /// The edges of a GCBulkEdge event (empty for other kinds).
+    pub fn edges(&self) -> impl Iterator<Item = Edge> + 'a {
+        self.elements(BulkKind::Edge, |r| {
+            Ok(Edge {
+                value: r.ptr("Value")?,
+                referencing_field_id: r.u32("ReferencingFieldID")?,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn moved_ranges_x86() {
+        // The 2.1 x86 baseline's first GC/BulkMovedObjectRanges starts with (Old, New, Length)
+        // (0x06F21024, 0x06F21018, 0x1C8), (0x06F211EC, 0x06F211EC, 0x1C); Index 0, ClrInstanceID 2.
+        let mut p = Vec::new();
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&2u32.to_le_bytes());
+        p.extend_from_slice(&2u16.to_le_bytes());
+        for (o, n, l) in [
+            (0x06F2_1024u32, 0x06F2_1018u32, 0x1C8u64),
+            (0x06F2_11EC, 0x06F2_11EC, 0x1C),
+        ] {
+            p.extend_from_slice(&o.to_le_bytes());
+            p.extend_from_slice(&n.to_le_bytes());
+            p.extend_from_slice(&l.to_le_bytes());
+        }
+        assert_eq!(p.len(), 10 + 2 * 16);
+        let b = GcBulk::parse(&p, BulkKind::MovedObjectRanges, 4).unwrap();
+        assert_eq!((b.index, b.count, b.clr_instance_id), (Some(0), 2, 2));
+        let m: Vec<_> = b.moved_ranges().collect();
+        assert_eq!(
+            m,
+            [
+                MovedRange {
+                    old_range_base: 0x06F2_1024,
+                    new_range_base: 0x06F2_1018,
+                    range_length: 0x1C8
+                },
+                MovedRange {
+                    old_range_base: 0x06F2_11EC,
+                    new_range_base: 0x06F2_11EC,
+                    range_length: 0x1C
+                }
+            ]
+        );
+        assert_eq!(b.surviving_ranges().count(), 0);
+        assert_eq!(
+            GcBulk::parse(&p[..p.len() - 1], BulkKind::MovedObjectRanges, 4)
+                .unwrap_err()
+                .offset,
+            10
+        );
+    }
+
+    #[test]
+    fn surviving_ranges_x64_and_edges() {
+        let mut p = Vec::new();
+        p.extend_from_slice(&7u32.to_le_bytes());
+        p.extend_from_slice(&1u32.to_le_bytes());
+        p.extend_from_slice(&3u16.to_le_bytes());
+        p.extend_from_slice(&0x0000_019A_1000_1020u64.to_le_bytes());
+        p.extend_from_slice(&0x1000u64.to_le_bytes());
+        p.extend_from_slice(&[0xAA; 5]); // tail beyond Count elements is ignored
+        let b = GcBulk::parse(&p, BulkKind::SurvivingObjectRanges, 8).unwrap();
+        assert_eq!(b.index, Some(7));
+        assert_eq!(
+            b.surviving_ranges().collect::<Vec<_>>(),
+            [SurvivingRange {
+                range_base: 0x0000_019A_1000_1020,
+                range_length: 0x1000
+            }]
+        );
+        assert_eq!(b.values.len(), 16);
+
+        // RootEdge x64, packed 21 bytes: address, kind 2 (Handle), flags 1 (pinning), root id.
+        let mut e = Vec::new();
+        e.extend_from_slice(&0u32.to_le_bytes());
+        e.extend_from_slice(&1u32.to_le_bytes());
+        e.extend_from_slice(&3u16.to_le_bytes());
+        e.extend_from_slice(&0x1111u64.to_le_bytes());
+        e.push(2);
+        e.extend_from_slice(&1u32.to_le_bytes());
+        e.extend_from_slice(&0x2222u64.to_le_bytes());
+        assert_eq!(e.len(), 10 + 21);
+        let b = GcBulk::parse(&e, BulkKind::RootEdge, 8).unwrap();
+        let r: Vec<_> = b.root_edges().collect();
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].rooted_node_address, 0x1111);
+        assert_eq!(r[0].root_kind, GcRootKind::Handle);
+        assert_eq!((r[0].root_flags, r[0].root_id), (1, 0x2222));
+
+        // Edge x64: 12 bytes.
+        let mut g = Vec::new();
+        g.extend_from_slice(&0u32.to_le_bytes());
+        g.extend_from_slice(&1u32.to_le_bytes());
+        g.extend_from_slice(&3u16.to_le_bytes());
+        g.extend_from_slice(&0x3333u64.to_le_bytes());
+        g.extend_from_slice(&9u32.to_le_bytes());
+        let b = GcBulk::parse(&g, BulkKind::Edge, 8).unwrap();
+        assert_eq!(
+            b.edges().collect::<Vec<_>>(),
+            [Edge {
+                value: 0x3333,
+                referencing_field_id: 9
+            }]
+        );
+        // Node x86: 28 bytes.
+        let mut n = Vec::new();
+        n.extend_from_slice(&0u32.to_le_bytes());
+        n.extend_from_slice(&1u32.to_le_bytes());
+        n.extend_from_slice(&3u16.to_le_bytes());
+        n.extend_from_slice(&0x4444u32.to_le_bytes());
+        for v in [24u64, 0x5555, 2] {
+            n.extend_from_slice(&v.to_le_bytes());
+        }
+        let b = GcBulk::parse(&n, BulkKind::Node, 4).unwrap();
+        assert_eq!(
+            b.nodes().collect::<Vec<_>>(),
+            [Node {
+                address: 0x4444,
+                size: 24,
+                type_id: 0x5555,
+                edge_count: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn headers_without_index() {
+        // RCW: Count 1, ClrInstanceID 3, one 40-byte element.
+        let mut p = Vec::new();
+        p.extend_from_slice(&1u32.to_le_bytes());
+        p.extend_from_slice(&3u16.to_le_bytes());
+        p.extend_from_slice(&[0u8; 40]);
+        let b = GcBulk::parse(&p, BulkKind::Rcw, 8).unwrap();
+        assert_eq!((b.index, b.count, b.clr_instance_id), (None, 1, 3));
+        assert!(GcBulk::parse(&p[..45], BulkKind::Rcw, 8).is_err());
+        // StaticVar: Count, AppDomainID, ClrInstanceID, variable elements kept raw.
+        let mut s = Vec::new();
+        s.extend_from_slice(&2u32.to_le_bytes());
+        s.extend_from_slice(&0x77u64.to_le_bytes());
+        s.extend_from_slice(&3u16.to_le_bytes());
+        s.extend_from_slice(&[1, 2, 3]);
+        let b = GcBulk::parse(&s, BulkKind::RootStaticVar, 8).unwrap();
+        assert_eq!(
+            (b.count, b.app_domain_id, b.values.len()),
+            (2, Some(0x77), 3)
+        );
+        // Huge Count: error, no panic.
+        let mut h = Vec::new();
+        h.extend_from_slice(&0u32.to_le_bytes());
+        h.extend_from_slice(&u32::MAX.to_le_bytes());
+        h.extend_from_slice(&3u16.to_le_bytes());
+        assert!(GcBulk::parse(&h, BulkKind::MovedObjectRanges, 8).is_err());
+    }
+}

@@ -1,0 +1,454 @@
+//! The per-GC history events: GCPerHeapHistory (one per heap per GC: allocation and condemn
+//! details plus a record per generation) and GCGlobalHeapHistory (one per GC).
+
+use crate::clr::enums::{
+    compact_reason, expand_mechanism, CompactReason, CondemnReasons, ExpandMechanism, GcPauseMode,
+    GcReason, GlobalMechanisms,
+};
+use crate::clr::payload::{PResult, PayloadError, Reader, U32Array};
+
+/// Number of pointer-sized values in one generation record of GCPerHeapHistory_V3.
+pub const GEN_DATA_FIELDS: usize = 10;
+
+/// GCPerHeapHistory_V3 (id 204, version 3): one heap's view of one GC.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GcPerHeapHistory<'a> {
+    pub clr_instance_id: u16,
+    /// Bytes allocated from free lists (into the older generation) during this GC.
+    pub free_list_allocated: u64,
+    /// Bytes of free-list items rejected (too small).
+    pub free_list_rejected: u64,
+    /// Bytes allocated at the end of the segment.
+    pub end_of_seg_allocated: u64,
+    /// Bytes allocated in condemned generations.
+    pub condemned_allocated: u64,
+    /// Bytes allocated because of pinning.
+    pub pinned_allocated: u64,
+    pub pinned_allocated_advance: u64,
+    /// Percent.
+    pub running_free_list_efficiency: u32,
+    pub condemn_reasons: CondemnReasons,
+    /// Raw mechanism word: 0 or `0x8000_0000 | 1 << reason`; see [`Self::compact_reason`].
+    pub compact_mechanisms: u32,
+    /// Raw mechanism word; see [`Self::expand_mechanism`].
+    pub expand_mechanisms: u32,
+    pub heap_index: u32,
+    /// Bytes.
+    pub extra_gen0_commit: u64,
+    /// Number of generation records (4 before .NET 5: gen0-2 + LOH; 5 since: + POH).
+    pub count: u32,
+    /// The raw generation records (`count` × 10 pointers).
+    #[serde(skip)]
+    gen_data: &'a [u8],
+    #[serde(skip)]
+    pointer_size: u8,
+}
+
+/// One generation's record in GCPerHeapHistory (all values in bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct GenData {
+    pub size_before: u64,
+    pub free_list_space_before: u64,
+    pub free_obj_space_before: u64,
+    pub size_after: u64,
+    pub free_list_space_after: u64,
+    pub free_obj_space_after: u64,
+    /// Bytes promoted into this generation.
+    pub in_bytes: u64,
+    /// Bytes that survived pinned.
+    pub pinned_surv: u64,
+    /// Bytes that survived not pinned (the runtime's spelling: "NonePinnedSurv").
+    pub non_pinned_surv: u64,
+    /// The generation's new allocation budget.
+    pub new_allocation: u64,
+}
+
+impl GenData {
+    /// SizeBefore minus free space (TraceEvent's ObjSpaceBefore).
+    pub fn obj_space_before(&self) -> u64 {
+        self.size_before
+            .wrapping_sub(self.free_list_space_before)
+            .wrapping_sub(self.free_obj_space_before)
+    }
+    /// Free space after the GC (TraceEvent's Fragmentation).
+    pub fn fragmentation(&self) -> u64 {
+        self.free_list_space_after
+            .wrapping_add(self.free_obj_space_after)
+    }
+    /// SizeAfter minus fragmentation (TraceEvent's ObjSizeAfter).
+    pub fn obj_size_after(&self) -> u64 {
+        self.size_after.wrapping_sub(self.fragmentation())
+    }
+    /// Bytes that survived (TraceEvent's Out).
+    pub fn survived(&self) -> u64 {
+        self.pinned_surv.wrapping_add(self.non_pinned_surv)
+    }
+    /// Survival rate in percent, truncated like TraceEvent's SurvRate (0 when nothing was there).
+    pub fn survival_percent(&self) -> u64 {
+        let before = self.obj_space_before();
+        if before == 0 {
+            0
+        } else {
+            (self.survived() as f64 * 100.0 / before as f64) as u64
+        }
+    }
+}
+
+impl<'a> GcPerHeapHistory<'a> {
+    /// Version 3 layout (x64 offsets; x86 in brackets): 0 u16 ClrInstanceID, 2 ptr
+    /// FreeListAllocated, 10 [6] FreeListRejected, 18 [10] EndOfSegAllocated, 26 [14]
+    /// CondemnedAllocated, 34 [18] PinnedAllocated, 42 [22] PinnedAllocatedAdvance, 50 [26] u32
+    /// RunningFreeListEfficiency, CondemnReasons0, CondemnReasons1, CompactMechanisms,
+    /// ExpandMechanisms, HeapIndex, 74 [50] ptr ExtraGen0Commit, 82 [54] u32 Count, 86 [58] Count ×
+    /// 10 ptr. Versions 0-2 are desktop-era private layouts we do not read.
+    pub fn parse(payload: &'a [u8], version: u32, pointer_size: u8) -> PResult<Self> {
+        if version < 3 {
+            return Err(PayloadError::unsupported_version(version));
+        }
+        let mut r = Reader::new(payload, pointer_size)?;
+        let clr_instance_id = r.u16("GCPerHeapHistory.ClrInstanceID")?;
+        let free_list_allocated = r.ptr("GCPerHeapHistory.FreeListAllocated")?;
+        let free_list_rejected = r.ptr("GCPerHeapHistory.FreeListRejected")?;
+        let end_of_seg_allocated = r.ptr("GCPerHeapHistory.EndOfSegAllocated")?;
+        let condemned_allocated = r.ptr("GCPerHeapHistory.CondemnedAllocated")?;
+        let pinned_allocated = r.ptr("GCPerHeapHistory.PinnedAllocated")?;
+        let pinned_allocated_advance = r.ptr("GCPerHeapHistory.PinnedAllocatedAdvance")?;
+        let running_free_list_efficiency = r.u32("GCPerHeapHistory.RunningFreeListEfficiency")?;
+        let reasons0 = r.u32("GCPerHeapHistory.CondemnReasons0")?;
+        let reasons1 = r.u32("GCPerHeapHistory.CondemnReasons1")?;
+        let compact_mechanisms = r.u32("GCPerHeapHistory.CompactMechanisms")?;
+        let expand_mechanisms = r.u32("GCPerHeapHistory.ExpandMechanisms")?;
+        let heap_index = r.u32("GCPerHeapHistory.HeapIndex")?;
+        let extra_gen0_commit = r.ptr("GCPerHeapHistory.ExtraGen0Commit")?;
+        let count = r.u32("GCPerHeapHistory.Count")?;
+        let stride = GEN_DATA_FIELDS * usize::from(pointer_size);
+        let len = (count as usize)
+            .checked_mul(stride)
+            .ok_or_else(|| PayloadError::truncated(r.pos(), "GCPerHeapHistory.GenData"))?;
+        let gen_data = r.bytes(len, "GCPerHeapHistory.GenData")?;
+        Ok(GcPerHeapHistory {
+            clr_instance_id,
+            free_list_allocated,
+            free_list_rejected,
+            end_of_seg_allocated,
+            condemned_allocated,
+            pinned_allocated,
+            pinned_allocated_advance,
+            running_free_list_efficiency,
+            condemn_reasons: CondemnReasons { reasons0, reasons1 },
+            compact_mechanisms,
+            expand_mechanisms,
+            heap_index,
+            extra_gen0_commit,
+            count,
+            gen_data,
+            pointer_size,
+        })
+    }
+
+    /// Why this heap compacted, `None` if it did not.
+    pub fn compact_reason(&self) -> Option<CompactReason> {
+        compact_reason(self.compact_mechanisms)
+    }
+
+    /// How this heap expanded, `None` if it did not.
+    pub fn expand_mechanism(&self) -> Option<ExpandMechanism> {
+        expand_mechanism(self.expand_mechanisms)
+    }
+
+    /// The record of generation `gen` (0-2, 3 = LOH, 4 = POH), if present.
+    pub fn generation(&self, gen: usize) -> Option<GenData> {
+        let p = usize::from(self.pointer_size);
+        let stride = GEN_DATA_FIELDS * p;
+        let rec = self
+            .gen_data
+            .get(gen.checked_mul(stride)?..gen.checked_mul(stride)? + stride)?;
+        let mut v = [0u64; GEN_DATA_FIELDS];
+        for (i, slot) in v.iter_mut().enumerate() {
+            let b = &rec[i * p..(i + 1) * p];
+            *slot = if p == 4 {
+                u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            } else {
+                u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+            };
+        }
+        Some(GenData {
+            size_before: v[0],
+            free_list_space_before: v[1],
+            free_obj_space_before: v[2],
+            size_after: v[3],
+            free_list_space_after: v[4],
+            free_obj_space_after: v[5],
+            in_bytes: v[6],
+            pinned_surv: v[7],
+            non_pinned_surv: v[8],
+            new_allocation: v[9],
+        })
+    }
+
+    /// All generation records, gen0 first.
+    pub fn generations(&self) -> impl Iterator<Item = GenData> + '_ {
+        (0..self.count as usize).map_while(move |g| self.generation(g))
+    }
+}
+
+/// GCGlobalHeapHistory (id 205, versions 2-4; private provider id 5, versions 0-1): one per GC.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GcGlobalHeapHistory<'a> {
+    /// Gen0 allocation budget after this GC, bytes.
+    pub final_youngest_desired: u64,
+    pub num_heaps: u32,
+    pub condemned_generation: u32,
+    pub gen0_reduction_count: u32,
+    pub reason: GcReason,
+    pub global_mechanisms: GlobalMechanisms,
+    /// Version 1+.
+    pub clr_instance_id: Option<u16>,
+    /// Version 2+.
+    pub pause_mode: Option<GcPauseMode>,
+    /// Version 2+: memory load (percent) the GC saw.
+    pub memory_pressure: Option<u32>,
+    /// Version 3+: the reasons merged over all heaps.
+    pub condemn_reasons: Option<CondemnReasons>,
+    /// Version 4+: per-phase times as the GC recorded them (clamped to 32 bits). As TraceEvent
+    /// reads them: [0] mark sized-ref handles, [1] mark roots, [2] mark short weak, [3] mark
+    /// scan finalization, [4] mark long weak, [5] plan, then relocate + compact when the
+    /// Compaction mechanism is set, else sweep. Background GCs send 5. Unit not documented.
+    pub phase_times: Option<U32Array<'a>>,
+}
+
+impl<'a> GcGlobalHeapHistory<'a> {
+    /// 0 u64 FinalYoungestDesired, 8 i32 NumHeaps, 12 u32 CondemnedGeneration, 16 u32
+    /// Gen0ReductionCount, 20 u32 Reason, 24 u32 GlobalMechanisms, 28 u16 ClrInstanceID (v1),
+    /// 30 u32 PauseMode, 34 u32 MemoryPressure (v2), 38 u32 CondemnReasons0, 42 u32
+    /// CondemnReasons1 (v3), 46 u32 Count, 50 Count × u32 (v4).
+    pub fn parse(payload: &'a [u8], version: u32, pointer_size: u8) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        let mut h = GcGlobalHeapHistory {
+            final_youngest_desired: r.u64("GCGlobalHeapHistory.FinalYoungestDesired")?,
+            num_heaps: r.u32("GCGlobalHeapHistory.NumHeaps")?,
+            condemned_generation: r.u32("GCGlobalHeapHistory.CondemnedGeneration")?,
+            gen0_reduction_count: r.u32("GCGlobalHeapHistory.Gen0ReductionCount")?,
+            reason: GcReason::from_raw(r.u32("GCGlobalHeapHistory.Reason")?),
+            global_mechanisms: GlobalMechanisms(r.u32("GCGlobalHeapHistory.GlobalMechanisms")?),
+            clr_instance_id: None,
+            pause_mode: None,
+            memory_pressure: None,
+            condemn_reasons: None,
+            phase_times: None,
+        };
+        if version >= 1 {
+            h.clr_instance_id = Some(r.u16("GCGlobalHeapHistory.ClrInstanceID")?);
+        }
+        if version >= 2 {
+            h.pause_mode = Some(GcPauseMode::from_raw(
+                r.u32("GCGlobalHeapHistory.PauseMode")?,
+            ));
+            h.memory_pressure = Some(r.u32("GCGlobalHeapHistory.MemoryPressure")?);
+        }
+        if version >= 3 {
+            let reasons0 = r.u32("GCGlobalHeapHistory.CondemnReasons0")?;
+            let reasons1 = r.u32("GCGlobalHeapHistory.CondemnReasons1")?;
+            h.condemn_reasons = Some(CondemnReasons { reasons0, reasons1 });
+        }
+        if version >= 4 {
+            let count = r.u32("GCGlobalHeapHistory.Count")?;
+            let len = (count as usize)
+                .checked_mul(4)
+                .ok_or_else(|| PayloadError::truncated(r.pos(), "GCGlobalHeapHistory.Times"))?;
+            h.phase_times = Some(U32Array(r.bytes(len, "GCGlobalHeapHistory.Times")?));
+        }
+        Ok(h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    fn put_ptr(p: &mut Vec<u8>, v: u64, ptr: u8) {
+        if ptr == 8 {
+            p.extend_from_slice(&v.to_le_bytes());
+        } else {
+            p.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+    }
+
+    /// GCPerHeapHistory_V3 with the 3.0 baseline's first event values (Count 4; gen0 record
+    /// SizeBefore 3,154,608, FreeObjBefore 768,160, SizeAfter 24, PinnedSurv 4,936,
+    /// NonePinnedSurv 170,568, NewAllocation 3,510,080).
+    fn per_heap(ptr: u8, count: u32) -> Vec<u8> {
+        let mut p = Vec::new();
+        p.extend_from_slice(&3u16.to_le_bytes());
+        for v in [11u64, 12, 13, 14, 15, 16] {
+            put_ptr(&mut p, v, ptr);
+        }
+        p.extend_from_slice(&57u32.to_le_bytes()); // RunningFreeListEfficiency
+        p.extend_from_slice(&10u32.to_le_bytes()); // CondemnReasons0
+        p.extend_from_slice(&8193u32.to_le_bytes()); // CondemnReasons1
+        p.extend_from_slice(&0x8000_0002u32.to_le_bytes()); // CompactMechanisms: high_frag
+        p.extend_from_slice(&0u32.to_le_bytes()); // ExpandMechanisms
+        p.extend_from_slice(&1u32.to_le_bytes()); // HeapIndex
+        put_ptr(&mut p, 3_005_960, ptr); // ExtraGen0Commit
+        p.extend_from_slice(&count.to_le_bytes());
+        for g in 0..count as u64 {
+            let rec = [
+                3_154_608 + g,
+                0,
+                768_160,
+                24,
+                0,
+                0,
+                0,
+                4_936,
+                170_568,
+                3_510_080,
+            ];
+            for v in rec {
+                put_ptr(&mut p, v, ptr);
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn per_heap_history_x64() {
+        let p = per_heap(8, 5);
+        assert_eq!(p.len(), 86 + 5 * 80);
+        let h = GcPerHeapHistory::parse(&p, 3, 8).unwrap();
+        assert_eq!(h.clr_instance_id, 3);
+        assert_eq!(
+            [
+                h.free_list_allocated,
+                h.free_list_rejected,
+                h.end_of_seg_allocated,
+                h.condemned_allocated,
+                h.pinned_allocated,
+                h.pinned_allocated_advance
+            ],
+            [11, 12, 13, 14, 15, 16]
+        );
+        assert_eq!(h.running_free_list_efficiency, 57);
+        assert_eq!(h.condemn_reasons.reasons0, 10);
+        assert_eq!(h.condemn_reasons.reasons1, 8193);
+        assert_eq!(h.compact_reason(), Some(CompactReason::HighFrag));
+        assert_eq!(h.expand_mechanism(), None);
+        assert_eq!(
+            (h.heap_index, h.extra_gen0_commit, h.count),
+            (1, 3_005_960, 5)
+        );
+        let gens: Vec<GenData> = h.generations().collect();
+        assert_eq!(gens.len(), 5);
+        let g0 = gens[0];
+        assert_eq!(g0.size_before, 3_154_608);
+        assert_eq!(g0.obj_space_before(), 2_386_448);
+        assert_eq!(g0.fragmentation(), 0);
+        assert_eq!(g0.obj_size_after(), 24);
+        assert_eq!(g0.survived(), 175_504);
+        assert_eq!(g0.survival_percent(), 7);
+        assert_eq!(g0.new_allocation, 3_510_080);
+        assert_eq!(gens[4].size_before, 3_154_612);
+        assert_eq!(h.generation(5), None);
+        // Extra trailing bytes (a future version) are ignored.
+        let mut q = p.clone();
+        q.extend_from_slice(&[1, 2, 3]);
+        assert_eq!(GcPerHeapHistory::parse(&q, 4, 8).unwrap().count, 5);
+        // Cut inside the last record.
+        let e = GcPerHeapHistory::parse(&p[..p.len() - 1], 3, 8).unwrap_err();
+        assert_eq!(e.offset, 86);
+        // Absurd Count is an error, not an allocation or a panic.
+        let mut r = p.clone();
+        r[82..86].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(GcPerHeapHistory::parse(&r, 3, 8).is_err());
+        assert!(GcPerHeapHistory::parse(&p, 2, 8).is_err());
+    }
+
+    #[test]
+    fn per_heap_history_x86() {
+        let p = per_heap(4, 4);
+        assert_eq!(p.len(), 58 + 4 * 40);
+        let h = GcPerHeapHistory::parse(&p, 3, 4).unwrap();
+        assert_eq!(h.extra_gen0_commit, 3_005_960);
+        assert_eq!(h.count, 4);
+        assert_eq!(h.generation(3).unwrap().size_before, 3_154_611);
+        assert_eq!(h.generation(0).unwrap().pinned_surv, 4_936);
+    }
+
+    fn global(version: u32) -> Vec<u8> {
+        let mut p = Vec::new();
+        p.extend_from_slice(&0x0035_8F40u64.to_le_bytes());
+        p.extend_from_slice(&1u32.to_le_bytes()); // NumHeaps
+        p.extend_from_slice(&0u32.to_le_bytes()); // CondemnedGeneration
+        p.extend_from_slice(&0u32.to_le_bytes()); // Gen0ReductionCount
+        p.extend_from_slice(&0u32.to_le_bytes()); // Reason AllocSmall
+        p.extend_from_slice(&0x16u32.to_le_bytes()); // Compaction, Promotion, CardBundles
+        if version >= 1 {
+            p.extend_from_slice(&3u16.to_le_bytes());
+        }
+        if version >= 2 {
+            p.extend_from_slice(&1u32.to_le_bytes()); // Interactive
+            p.extend_from_slice(&42u32.to_le_bytes());
+        }
+        if version >= 3 {
+            p.extend_from_slice(&0x5u32.to_le_bytes());
+            p.extend_from_slice(&0x10u32.to_le_bytes());
+        }
+        if version >= 4 {
+            p.extend_from_slice(&8u32.to_le_bytes());
+            for t in 1..=8u32 {
+                p.extend_from_slice(&(t * 100).to_le_bytes());
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn global_heap_history_versions() {
+        assert_eq!(global(2).len(), 38);
+        assert_eq!(global(3).len(), 46);
+        assert_eq!(global(4).len(), 50 + 32);
+        let g4 = global(4);
+        let h = GcGlobalHeapHistory::parse(&g4, 4, 8).unwrap();
+        assert_eq!(h.final_youngest_desired, 0x0035_8F40);
+        assert_eq!(
+            (h.num_heaps, h.condemned_generation, h.gen0_reduction_count),
+            (1, 0, 0)
+        );
+        assert_eq!(h.reason, GcReason::AllocSmall);
+        assert_eq!(h.global_mechanisms, GlobalMechanisms(0x16));
+        assert_eq!(h.clr_instance_id, Some(3));
+        assert_eq!(h.pause_mode, Some(GcPauseMode::Interactive));
+        assert_eq!(h.memory_pressure, Some(42));
+        assert_eq!(
+            h.condemn_reasons,
+            Some(CondemnReasons {
+                reasons0: 5,
+                reasons1: 0x10
+            })
+        );
+        let t = h.phase_times.unwrap();
+        assert_eq!(t.len(), 8);
+        assert_eq!(t.get(0), Some(100));
+        assert_eq!(t.get(7), Some(800));
+        assert_eq!(t.get(8), None);
+        for v in 0..4 {
+            let g = global(v);
+            let h = GcGlobalHeapHistory::parse(&g, v, 8).unwrap();
+            assert_eq!(h.clr_instance_id.is_some(), v >= 1);
+            assert_eq!(h.pause_mode.is_some(), v >= 2);
+            assert_eq!(h.condemn_reasons.is_some(), v >= 3);
+            assert!(h.phase_times.is_none());
+        }
+        // V4 with Count claiming more times than present.
+        let p = global(4);
+        let e = GcGlobalHeapHistory::parse(&p[..p.len() - 2], 4, 8).unwrap_err();
+        assert_eq!(e.offset, 50);
+        assert_eq!(
+            GcGlobalHeapHistory::parse(&global(2)[..37], 2, 8)
+                .unwrap_err()
+                .offset,
+            34
+        );
+    }
+}

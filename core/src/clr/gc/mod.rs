@@ -1,0 +1,31 @@
+//! Typed, zero-copy payloads of the runtime's GC events, one module per event family.
+//! Every `parse(payload, version, pointer_size)` accepts each version the runtime has emitted,
+//! ignores trailing bytes added by newer versions, and returns a [`PayloadError`] with the offset
+//! inside the payload when the payload is too short.
+//!
+//! [`PayloadError`]: crate::clr::PayloadError
+
+pub mod allocation;
+pub mod bgc;
+pub mod bulk;
+pub mod compact;
+pub mod dynamic;
+pub mod handles;
+pub mod heap;
+pub mod history;
+pub mod lifecycle;
+pub mod mark;
+
+pub use allocation::GcAllocationTick;
+pub use bgc::{Bgc1stSweepEnd, BgcAllocWait, BgcDrainMark, BgcOverflow, BgcRevisit, GcFullNotify};
+pub use bulk::{BulkKind, Edge, GcBulk, MovedRange, Node, RootEdge, SurvivingRange};
+pub use compact::{FitBucket, GcFitBucketInfo, GcLohCompact, LohCompactHeap};
+pub use dynamic::{CommittedUsage, DynamicPayload, GcDynamicEvent};
+pub use handles::{DestroyGcHandle, PinObjectAtGcTime, PinPlugAtGcTime, SetGcHandle};
+pub use heap::{
+    GcCreateSegment, GcFreeSegment, GcGenerationRange, GcHeapStats, GcSettingsRundown,
+    MemoryPressure,
+};
+pub use history::{GcGlobalHeapHistory, GcPerHeapHistory, GenData};
+pub use lifecycle::{GcEnd, GcFinalizersEnd, GcNoUserData, GcStart, GcSuspendEeBegin, GcTriggered};
+pub use mark::{GcJoin, GcMark, GcMarkWithType};
