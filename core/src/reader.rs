@@ -7,7 +7,7 @@
 use crate::container::Unwrapper;
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
-use crate::nettrace::{Decoder, Step};
+use crate::nettrace::{Decoder, Sink, Step};
 use alloc::vec::Vec;
 
 /// Counters for what was read.
@@ -78,6 +78,11 @@ impl TraceReader {
     /// Feeds the next chunk (any size). Calls `sink` for every event that became available, in
     /// timestamp order (sorted per sequence-point region). After an error, every later call returns it.
     pub fn push(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&Event<'_>)) -> Result<()> {
+        self.push_with_info(chunk, &mut |_, e| sink(e))
+    }
+
+    /// [`push`](Self::push), with the trace header's facts passed along with each event.
+    pub fn push_with_info(&mut self, chunk: &[u8], sink: &mut Sink<'_>) -> Result<()> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
@@ -102,6 +107,11 @@ impl TraceReader {
     /// End of input: flushes what is buffered. A stream cut off mid-unit returns `Truncated` after
     /// delivering every complete event before the cut; a clean end at an object boundary is fine.
     pub fn finish(&mut self, sink: &mut dyn FnMut(&Event<'_>)) -> Result<()> {
+        self.finish_with_info(&mut |_, e| sink(e))
+    }
+
+    /// [`finish`](Self::finish), with the trace header's facts passed along with each event.
+    pub fn finish_with_info(&mut self, sink: &mut Sink<'_>) -> Result<()> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
@@ -157,7 +167,7 @@ impl Stream {
         &mut self,
         mut data: &[u8],
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         stats.trace_bytes += data.len() as u64;
         while !data.is_empty() {
@@ -189,12 +199,7 @@ impl Stream {
     }
 
     /// Steps the decoder over `buf` until it needs more; returns the bytes consumed.
-    fn run(
-        &mut self,
-        buf: &[u8],
-        stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
-    ) -> Result<usize> {
+    fn run(&mut self, buf: &[u8], stats: &mut DecodeStats, sink: &mut Sink<'_>) -> Result<usize> {
         let mut pos = 0;
         while pos < buf.len() {
             match self.decoder.step(&buf[pos..], self.offset, stats, sink)? {

@@ -26,6 +26,9 @@ use metadata::MetadataStore;
 use sequence_point::SequenceTracker;
 use v6::V6State;
 
+/// Where decoded events go: with the trace's header facts, which every event is relative to.
+pub type Sink<'a> = dyn FnMut(&TraceInfo, &Event<'_>) + 'a;
+
 /// Highest Trace object version read (V5 files still write 4; 5 is accepted for forward compatibility).
 const MAX_TRACE_VERSION: i32 = 5;
 
@@ -106,7 +109,7 @@ impl Decoder {
         buf: &[u8],
         base: u64,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<Step> {
         match self.stage {
             Stage::Start => self.step_start(buf, base),
@@ -134,7 +137,7 @@ impl Decoder {
         rest: &[u8],
         base: u64,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         let end = base + rest.len() as u64;
         let clean = rest.is_empty()
@@ -159,7 +162,7 @@ impl Decoder {
         Err(Error::truncated(end, self.current))
     }
 
-    fn flush(&mut self, stats: &mut DecodeStats, sink: &mut dyn FnMut(&Event<'_>)) {
+    fn flush(&mut self, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
         let (meta, info) = (&self.meta, &self.info);
         let Some(info) = info else { return };
         let ptr = self.pointer_size;
@@ -210,7 +213,7 @@ impl Decoder {
         buf: &[u8],
         base: u64,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<Step> {
         let Some(&first) = buf.first() else {
             return Ok(Step::NeedMore(1));
@@ -312,7 +315,7 @@ impl Decoder {
         c: &mut Cursor<'_>,
         dialect: Dialect,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         let compressed = event_block::read_block_header(c)?;
         let mut h = EventHeader::default();
@@ -401,7 +404,7 @@ impl Decoder {
         &mut self,
         c: &mut Cursor<'_>,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         while !c.is_empty() {
             let event_at = c.offset();
@@ -416,7 +419,7 @@ impl Decoder {
         e: &netperf::NetperfEvent<'_>,
         event_at: u64,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         if e.metadata_id == 0 {
             if self.version < 3 {
@@ -465,7 +468,7 @@ impl Decoder {
         buf: &[u8],
         base: u64,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<Step> {
         if buf.len() < 8 {
             return Ok(Step::NeedMore(8));
@@ -496,7 +499,7 @@ impl Decoder {
         buf: &[u8],
         base: u64,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<Step> {
         if buf.len() < 4 {
             return Ok(Step::NeedMore(4));
@@ -588,7 +591,7 @@ impl Decoder {
         rest: &[u8],
         base: u64,
         stats: &mut DecodeStats,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         let Peek::Ready(h) = framing::peek_object_header(rest, base)? else {
             return Ok(());
@@ -620,22 +623,25 @@ fn emit(
     pointer_size: u8,
     p: &Pending,
     payload: &[u8],
-    sink: &mut dyn FnMut(&Event<'_>),
+    sink: &mut Sink<'_>,
 ) {
     let m = meta.entry(p.metadata);
-    sink(&Event {
-        provider: meta.provider(m.provider),
-        event_id: m.event_id,
-        version: p.version,
-        name: &m.name,
-        timestamp: p.timestamp,
-        time_ms: info.ms_since_start(p.timestamp),
-        thread_id: p.thread_id,
-        capture_thread_id: p.capture_thread_id,
-        sequence: p.sequence,
-        processor: p.processor,
-        stack_id: p.stack_id,
-        pointer_size,
-        payload,
-    });
+    sink(
+        info,
+        &Event {
+            provider: meta.provider(m.provider),
+            event_id: m.event_id,
+            version: p.version,
+            name: &m.name,
+            timestamp: p.timestamp,
+            time_ms: info.ms_since_start(p.timestamp),
+            thread_id: p.thread_id,
+            capture_thread_id: p.capture_thread_id,
+            sequence: p.sequence,
+            processor: p.processor,
+            stack_id: p.stack_id,
+            pointer_size,
+            payload,
+        },
+    );
 }

@@ -1,0 +1,77 @@
+//! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
+
+use crate::args::Args;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+pub const HELP: &str = "gcscope events FILE [--json]";
+
+pub fn run(raw: &[String]) -> Result<(), String> {
+    let args = Args::parse(raw, &[])?;
+    args.only(&["json"])
+        .map_err(|e| format!("{e}\nusage: {HELP}"))?;
+    let path = args.file().map_err(|e| format!("{e}\nusage: {HELP}"))?;
+    let counts = count(path)?;
+    let text = if args.flag("json") {
+        json(&counts)?
+    } else {
+        table(&counts)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// Counts keyed by `Provider/EventName`, sorted by name.
+pub fn count(path: &str) -> Result<BTreeMap<String, u64>, String> {
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    // One reused key buffer: a lookup per event, an allocation only per new name.
+    let mut key = String::new();
+    crate::load::read_trace(path, &mut |_, e| {
+        key.clear();
+        key.push_str(e.provider);
+        key.push('/');
+        key.push_str(e.name);
+        match counts.get_mut(key.as_str()) {
+            Some(c) => *c += 1,
+            None => {
+                counts.insert(key.clone(), 1);
+            }
+        }
+    })?;
+    Ok(counts)
+}
+
+fn json(counts: &BTreeMap<String, u64>) -> Result<String, String> {
+    let mut s = serde_json::to_string_pretty(counts).map_err(|e| e.to_string())?;
+    s.push('\n');
+    Ok(s)
+}
+
+fn table(counts: &BTreeMap<String, u64>) -> String {
+    let name_w = counts
+        .keys()
+        .map(|k| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("EVENT".len());
+    let count_w = counts
+        .values()
+        .map(|c| c.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max("COUNT".len());
+    let mut s = format!("{:<name_w$}  {:>count_w$}\n", "EVENT", "COUNT");
+    for (k, c) in counts {
+        s.push_str(&format!("{k:<name_w$}  {c:>count_w$}\n"));
+    }
+    let total: u64 = counts.values().sum();
+    s.push_str(&format!(
+        "{:<name_w$}  {:>count_w$}\n",
+        format!("({} names)", counts.len()),
+        total
+    ));
+    s
+}
