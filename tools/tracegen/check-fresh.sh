@@ -8,6 +8,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 if [ $# -ge 1 ]; then OUT="$1"; KEEP=1; else OUT="$(mktemp -d /tmp/gcscope-fresh.XXXXXX)"; KEEP=0; fi
+trap '[ $? = 0 ] || echo "check-fresh: FAILED; traces kept in $OUT" >&2' EXIT
 start=$SECONDS
 "$HERE/generate.sh" "$OUT"
 gen=$((SECONDS - start))
