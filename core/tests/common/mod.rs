@@ -1,0 +1,67 @@
+//! Helpers shared by the integration tests: locating the shared reference traces and decoding them
+//! through the crate's own container support.
+#![allow(dead_code)]
+
+use gcscope_core::{event::Event, DecodeStats, TraceReader};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// `../shared` relative to the repository root, or None (tests then skip with a message).
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    if dir.join("traces").is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping: {} not found (the shared reference traces are absent)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// The zipped EventPipe reference traces (file names ending .nettrace.zip / .netperf.zip).
+pub fn eventpipe_zips(shared: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for sub in ["traces/perfview", "traces/public"] {
+        let Ok(rd) = std::fs::read_dir(shared.join(sub)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".nettrace.zip") || name.ends_with(".netperf.zip") {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Decodes `bytes` fed in `chunk`-sized pieces; calls `f` per event. Returns the stats and the result.
+pub fn decode_chunked(
+    bytes: &[u8],
+    chunk: usize,
+    f: &mut dyn FnMut(&Event<'_>),
+) -> (gcscope_core::error::Result<()>, DecodeStats) {
+    let mut r = TraceReader::new();
+    for piece in bytes.chunks(chunk.max(1)) {
+        if let Err(e) = r.push(piece, f) {
+            return (Err(e), r.stats().clone());
+        }
+    }
+    let res = r.finish(f);
+    (res, r.stats().clone())
+}
+
+/// Event counts keyed by `Provider/EventName`.
+pub fn count_events(bytes: &[u8]) -> (BTreeMap<String, u64>, DecodeStats) {
+    let mut counts = BTreeMap::new();
+    let (res, stats) = decode_chunked(bytes, 1 << 20, &mut |e| {
+        *counts
+            .entry(format!("{}/{}", e.provider, e.name))
+            .or_insert(0u64) += 1;
+    });
+    res.expect("decoding a reference trace");
+    (counts, stats)
+}
