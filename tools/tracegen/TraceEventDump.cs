@@ -170,12 +170,61 @@ public class TraceEventReading
     }
 
     static readonly string[] GcScalars = {
-        "Number", "Generation", "Type", "Reason", "HeapCount", "IsComplete", "IsConcurrentGC", "StartRelativeMSec",
+        "Number", "Generation", "Type", "Reason", "HeapCount", "IsComplete", "StartRelativeMSec",
         "DurationMSec", "PauseDurationMSec", "SuspendDurationMSec", "PauseStartRelativeMSec", "PromotedMB",
         "HeapSizeBeforeMB", "HeapSizeAfterMB", "HeapSizePeakMB", "AllocedSinceLastGCMB", "RatioPeakAfter",
-        "PinnedObjectSizes", "PinnedObjectPercentage", "TotalPinnedPlugSize", "TotalUserPinnedPlugSize",
-        "GetPauseTimePercentageSinceLastGC", "GetGCPauseTimePercentage", "GetSuspendPercentage"
+        "TotalPinnedPlugSize", "TotalUserPinnedPlugSize",
+        "GetPinnedObjectSizes", "GetPinnedObjectPercentage", "IsLowEphemeral", "IsNotCompacting", "PercentTimeInGC",
+        "PauseTimePercentageSinceLastGC", "AllocRateMBSec", "DurationSinceLastRestartMSec", "BGCFinalPauseMSec"
     };
+
+    // double[] members indexed by generation (Gen0, Gen1, Gen2, LOH, POH).
+    static readonly string[] GcArrays = { "GenSizeBeforeMB" };
+
+    // Public scalar fields and properties of one of TraceEvent's per-GC objects.
+    static object[] Scalars(object o)
+    {
+        var kv = new List<object>();
+        foreach (var f in o.GetType().GetFields(BindingFlags.Public | BindingFlags.Instance))
+        {
+            object v = f.GetValue(o);
+            if (v != null && (v.GetType().IsPrimitive || v is Enum || v is string)) { kv.Add(f.Name); kv.Add(v); }
+        }
+        foreach (var p in o.GetType().GetProperties(BindingFlags.Public | BindingFlags.Instance))
+        {
+            if (p.GetIndexParameters().Length > 0) continue;
+            object v;
+            try { v = p.GetValue(o, null); } catch (Exception) { continue; }
+            if (v != null && (v.GetType().IsPrimitive || v is Enum || v is string)) { kv.Add(p.Name); kv.Add(v); }
+        }
+        return kv.ToArray();
+    }
+
+    // TraceEvent's decoding of the condemn reasons (GCCondemnedReasons.CondemnedReasonGroups,
+    // indexed by CondemnedReasonGroup), one object per heap; only the non-zero groups.
+    static object CondemnReasons(object gc)
+    {
+        object per;
+        try { per = Member(gc, "PerHeapCondemnedReasons"); } catch (Exception) { return null; }
+        var arr = per as Array;
+        if (arr == null) return null;
+        Type groups = te.GetType("Microsoft.Diagnostics.Tracing.Analysis.GC.CondemnedReasonGroup");
+        var heaps = new List<object>();
+        foreach (object r in arr)
+        {
+            var bytes = r == null ? null : Member(r, "CondemnedReasonGroups") as byte[];
+            if (bytes == null) { heaps.Add(null); continue; }
+            var kv = new List<object>();
+            for (int i = 0; i < bytes.Length; i++)
+            {
+                if (bytes[i] == 0) continue;
+                kv.Add(groups != null && Enum.IsDefined(groups, i) ? Enum.GetName(groups, i) : i.ToString());
+                kv.Add((long)bytes[i]);
+            }
+            heaps.Add(kv.ToArray());
+        }
+        return new JsonArray(heaps.ToArray());
+    }
 
     static object Member(object o, string name)
     {
@@ -209,8 +258,26 @@ public class TraceEventReading
                     try { v = Member(gc, name); } catch (Exception) { continue; }
                     row.Add(name); row.Add(v);
                 }
+                foreach (string name in GcArrays)
+                {
+                    object v;
+                    try { v = Member(gc, name); } catch (Exception) { continue; }
+                    var a = v as double[];
+                    if (a == null) continue;
+                    var items = new object[a.Length];
+                    for (int i = 0; i < a.Length; i++) items[i] = a[i];
+                    row.Add(name); row.Add(new JsonArray(items));
+                }
                 var perGen = PerGeneration(gc);
                 if (perGen != null) { row.Add("per_generation"); row.Add(perGen); }
+                foreach (string name in new[] { "HeapStats", "GlobalHeapHistory" })
+                {
+                    object v = null;
+                    try { v = Member(gc, name); } catch (Exception) { }
+                    if (v != null) { row.Add(name); row.Add(Scalars(v)); }
+                }
+                var condemned = CondemnReasons(gc);
+                if (condemned != null) { row.Add("PerHeapCondemnedReasons"); row.Add(condemned); }
                 w.Item(); w.Inline(row.ToArray());
             }
             try { stats = gcInfo.GetType().GetMethod("Stats").Invoke(gcInfo, null); } catch (Exception) { }
@@ -265,6 +332,13 @@ public class TraceEventReading
     }
 }
 
+// A JSON array inside an inline object (plain object[] means key/value pairs there).
+public class JsonArray
+{
+    public readonly object[] Items;
+    public JsonArray(object[] items) { Items = items; }
+}
+
 // Streaming JSON writer: one field per line, arrays of objects one element per line.
 public class JsonOut
 {
@@ -302,6 +376,13 @@ public class JsonOut
     {
         if (v == null) sb.Append("null");
         else if (v is object[]) Inline((object[])v);
+        else if (v is JsonArray)
+        {
+            sb.Append('[');
+            var items = ((JsonArray)v).Items;
+            for (int i = 0; i < items.Length; i++) { if (i > 0) sb.Append(", "); Value(items[i]); }
+            sb.Append(']');
+        }
         else if (v is bool) sb.Append((bool)v ? "true" : "false");
         else if (v is double || v is float)
         {
