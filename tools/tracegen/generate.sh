@@ -11,7 +11,7 @@
 #   * PyPI: dotnetcore2==3.1.23 (a dotnet host + Microsoft.NETCore.App 3.1.23), into a venv;
 #   * npm: @microsoft/sarif-multitool-linux@5.7.0, a self-contained single-file .NET 8 program
 #     (runtime 8.0.x plus TraceEvent 3.1.x inside). Our code runs in it as a startup hook.
-# Environment: GCSCOPE_TRACEGEN_WORK or TRACEGEN_WORK (cache, default /tmp/gcscope-tracegen),
+# Environment: TRACEGEN_WORK (cache dir, default /tmp/gcscope-tracegen),
 # TRACEGEN_RUNTIMES (default "netcore3.1 net8.0"), TRACEGEN_WORKLOADS (default: all seven).
 set -euo pipefail
 
