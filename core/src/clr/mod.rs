@@ -343,6 +343,10 @@ mod tests {
                                         let _ = b.root_edges().count();
                                         let _ = b.nodes().count();
                                         let _ = b.edges().count();
+                                        let _ = b.cwt_edges().count();
+                                        let _ = b.root_ccws().count();
+                                        let _ = b.rcws().count();
+                                        let _ = b.static_vars().count();
                                     }
                                     ClrEvent::GcPerHeapHistory(h) => {
                                         let _ = h.generations().count();

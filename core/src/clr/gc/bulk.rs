@@ -2,7 +2,7 @@
 //! (`#pragma pack(1)` structs: no padding). Elements are read lazily.
 
 use crate::clr::enums::GcRootKind;
-use crate::clr::payload::{PResult, PayloadError, Reader};
+use crate::clr::payload::{PResult, PayloadError, Reader, Utf16Str};
 
 /// Which GCBulk event a [`GcBulk`] came from; fixes the element layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -30,6 +30,15 @@ pub enum BulkKind {
 }
 
 impl BulkKind {
+    /// Bytes of the event header before the elements.
+    pub fn header_len(self) -> usize {
+        match self {
+            BulkKind::RootCcw | BulkKind::Rcw => 6,
+            BulkKind::RootStaticVar => 14,
+            _ => 10,
+        }
+    }
+
     /// Bytes per element for fixed-size kinds.
     pub fn stride(self, pointer_size: u8) -> Option<usize> {
         let p = usize::from(pointer_size);
@@ -106,6 +115,49 @@ pub struct Node {
 pub struct Edge {
     pub value: u64,
     pub referencing_field_id: u32,
+}
+
+/// One GCBulkRootConditionalWeakTableElementEdge element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CwtEdge {
+    pub key_node_id: u64,
+    pub value_node_id: u64,
+    pub root_id: u64,
+}
+
+/// One GCBulkRootCCW element (COM-callable wrapper root).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct RootCcw {
+    pub root_id: u64,
+    pub object_id: u64,
+    pub type_id: u64,
+    pub iunknown: u64,
+    pub ref_count: u32,
+    pub pegged_ref_count: u32,
+    /// 0x1 strong, 0x2 pegged.
+    pub flags: u32,
+}
+
+/// One GCBulkRCW element (runtime-callable wrapper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Rcw {
+    pub object_id: u64,
+    pub type_id: u64,
+    pub iunknown: u64,
+    pub vtable: u64,
+    pub ref_count: u32,
+    pub flags: u32,
+}
+
+/// One GCBulkRootStaticVar element.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct StaticVarRoot<'a> {
+    pub root_id: u64,
+    pub object_id: u64,
+    pub type_id: u64,
+    /// 0x1 thread-local.
+    pub flags: u32,
+    pub field_name: Utf16Str<'a>,
 }
 
 impl<'a> GcBulk<'a> {
@@ -203,6 +255,67 @@ impl<'a> GcBulk<'a> {
                 root_kind: GcRootKind::from_raw(u32::from(r.u8("GCRootKind")?)),
                 root_flags: r.u32("GCRootFlag")?,
                 root_id: r.ptr("GCRootID")?,
+            })
+        })
+    }
+
+    /// The elements of a GCBulkRootConditionalWeakTableElementEdge event (empty for other kinds).
+    pub fn cwt_edges(&self) -> impl Iterator<Item = CwtEdge> + 'a {
+        self.elements(BulkKind::RootConditionalWeakTableElementEdge, |r| {
+            Ok(CwtEdge {
+                key_node_id: r.ptr("GCKeyNodeID")?,
+                value_node_id: r.ptr("GCValueNodeID")?,
+                root_id: r.ptr("GCRootID")?,
+            })
+        })
+    }
+
+    /// The elements of a GCBulkRootCCW event (empty for other kinds).
+    pub fn root_ccws(&self) -> impl Iterator<Item = RootCcw> + 'a {
+        self.elements(BulkKind::RootCcw, |r| {
+            Ok(RootCcw {
+                root_id: r.u64("GCRootID")?,
+                object_id: r.u64("ObjectID")?,
+                type_id: r.u64("TypeID")?,
+                iunknown: r.u64("IUnknown")?,
+                ref_count: r.u32("RefCount")?,
+                pegged_ref_count: r.u32("PeggedRefCount")?,
+                flags: r.u32("Flags")?,
+            })
+        })
+    }
+
+    /// The elements of a GCBulkRCW event (empty for other kinds).
+    pub fn rcws(&self) -> impl Iterator<Item = Rcw> + 'a {
+        self.elements(BulkKind::Rcw, |r| {
+            Ok(Rcw {
+                object_id: r.u64("ObjectID")?,
+                type_id: r.u64("TypeID")?,
+                iunknown: r.u64("IUnknown")?,
+                vtable: r.u64("VTable")?,
+                ref_count: r.u32("RefCount")?,
+                flags: r.u32("Flags")?,
+            })
+        })
+    }
+
+    /// The elements of a GCBulkRootStaticVar event (empty for other kinds). Elements are
+    /// variable-size; iteration stops at the first one that does not fit.
+    pub fn static_vars(&self) -> impl Iterator<Item = StaticVarRoot<'a>> + 'a {
+        let n = if self.kind == BulkKind::RootStaticVar {
+            self.count as usize
+        } else {
+            0
+        };
+        let mut r = Reader::new(self.values, self.pointer_size).ok();
+        (0..n).map_while(move |_| {
+            let r = r.as_mut()?;
+            Some(StaticVarRoot {
+                root_id: r.u64("GCRootID").ok()?,
+                object_id: r.u64("ObjectID").ok()?,
+                type_id: r.u64("TypeID").ok()?,
+                flags: r.u32("Flags").ok()?,
+                field_name: r.utf16z("FieldName").ok()?,
             })
         })
     }
@@ -350,6 +463,86 @@ mod tests {
                 edge_count: 2
             }]
         );
+    }
+
+    #[test]
+    fn com_and_static_var_elements() {
+        // RootCCW: one 44-byte element.
+        let mut p = Vec::new();
+        p.extend_from_slice(&1u32.to_le_bytes());
+        p.extend_from_slice(&3u16.to_le_bytes());
+        for v in [1u64, 2, 3, 4] {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [5u32, 6, 2] {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        let b = GcBulk::parse(&p, BulkKind::RootCcw, 8).unwrap();
+        assert_eq!(
+            b.root_ccws().collect::<Vec<_>>(),
+            [RootCcw {
+                root_id: 1,
+                object_id: 2,
+                type_id: 3,
+                iunknown: 4,
+                ref_count: 5,
+                pegged_ref_count: 6,
+                flags: 2
+            }]
+        );
+        // RCW: one 40-byte element.
+        let mut q = Vec::new();
+        q.extend_from_slice(&1u32.to_le_bytes());
+        q.extend_from_slice(&3u16.to_le_bytes());
+        for v in [7u64, 8, 9, 10] {
+            q.extend_from_slice(&v.to_le_bytes());
+        }
+        q.extend_from_slice(&11u32.to_le_bytes());
+        q.extend_from_slice(&1u32.to_le_bytes());
+        let b = GcBulk::parse(&q, BulkKind::Rcw, 8).unwrap();
+        let r: Vec<_> = b.rcws().collect();
+        assert_eq!(
+            (r[0].object_id, r[0].vtable, r[0].ref_count, r[0].flags),
+            (7, 10, 11, 1)
+        );
+        // CWT edge x86: 3 pointers.
+        let mut c = Vec::new();
+        c.extend_from_slice(&0u32.to_le_bytes());
+        c.extend_from_slice(&1u32.to_le_bytes());
+        c.extend_from_slice(&3u16.to_le_bytes());
+        for v in [0x10u32, 0x20, 0x30] {
+            c.extend_from_slice(&v.to_le_bytes());
+        }
+        let b = GcBulk::parse(&c, BulkKind::RootConditionalWeakTableElementEdge, 4).unwrap();
+        assert_eq!(
+            b.cwt_edges().collect::<Vec<_>>(),
+            [CwtEdge {
+                key_node_id: 0x10,
+                value_node_id: 0x20,
+                root_id: 0x30
+            }]
+        );
+        // StaticVar: two variable-size elements.
+        let mut s = Vec::new();
+        s.extend_from_slice(&2u32.to_le_bytes());
+        s.extend_from_slice(&0x77u64.to_le_bytes());
+        s.extend_from_slice(&3u16.to_le_bytes());
+        for (i, name) in ["s_a", "t_bb"].iter().enumerate() {
+            for v in [i as u64 + 1, 0x100, 0x200] {
+                s.extend_from_slice(&v.to_le_bytes());
+            }
+            s.extend_from_slice(&(i as u32).to_le_bytes());
+            s.extend(name.encode_utf16().flat_map(|u| u.to_le_bytes()));
+            s.extend_from_slice(&[0, 0]);
+        }
+        let b = GcBulk::parse(&s, BulkKind::RootStaticVar, 8).unwrap();
+        let v: Vec<_> = b.static_vars().collect();
+        assert_eq!(v.len(), 2);
+        assert_eq!((v[1].root_id, v[1].flags), (2, 1));
+        assert!(v[1].field_name.eq_str("t_bb"));
+        // Cut inside the second element: iteration stops after the first.
+        let b = GcBulk::parse(&s[..s.len() - 3], BulkKind::RootStaticVar, 8).unwrap();
+        assert_eq!(b.static_vars().count(), 1);
     }
 
     #[test]

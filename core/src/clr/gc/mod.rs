@@ -18,7 +18,10 @@ pub mod mark;
 
 pub use allocation::GcAllocationTick;
 pub use bgc::{Bgc1stSweepEnd, BgcAllocWait, BgcDrainMark, BgcOverflow, BgcRevisit, GcFullNotify};
-pub use bulk::{BulkKind, Edge, GcBulk, MovedRange, Node, RootEdge, SurvivingRange};
+pub use bulk::{
+    BulkKind, CwtEdge, Edge, GcBulk, MovedRange, Node, Rcw, RootCcw, RootEdge, StaticVarRoot,
+    SurvivingRange,
+};
 pub use compact::{FitBucket, GcFitBucketInfo, GcLohCompact, LohCompactHeap};
 pub use dynamic::{CommittedUsage, DynamicPayload, GcDynamicEvent};
 pub use handles::{DestroyGcHandle, PinObjectAtGcTime, PinPlugAtGcTime, SetGcHandle};
