@@ -189,10 +189,6 @@ fn runtime_events_named_and_gc_payloads_decode() {
     let mut gc_decoded = BTreeMap::new();
     for zip in zips(&shared) {
         let file = zip.file_name().unwrap().to_string_lossy().into_owned();
-        // TraceEvent cannot read the V2 netperf; it is 62 MB unzipped, covered elsewhere.
-        if file.contains("objver2") {
-            continue;
-        }
         let seen = scan(&zip);
         if !seen.unnamed.is_empty() {
             failures.push(format!(

@@ -559,3 +559,11 @@ fn xml_attribute_parsing() {
     assert!(matches(&n(-1), &e[1].attrs[1].1));
     assert!(!matches(&n(25), &e[0].attrs[1].1));
 }
+
+#[test]
+fn first_gc_fields_dotnetcore20_linux_netperf_v2() {
+    let Some(shared) = shared_dir() else { return };
+    let n = check_trace(&shared, "eventpipe-dotnetcore2.0-linux-objver2.netperf");
+    // GC (IncreaseMemoryPressure), AllocationTick, RestartEEStart/Stop, SuspendEEStart/Stop.
+    assert_eq!(n, 6);
+}
