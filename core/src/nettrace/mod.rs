@@ -162,6 +162,16 @@ impl Decoder {
         Err(Error::truncated(end, self.current))
     }
 
+    fn flush_upto(&mut self, t: i64, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
+        let (meta, info) = (&self.meta, &self.info);
+        let Some(info) = info else { return };
+        let ptr = self.pointer_size;
+        self.sorter.flush_upto(t, &mut |p, payload| {
+            stats.events += 1;
+            emit(meta, info, ptr, p, payload, sink);
+        });
+    }
+
     fn flush(&mut self, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
         let (meta, info) = (&self.meta, &self.info);
         let Some(info) = info else { return };
@@ -373,9 +383,19 @@ impl Decoder {
                 payload_start: 0,
                 payload_len: 0,
             };
+            if h.sorted && self.sorter.buffered_bytes() >= crate::sort::EARLY_FLUSH_BYTES {
+                self.sorter.push(p, payload);
+                self.flush_upto(h.timestamp, stats, sink);
+                continue;
+            }
             if !self.sorter.push(p, payload) {
                 // A region over 4 GiB: deliver what is buffered early rather than fail.
                 self.flush(stats, sink);
+                if h.sorted && self.sorter.buffered_bytes() >= crate::sort::EARLY_FLUSH_BYTES {
+                    self.sorter.push(p, payload);
+                    self.flush_upto(h.timestamp, stats, sink);
+                    continue;
+                }
                 if !self.sorter.push(p, payload) {
                     stats.skipped_events += 1;
                 }
