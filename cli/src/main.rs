@@ -5,7 +5,13 @@
 
 mod args;
 mod events;
+mod gcs;
+mod handles;
 mod load;
+mod pins;
+mod reasons;
+mod summary;
+mod table;
 
 use std::process::ExitCode;
 
@@ -14,6 +20,12 @@ gcscope: .NET GC trace analysis (nettrace / netperf, zipped or gzipped)
 
 USAGE:
     gcscope events FILE [--json]        event counts by Provider/EventName (TraceEvent naming)
+    gcscope summary FILE [--json]       process facts and GC rollup by generation
+    gcscope gcs FILE [--json|--csv] [--gen N] [--min-pause MS] [--reason R]
+                                        one row per GC (JSON: every figure, see docs/model.md)
+    gcscope reasons FILE [--json]       trigger and condemn reasons, GCs per generation
+    gcscope pins FILE [--json]          pinned objects by type, pinning per GC
+    gcscope handles FILE [--json]       GC handles by kind, alive at the end
     gcscope help                        this text
 ";
 
@@ -25,6 +37,11 @@ fn main() -> ExitCode {
     };
     let result = match cmd.as_str() {
         "events" => events::run(rest),
+        "summary" => summary::run(rest),
+        "gcs" => gcs::run(rest),
+        "reasons" => reasons::run(rest),
+        "pins" => pins::run(rest),
+        "handles" => handles::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

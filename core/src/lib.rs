@@ -14,6 +14,7 @@ pub mod clr;
 pub mod container;
 pub mod error;
 pub mod event;
+pub mod gc;
 pub mod nettrace;
 pub mod read;
 pub mod reader;

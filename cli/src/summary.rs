@@ -1,0 +1,214 @@
+//! `gcscope summary FILE`: process facts and PerfView's "GC Rollup By Generation".
+
+use std::io::Write;
+
+use gcscope_core::gc::{GcModel, ModelBuilder};
+use serde::Serialize;
+
+use crate::args::Args;
+use crate::table::{self, Align, Table};
+
+/// Decodes FILE and builds its GC model, streaming the file through the decoder.
+pub fn load_model(path: &str) -> Result<GcModel, String> {
+    let mut builder: Option<ModelBuilder> = None;
+    let (info, stats) = crate::load::read_trace(path, &mut |info, e| {
+        builder
+            .get_or_insert_with(|| ModelBuilder::new(info))
+            .on_event(e);
+    })?;
+    let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
+    b.set_info(&info);
+    Ok(b.finish(Some(&stats)))
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+pub fn print(s: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// The summary as JSON: everything but the per-GC rows (those are `gcscope gcs --json`).
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    process: &'a gcscope_core::gc::ProcessFacts,
+    rollup: &'a [gcscope_core::gc::GenRollup],
+    condemn_reasons: &'a gcscope_core::gc::CondemnBreakdown,
+    handles: HandleCounts,
+    pinning: PinCounts,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct HandleCounts {
+    has_events: bool,
+    created: u64,
+    destroyed: u64,
+    destroyed_unmatched: u64,
+    alive_at_end: usize,
+}
+
+#[derive(Serialize)]
+struct PinCounts {
+    has_events: bool,
+    pinned_object_events: u64,
+    pinned_plug_events: u64,
+    gcs_with_pins: u32,
+    types: usize,
+}
+
+pub fn run(raw: &[String]) -> Result<(), String> {
+    let args = Args::parse(raw, &[])?;
+    args.only(&["json"])?;
+    let m = load_model(args.file()?)?;
+    if args.flag("json") {
+        let j = SummaryJson {
+            process: &m.process,
+            rollup: &m.rollup,
+            condemn_reasons: &m.condemn_reasons,
+            handles: HandleCounts {
+                has_events: m.handles.has_events,
+                created: m.handles.created,
+                destroyed: m.handles.destroyed,
+                destroyed_unmatched: m.handles.destroyed_unmatched,
+                alive_at_end: m.handles.alive_at_end.len(),
+            },
+            pinning: PinCounts {
+                has_events: m.pinning.has_events,
+                pinned_object_events: m.pinning.pinned_object_events,
+                pinned_plug_events: m.pinning.pinned_plug_events,
+                gcs_with_pins: m.pinning.gcs_with_pins,
+                types: m.pinning.by_type.len(),
+            },
+            notes: &m.notes,
+        };
+        let mut s = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
+        s.push('\n');
+        return print(&s);
+    }
+    print(&human(&m))
+}
+
+fn human(m: &GcModel) -> String {
+    let p = &m.process;
+    let mut s = String::new();
+    let or = |v: &Option<String>| v.clone().unwrap_or_else(|| "(not in trace)".into());
+    s.push_str(&format!(
+        "Trace      {} started {} UTC, {:.1} ms\n",
+        p.format, p.trace_start_utc, p.trace_duration_ms
+    ));
+    s.push_str(&format!(
+        "Process    pid {}, {} CPUs, {}-bit\n",
+        p.process_id,
+        p.processor_count,
+        p.pointer_size as u32 * 8
+    ));
+    s.push_str(&format!("Runtime    {}\n", or(&p.runtime_version)));
+    if let Some(c) = &p.command_line {
+        s.push_str(&format!("Command    {c}\n"));
+    }
+    let mode = match (&p.gc_mode, p.heap_count) {
+        (Some(m), Some(h)) => format!("{m}, {h} heap{}", if h == 1 { "" } else { "s" }),
+        _ => "unknown (no GCGlobalHeapHistory / GCPerHeapHistory events)".into(),
+    };
+    let conc = match p.concurrent {
+        Some(true) => ", concurrent (background GC)",
+        Some(false) => ", non-concurrent",
+        None => "",
+    };
+    s.push_str(&format!("GC mode    {mode}{conc}\n"));
+    if let Some(l) = p.hard_limit_bytes {
+        s.push_str(&format!("Hard limit {} MB\n", table::mb(Some(l))));
+    }
+    s.push_str(&format!(
+        "Events     {} ({} runtime, {} used by the GC model, {} undecodable), dropped: {}\n",
+        p.events,
+        p.runtime_events,
+        p.gc_events,
+        p.payload_errors,
+        table::num(p.dropped_events)
+    ));
+    s.push_str(&format!(
+        "GCs        {} ({} incomplete), GC span {:.1} ms\n\n",
+        p.gc_count, p.incomplete_gc_count, p.gc_span_ms
+    ));
+
+    s.push_str("GC rollup by generation (complete GCs; times in ms, sizes in MB = 10^6 bytes)\n");
+    let mut t = Table::new(&[
+        ("Gen", Align::Left),
+        ("Count", Align::Right),
+        ("Induced", Align::Right),
+        ("Max pause", Align::Right),
+        ("Mean pause", Align::Right),
+        ("Total pause", Align::Right),
+        ("% pause", Align::Right),
+        ("Max peak", Align::Right),
+        ("Alloc MB", Align::Right),
+        ("Promoted MB", Align::Right),
+        ("Surv MB/GC ms", Align::Right),
+    ]);
+    for r in &m.rollup {
+        t.row(vec![
+            r.gen.to_string(),
+            r.count.to_string(),
+            r.induced_count.to_string(),
+            format!("{:.3}", r.max_pause_ms),
+            format!("{:.3}", r.mean_pause_ms),
+            format!("{:.3}", r.total_pause_ms),
+            table::pct(r.pause_time_pct),
+            table::mb(Some(r.max_peak_bytes)),
+            table::mb(Some(r.total_allocated_bytes)),
+            table::mb(Some(r.total_promoted_bytes)),
+            r.promoted_per_gc_ms_bytes
+                .map_or_else(table::dash, |v| format!("{:.3}", v / 1e6)),
+        ]);
+    }
+    s.push_str(&t.render());
+
+    if !m.condemn_reasons.by_trigger.is_empty() {
+        s.push_str("\nTrigger reasons (GCs per generation)\n");
+        let mut t = Table::new(&[
+            ("Reason", Align::Left),
+            ("Gen0", Align::Right),
+            ("Gen1", Align::Right),
+            ("Gen2", Align::Right),
+            ("Total", Align::Right),
+        ]);
+        for r in &m.condemn_reasons.by_trigger {
+            t.row(vec![
+                r.reason.to_string(),
+                r.per_gen[0].to_string(),
+                r.per_gen[1].to_string(),
+                r.per_gen[2].to_string(),
+                r.total.to_string(),
+            ]);
+        }
+        s.push_str(&t.render());
+    }
+    if m.handles.has_events {
+        s.push_str(&format!(
+            "\nGC handles: {} created, {} destroyed, {} alive at end (gcscope handles FILE)\n",
+            m.handles.created,
+            m.handles.destroyed,
+            m.handles.alive_at_end.len()
+        ));
+    }
+    if m.pinning.has_events {
+        s.push_str(&format!(
+            "Pinning: {} pinned-object reports in {} GCs, {} types (gcscope pins FILE)\n",
+            m.pinning.pinned_object_events,
+            m.pinning.gcs_with_pins,
+            m.pinning.by_type.len()
+        ));
+    }
+    if !m.notes.is_empty() {
+        s.push_str(&format!(
+            "\n{} notes (summary --json lists them); first: {}\n",
+            m.notes.len(),
+            m.notes[0]
+        ));
+    }
+    s
+}

@@ -1,0 +1,757 @@
+//! The streaming state machine: typed GC events in timestamp order → [`Gc`] rows.
+//!
+//! Attribution follows TraceEvent's `TraceLoadedDotNetRuntime` (the reference our tests compare
+//! against): a GC's pause starts at the SuspendEEBegin (reason ForGC) that precedes its GCStart and
+//! ends at the RestartEEEnd on the suspending thread; a background GC adds every later
+//! suspension (reason ForGCPrep) it makes; HeapStats, PerHeapHistory and GlobalHeapHistory belong to
+//! the GC in progress (for server background GCs, which fire them after GCEnd, to the background GC
+//! that just ended). Where TraceEvent drops a GC (no suspension seen), we keep it and say why.
+
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::derive;
+use super::handles::HandleTracker;
+use super::pins::PinTracker;
+use super::reasons;
+use super::types::*;
+use crate::event::TraceInfo;
+
+/// SuspendEE reasons that start a GC pause (GCSuspendEEReason).
+const SUSPEND_FOR_GC: u32 = 1;
+const SUSPEND_FOR_GC_PREP: u32 = 6;
+/// GCReason values with special handling.
+const REASON_PM_FULL_GC: u32 = 12;
+/// Keep at most this many free-text notes; the rest are only counted.
+const MAX_NOTES: usize = 200;
+
+/// Facts about a GC that feed derived figures but are not serialized.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GcRaw {
+    /// GCHeapStats seen: sizes per generation 0..=4, promoted per generation, and its time.
+    pub heap_stats: Option<HeapStatsRaw>,
+    pub heap_stats_ms: Option<f64>,
+    /// Alloc-tick bytes per kind (small, large, pinned) since the previous GC's HeapStats.
+    pub alloc_tick: Option<[u64; 3]>,
+    pub restart_seen: bool,
+    /// No more events are expected for this GC: derived figures have been computed.
+    pub closed: bool,
+    pub global_seen: bool,
+    /// GCStart came without a GC suspension in progress (trace started mid-GC).
+    pub no_suspend: bool,
+    /// GCGlobalHeapHistory's condemn reasons (v3+), merged with the per-heap ones by derive.
+    pub global_condemn: Option<CondemnReasons>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HeapStatsRaw {
+    pub size: [u64; 5],
+    pub promoted: [u64; 5],
+    /// The event carried generation 4 (POH), i.e. version >= 2.
+    pub has_poh: bool,
+}
+
+/// One GCHeapStats payload, as the model needs it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HeapStatsInput {
+    pub generation_size: [u64; 5],
+    pub promoted_size: [u64; 5],
+    pub has_poh: bool,
+    pub finalization_promoted_size: u64,
+    pub finalization_promoted_count: u64,
+    pub pinned_object_count: u32,
+    pub sync_block_count: u32,
+    pub gc_handle_count: u32,
+}
+
+/// One GCGlobalHeapHistory payload.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GlobalHistoryInput<'a> {
+    pub final_youngest_desired: u64,
+    pub num_heaps: i32,
+    pub condemned_generation: u32,
+    pub gen0_reduction_count: u32,
+    pub reason: u32,
+    pub global_mechanisms: u32,
+    pub pause_mode: Option<u32>,
+    pub memory_pressure: Option<u32>,
+    pub condemn_reasons: Option<(u32, u32)>,
+    pub times: &'a [u32],
+}
+
+/// One GCPerHeapHistory payload (v3 layout; older versions fill what they have).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PerHeapInput<'a> {
+    pub heap_index: u32,
+    pub free_list_allocated: u64,
+    pub free_list_rejected: u64,
+    pub end_of_seg_allocated: u64,
+    pub condemned_allocated: u64,
+    pub pinned_allocated: u64,
+    pub pinned_allocated_advance: u64,
+    pub running_free_list_efficiency: u32,
+    pub condemn_reasons0: u32,
+    pub condemn_reasons1: u32,
+    pub compact_mechanisms: u32,
+    pub expand_mechanisms: u32,
+    pub extra_gen0_commit: u64,
+    /// Per generation: SizeBefore, FreeListBefore, FreeObjBefore, SizeAfter, FreeListAfter,
+    /// FreeObjAfter, In, PinnedSurv, NonPinnedSurv, NewAllocation.
+    pub generations: &'a [[u64; 10]],
+}
+
+/// Builds a [`GcModel`] from events as they arrive.
+#[derive(Debug)]
+pub struct ModelBuilder {
+    pub(crate) info: TraceInfo,
+    pub(crate) gcs: Vec<Gc>,
+    pub(crate) raw: Vec<GcRaw>,
+    /// Length of the prefix of `gcs` that is closed (no further events expected).
+    settled: usize,
+
+    // Suspension in progress (TraceEvent's suspendThreadID*).
+    suspend_thread_gc: Option<u64>,
+    suspend_thread_bgc: Option<u64>,
+    suspend_thread_other: Option<u64>,
+    suspend_start_ms: Option<f64>,
+    suspend_end_ms: Option<f64>,
+    last_suspend_reason: u32,
+
+    current_bgc: Option<usize>,
+    /// The thread doing the background GC (seen on its ForGCPrep suspension or BGC phase events).
+    bgc_thread: Option<u64>,
+    /// Where the last GCGlobalHeapHistory went: the GCPerHeapHistory events that follow belong there.
+    history_gc: Option<usize>,
+    last_completed: Option<usize>,
+    /// Time of the last GCHeapStats (TraceEvent's "last restart end"): the previous GC's end.
+    last_gc_end_ms: Option<f64>,
+
+    alloc_tick_total: [u64; 3],
+    alloc_tick_at_last_gc: [u64; 3],
+    has_alloc_ticks: bool,
+
+    pub(crate) handles: HandleTracker,
+    pub(crate) pins: PinTracker,
+    pub(crate) process: ProcessFacts,
+    pub(crate) notes: Vec<String>,
+    notes_dropped: u64,
+    heap_count_seen: u32,
+}
+
+impl ModelBuilder {
+    pub fn new(info: &TraceInfo) -> ModelBuilder {
+        let mut b = ModelBuilder {
+            info: info.clone(),
+            gcs: Vec::new(),
+            raw: Vec::new(),
+            settled: 0,
+            suspend_thread_gc: None,
+            suspend_thread_bgc: None,
+            suspend_thread_other: None,
+            suspend_start_ms: None,
+            suspend_end_ms: None,
+            last_suspend_reason: 0,
+            current_bgc: None,
+            bgc_thread: None,
+            history_gc: None,
+            last_completed: None,
+            last_gc_end_ms: None,
+            alloc_tick_total: [0; 3],
+            alloc_tick_at_last_gc: [0; 3],
+            has_alloc_ticks: false,
+            handles: HandleTracker::default(),
+            pins: PinTracker::default(),
+            process: ProcessFacts::default(),
+            notes: Vec::new(),
+            notes_dropped: 0,
+            heap_count_seen: 0,
+        };
+        b.set_info(info);
+        b
+    }
+
+    /// Sets the trace header's facts (when the builder was made before the header was read).
+    pub fn set_info(&mut self, info: &TraceInfo) {
+        self.info = info.clone();
+        let p = &mut self.process;
+        p.format = info.format.clone();
+        p.pointer_size = info.pointer_size;
+        p.process_id = info.process_id;
+        p.processor_count = info.processor_count;
+        p.trace_start_utc = format_utc(&info.sync_time_utc);
+    }
+
+    /// Every GC seen so far, in GCStart order; rows still in progress have `complete == false` and
+    /// their derived figures are not filled yet.
+    pub fn gcs(&self) -> &[Gc] {
+        &self.gcs
+    }
+
+    /// The GCs that are finished and whose figures are final (a prefix of [`Self::gcs`]): a GC
+    /// still in progress (e.g. a background GC) holds back the rows after it.
+    pub fn completed_gcs(&self) -> &[Gc] {
+        &self.gcs[..self.settled]
+    }
+
+    pub(crate) fn note(&mut self, msg: String) {
+        if self.notes.len() < MAX_NOTES {
+            self.notes.push(msg);
+        } else {
+            self.notes_dropped += 1;
+        }
+    }
+
+    /// TraceEvent's GetCurrentGC: the last GC if it is still open, else the background GC in progress.
+    fn current(&self) -> Option<usize> {
+        let last = self.gcs.len().checked_sub(1)?;
+        if !self.raw[last].closed {
+            Some(last)
+        } else {
+            self.current_bgc
+        }
+    }
+
+    /// TraceEvent's GetLastGC: the current GC, or for server GC the background GC that just ended
+    /// (server background GCs fire their history events after GCEnd/GCHeapStats).
+    fn history_target(&self) -> Option<usize> {
+        if let Some(i) = self.current() {
+            return Some(i);
+        }
+        let i = self.last_completed?;
+        (self.gcs[i].gc_type == GcType::Background).then_some(i)
+    }
+
+    fn find_by_number(&self, number: u32) -> Option<usize> {
+        self.gcs
+            .iter()
+            .rev()
+            .take(16)
+            .position(|g| g.number == number)
+            .map(|p| self.gcs.len() - 1 - p)
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Event handlers. `ms` is the event time (ms since trace start), `thread` the OS thread.
+
+    pub(crate) fn on_suspend_begin(&mut self, ms: f64, thread: u64, reason: u32) {
+        match reason {
+            SUSPEND_FOR_GC => self.suspend_thread_gc = Some(thread),
+            SUSPEND_FOR_GC_PREP => {
+                self.suspend_thread_bgc = Some(thread);
+                self.bgc_thread = Some(thread);
+            }
+            _ => {
+                self.suspend_thread_other = Some(thread);
+                return;
+            }
+        }
+        self.last_suspend_reason = reason;
+        self.suspend_start_ms = Some(ms);
+        self.suspend_end_ms = None;
+    }
+
+    pub(crate) fn on_suspend_end(&mut self, ms: f64, thread: u64) {
+        if Some(thread) != self.suspend_thread_gc && Some(thread) != self.suspend_thread_bgc {
+            return;
+        }
+        if self.suspend_thread_bgc.is_some() {
+            if let (Some(b), Some(start)) = (self.current_bgc, self.suspend_start_ms) {
+                let s = self.gcs[b].suspend_ms.unwrap_or(0.0);
+                self.gcs[b].suspend_ms = Some(s + (ms - start));
+            }
+        }
+        self.suspend_end_ms = Some(ms);
+    }
+
+    pub(crate) fn on_gc_start(
+        &mut self,
+        ms: f64,
+        number: u32,
+        depth: u32,
+        reason: u32,
+        gc_type: u32,
+    ) {
+        if self.find_by_number(number).is_some() {
+            self.note(format!(
+                "GC {number}: a second GCStart at {ms:.3} ms was ignored"
+            ));
+            return;
+        }
+        let gc_type = GcType::from_code(gc_type);
+        // The ephemeral GC a background GC runs first shares the background GC's suspension.
+        let ephemeral_in_bgc = gc_type == GcType::NonConcurrent
+            && self
+                .gcs
+                .last()
+                .is_some_and(|g| g.gc_type == GcType::Background)
+            && self.raw.last().is_some_and(|r| !r.closed);
+        // A provisional-mode full GC ends the gen1 GC before it.
+        if reason == REASON_PM_FULL_GC {
+            if let Some(c) = self.current() {
+                self.close(c);
+            }
+        }
+        // A blocking GC still open when the next one starts lost its RestartEEEnd.
+        if let Some(last) = self.gcs.len().checked_sub(1) {
+            if !self.raw[last].closed
+                && self.gcs[last].gc_type != GcType::Background
+                && !ephemeral_in_bgc
+            {
+                self.close(last);
+            }
+        }
+
+        let in_suspension = self.suspend_thread_gc.is_some() || self.suspend_thread_other.is_some();
+        let mut no_suspend = false;
+        let (start_ms, suspend_ms) = if ephemeral_in_bgc || reason == REASON_PM_FULL_GC {
+            (ms, Some(0.0))
+        } else if let (true, Some(s)) = (in_suspension, self.suspend_start_ms) {
+            let end = *self.suspend_end_ms.get_or_insert(ms);
+            (s, Some(end - s))
+        } else {
+            no_suspend = true;
+            (ms, None)
+        };
+        let depth = depth.min(2) as u8;
+        let gc = Gc {
+            number,
+            gen: depth,
+            gc_type,
+            reason: Cow::Borrowed(reasons::gc_reason_name(reason)),
+            reason_code: reason,
+            induced: reasons::is_induced(reason),
+            complete: false,
+            missing: Vec::new(),
+            start_ms,
+            gc_start_ms: ms,
+            end_ms: None,
+            duration_ms: None,
+            suspend_ms,
+            pause_ms: if gc_type == GcType::Background {
+                suspend_ms
+            } else {
+                None
+            },
+            bgc_final_pause_ms: None,
+            since_previous_gc_ms: None,
+            pause_pct: None,
+            gen0_allocated_bytes: None,
+            loh_allocated_bytes: None,
+            poh_allocated_bytes: None,
+            allocated_bytes: None,
+            gen0_alloc_rate_bytes_per_s: None,
+            alloc_rate_bytes_per_s: None,
+            alloc_tick_bytes: None,
+            before_bytes: None,
+            peak_bytes: None,
+            after_bytes: None,
+            peak_after_ratio: None,
+            promoted_bytes: None,
+            generations: Generations::default(),
+            finalization_promoted_bytes: None,
+            finalization_promoted_count: None,
+            pinned_object_count: None,
+            gc_handle_count: None,
+            sync_block_count: None,
+            heap_count: None,
+            condemned_gen: None,
+            pause_mode: None,
+            memory_pressure_pct: None,
+            global_mechanisms: None,
+            gen0_budget_bytes: None,
+            gen0_reduction_count: None,
+            phase_times_us: None,
+            condemn: None,
+            heaps: Vec::new(),
+            pinned_objects: Vec::new(),
+            pinned_objects_bytes: None,
+            pinned_plugs: Vec::new(),
+            pinned_plug_bytes: None,
+            user_pinned_plug_bytes: None,
+            pinned_object_pct: None,
+            marked_bytes: None,
+        };
+        self.gcs.push(gc);
+        self.raw.push(GcRaw {
+            no_suspend,
+            ..GcRaw::default()
+        });
+        self.history_gc = None;
+        let idx = self.gcs.len() - 1;
+        if gc_type == GcType::Background {
+            self.current_bgc = Some(idx);
+            self.process.concurrent = Some(true);
+        }
+        self.handles.sample(ms);
+    }
+
+    pub(crate) fn on_gc_end(&mut self, ms: f64, number: u32, depth: u32) {
+        let idx = match self
+            .find_by_number(number)
+            .filter(|&i| !self.gcs[i].complete)
+        {
+            Some(i) => i,
+            None => match self.current() {
+                Some(i) => {
+                    self.note(format!(
+                        "GCEnd {number} at {ms:.3} ms matched GC {} by position",
+                        self.gcs[i].number
+                    ));
+                    i
+                }
+                None => {
+                    self.note(format!(
+                        "GCEnd {number} at {ms:.3} ms has no GCStart in the trace"
+                    ));
+                    return;
+                }
+            },
+        };
+        let gc = &mut self.gcs[idx];
+        gc.end_ms = Some(ms);
+        gc.duration_ms = Some(ms - gc.gc_start_ms);
+        gc.complete = true;
+        if depth.min(2) as u8 != gc.gen {
+            let g = gc.gen;
+            self.note(format!(
+                "GC {number}: GCStart depth {g} but GCEnd depth {depth}"
+            ));
+        }
+    }
+
+    pub(crate) fn on_restart_end(&mut self, ms: f64, thread: u64) {
+        if Some(thread) == self.suspend_thread_other {
+            self.suspend_thread_other = None;
+        }
+        if Some(thread) != self.suspend_thread_bgc && Some(thread) != self.suspend_thread_gc {
+            return;
+        }
+        if let Some(c) = self.current() {
+            if self.gcs[c].gc_type == GcType::Background {
+                let gc = &mut self.gcs[c];
+                match (self.suspend_thread_bgc, self.suspend_start_ms) {
+                    (Some(_), Some(s)) => {
+                        let pause = ms - s;
+                        gc.pause_ms = Some(gc.pause_ms.unwrap_or(0.0) + pause);
+                        if self.last_suspend_reason == SUSPEND_FOR_GC_PREP {
+                            gc.bgc_final_pause_ms = Some(pause);
+                        }
+                    }
+                    _ => gc.pause_ms = Some(ms - gc.start_ms),
+                }
+                self.raw[c].restart_seen = true;
+            } else {
+                self.gcs[c].pause_ms = Some(ms - self.gcs[c].start_ms);
+                self.raw[c].restart_seen = true;
+                if self.raw[c].heap_stats.is_some() {
+                    self.last_completed = Some(c);
+                    self.close(c);
+                }
+            }
+        }
+        self.suspend_start_ms = None;
+        self.suspend_end_ms = None;
+        self.suspend_thread_bgc = None;
+        self.suspend_thread_gc = None;
+    }
+
+    pub(crate) fn on_heap_stats(&mut self, ms: f64, hs: &HeapStatsInput) {
+        if let Some(c) = self.current() {
+            let since_from = self.last_gc_end_ms.unwrap_or(0.0);
+            let alloc_tick = self.has_alloc_ticks.then(|| {
+                let mut d = [0u64; 3];
+                for (k, v) in d.iter_mut().enumerate() {
+                    *v = self.alloc_tick_total[k].saturating_sub(self.alloc_tick_at_last_gc[k]);
+                }
+                d
+            });
+            let gc = &mut self.gcs[c];
+            gc.since_previous_gc_ms = Some(if gc.gc_type == GcType::Background {
+                ms - since_from
+            } else {
+                gc.start_ms - since_from
+            });
+            gc.finalization_promoted_bytes = Some(hs.finalization_promoted_size);
+            gc.finalization_promoted_count = Some(hs.finalization_promoted_count);
+            gc.pinned_object_count = Some(hs.pinned_object_count);
+            gc.sync_block_count = Some(hs.sync_block_count);
+            gc.gc_handle_count = Some(hs.gc_handle_count);
+            let raw = &mut self.raw[c];
+            raw.heap_stats = Some(HeapStatsRaw {
+                size: hs.generation_size,
+                promoted: hs.promoted_size,
+                has_poh: hs.has_poh,
+            });
+            raw.heap_stats_ms = Some(ms);
+            raw.alloc_tick = alloc_tick;
+            if gc.gc_type == GcType::Background && self.current_bgc == Some(c) {
+                // A background GC ends here: it has no RestartEE of its own at the end.
+                self.current_bgc = None;
+                self.bgc_thread = None;
+                self.last_completed = Some(c);
+                self.close(c);
+            }
+        } else {
+            self.note(format!("GCHeapStats at {ms:.3} ms outside any GC"));
+        }
+        self.alloc_tick_at_last_gc = self.alloc_tick_total;
+        self.last_gc_end_ms = Some(ms);
+    }
+
+    /// A background GC that ends while a foreground GC is still restarting fires its histories
+    /// before that GC's RestartEEEnd: they go to the background GC (its thread, or a gen2
+    /// condemned generation the foreground GC cannot have). TraceEvent gives them to the
+    /// foreground GC.
+    fn global_history_target(&self, thread: u64, condemned: u32) -> Option<usize> {
+        let cur = self.history_target()?;
+        if let Some(b) = self.current_bgc {
+            if cur != b
+                && (self.bgc_thread == Some(thread) || (condemned == 2 && self.gcs[cur].gen < 2))
+            {
+                return Some(b);
+            }
+        }
+        Some(cur)
+    }
+
+    /// A BGC phase event (private provider) names the background GC's thread.
+    pub(crate) fn on_bgc_phase(&mut self, thread: u64) {
+        if self.current_bgc.is_some() {
+            self.bgc_thread = Some(thread);
+        }
+    }
+
+    pub(crate) fn on_global_history(&mut self, ms: f64, thread: u64, h: &GlobalHistoryInput<'_>) {
+        if h.num_heaps > 0 && self.process.heap_count.is_none() {
+            self.process.heap_count = Some(h.num_heaps as u32);
+        }
+        let Some(c) = self.global_history_target(thread, h.condemned_generation) else {
+            self.note(format!("GCGlobalHeapHistory at {ms:.3} ms outside any GC"));
+            return;
+        };
+        self.history_gc = Some(c);
+        let gc = &mut self.gcs[c];
+        gc.heap_count = (h.num_heaps > 0).then_some(h.num_heaps as u32);
+        gc.condemned_gen = Some(h.condemned_generation.min(255) as u8);
+        gc.gen0_budget_bytes = Some(h.final_youngest_desired);
+        gc.gen0_reduction_count = Some(h.gen0_reduction_count);
+        gc.pause_mode = h
+            .pause_mode
+            .map(|m| Cow::Borrowed(reasons::pause_mode_name(m)));
+        gc.memory_pressure_pct = h.memory_pressure;
+        gc.global_mechanisms = Some(reasons::global_mechanism_names(h.global_mechanisms));
+        if !h.times.is_empty() {
+            gc.phase_times_us = Some(reasons::phase_times(h.times, h.global_mechanisms));
+        }
+        self.raw[c].global_condemn = h
+            .condemn_reasons
+            .map(|(r0, r1)| reasons::decode_condemn(r0, r1));
+        let (n, r) = (gc.number, gc.reason_code);
+        if h.reason != r {
+            self.note(format!(
+                "GC {n}: GCStart reason {r} but GCGlobalHeapHistory reason {}",
+                h.reason
+            ));
+        }
+        self.raw[c].global_seen = true;
+        if self.raw[c].closed {
+            derive::derive(self, c);
+        }
+    }
+
+    pub(crate) fn on_per_heap_history(&mut self, ms: f64, h: &PerHeapInput<'_>) {
+        self.heap_count_seen = self.heap_count_seen.max(h.heap_index.saturating_add(1));
+        // The per-heap events follow their GCGlobalHeapHistory (one per heap).
+        let after_global = self.history_gc.filter(|&g| {
+            let gc = &self.gcs[g];
+            (gc.heaps.len() as u32) < gc.heap_count.unwrap_or(1)
+                && !gc.heaps.iter().any(|x| x.heap == h.heap_index)
+        });
+        let Some(c) = after_global.or_else(|| self.history_target()) else {
+            self.note(format!("GCPerHeapHistory at {ms:.3} ms outside any GC"));
+            return;
+        };
+        let mut gens = Vec::with_capacity(h.generations.len());
+        for g in h.generations {
+            gens.push(derive::heap_gen(g));
+        }
+        let hist = HeapHistory {
+            heap: h.heap_index,
+            condemn: reasons::decode_condemn(h.condemn_reasons0, h.condemn_reasons1),
+            compact_mechanism: reasons::compact_mechanism_name(h.compact_mechanisms)
+                .map(Cow::Borrowed),
+            expand_mechanism: reasons::expand_mechanism_name(h.expand_mechanisms)
+                .map(Cow::Borrowed),
+            free_list_allocated_bytes: h.free_list_allocated,
+            free_list_rejected_bytes: h.free_list_rejected,
+            end_of_seg_allocated_bytes: h.end_of_seg_allocated,
+            condemned_allocated_bytes: h.condemned_allocated,
+            pinned_allocated_bytes: h.pinned_allocated,
+            pinned_allocated_advance_bytes: h.pinned_allocated_advance,
+            running_free_list_efficiency_pct: h.running_free_list_efficiency,
+            extra_gen0_commit_bytes: h.extra_gen0_commit,
+            generations: gens,
+        };
+        let heaps = &mut self.gcs[c].heaps;
+        // Keep heap order even if events arrive out of order.
+        let pos = heaps
+            .iter()
+            .position(|x| x.heap > hist.heap)
+            .unwrap_or(heaps.len());
+        heaps.insert(pos, hist);
+        if self.raw[c].closed {
+            derive::derive(self, c);
+        }
+    }
+
+    pub(crate) fn on_pin_object(
+        &mut self,
+        ms: f64,
+        handle: u64,
+        object: u64,
+        size: u64,
+        type_name: String,
+    ) {
+        self.pins.on_pinned_object(&type_name, size, self.gcs.len());
+        self.handles.set_type_name(handle, &type_name);
+        let Some(c) = self.current() else {
+            self.note(format!("PinObjectAtGCTime at {ms:.3} ms outside any GC"));
+            return;
+        };
+        let gc = &mut self.gcs[c];
+        if gc.pinned_objects.iter().any(|p| p.address == object) {
+            return; // TraceEvent counts each object once per GC.
+        }
+        gc.pinned_objects.push(PinnedObject {
+            handle,
+            address: object,
+            size_bytes: size,
+            type_name,
+        });
+    }
+
+    pub(crate) fn on_pin_plug(&mut self, ms: f64, start: u64, end: u64, gap_before: u64) {
+        self.pins.pinned_plug_events += 1;
+        let Some(c) = self.current() else {
+            self.note(format!("PinPlugAtGCTime at {ms:.3} ms outside any GC"));
+            return;
+        };
+        self.gcs[c].pinned_plugs.push(PinnedPlug {
+            start,
+            end,
+            gap_before_bytes: gap_before,
+            by_user: false,
+        });
+    }
+
+    pub(crate) fn on_mark(&mut self, heap: u32, root_kind: u32, bytes: u64) {
+        let _ = heap;
+        if let Some(c) = self.current() {
+            let m = self.gcs[c]
+                .marked_bytes
+                .get_or_insert_with(RootMarks::default);
+            m.add(root_kind, bytes);
+        }
+    }
+
+    pub(crate) fn on_allocation_tick(&mut self, bytes: u64, kind: u32) {
+        self.has_alloc_ticks = true;
+        let k = (kind as usize).min(2);
+        self.alloc_tick_total[k] = self.alloc_tick_total[k].saturating_add(bytes);
+    }
+
+    pub(crate) fn on_set_handle(
+        &mut self,
+        ms: f64,
+        handle: u64,
+        object: u64,
+        kind: u32,
+        generation: u32,
+    ) {
+        if !self.handles.on_set(ms, handle, object, kind, generation) {
+            self.note(format!(
+                "SetGCHandle {handle:#x} at {ms:.3} ms: handle already live (missed destroy)"
+            ));
+        }
+    }
+
+    pub(crate) fn on_destroy_handle(&mut self, ms: f64, handle: u64) {
+        self.handles.on_destroy(ms, handle);
+    }
+
+    pub(crate) fn on_gc_settings(&mut self, hard_limit: u64, bit_settings: u32) {
+        self.process.concurrent =
+            Some(bit_settings & 1 != 0 || self.process.concurrent == Some(true));
+        if hard_limit != 0 {
+            self.process.hard_limit_bytes = Some(hard_limit);
+        }
+    }
+
+    pub(crate) fn on_runtime_version(&mut self, version: String) {
+        if self.process.runtime_version.is_none() {
+            self.process.runtime_version = Some(version);
+        }
+    }
+
+    pub(crate) fn on_process_info(&mut self, command_line: String, os: String, arch: String) {
+        let keep = |s: String| (!s.is_empty()).then_some(s);
+        self.process.command_line = self.process.command_line.take().or(keep(command_line));
+        self.process.os = self.process.os.take().or(keep(os));
+        self.process.arch = self.process.arch.take().or(keep(arch));
+    }
+
+    /// Computes a GC's derived figures and advances the settled prefix.
+    fn close(&mut self, i: usize) {
+        if self.raw[i].closed {
+            return;
+        }
+        self.raw[i].closed = true;
+        derive::derive(self, i);
+        // A closed blocking GC that follows a background GC completes that BGC's peak window
+        // only when the BGC closes; derive handles that from the BGC side.
+        while self.settled < self.gcs.len() && self.raw[self.settled].closed {
+            self.settled += 1;
+        }
+    }
+
+    /// Closes every GC, computes the whole-trace summaries and returns the model.
+    pub(crate) fn finish_model(mut self, dropped_events: Option<u64>) -> GcModel {
+        for i in 0..self.gcs.len() {
+            if !self.raw[i].closed {
+                self.raw[i].closed = true;
+            }
+        }
+        // Recompute everything now that every event is in (late per-heap data, BGC peaks).
+        for i in 0..self.gcs.len() {
+            derive::derive(&mut self, i);
+        }
+        self.settled = self.gcs.len();
+        if self.notes_dropped > 0 {
+            let n = self.notes_dropped;
+            self.notes.push(format!("... and {n} more notes"));
+        }
+        self.process.dropped_events = dropped_events;
+        let heap_count = self
+            .process
+            .heap_count
+            .or((self.heap_count_seen > 0).then_some(self.heap_count_seen));
+        self.process.heap_count = heap_count;
+        self.process.gc_mode =
+            heap_count.map(|n| Cow::Borrowed(if n > 1 { "server" } else { "workstation" }));
+        if self.process.concurrent.is_none()
+            && self.gcs.iter().any(|g| g.gc_type == GcType::Background)
+        {
+            self.process.concurrent = Some(true);
+        }
+        super::summary::build(self)
+    }
+}
+
+fn format_utc(t: &[u16; 7]) -> String {
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6]
+    )
+}

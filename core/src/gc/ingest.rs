@@ -1,0 +1,258 @@
+//! The one place the model reads typed runtime events ([`crate::clr`]): each event becomes a
+//! builder call with plain values. A new event version changes the clr layer, not this file.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::builder::{GlobalHistoryInput, HeapStatsInput, ModelBuilder, PerHeapInput};
+use crate::clr::{self, ClrEvent};
+use crate::event::Event;
+use crate::reader::DecodeStats;
+
+/// Generation records per heap we keep (gen0, gen1, gen2, LOH, POH).
+const MAX_GENS: usize = 5;
+/// GCGlobalHeapHistory phase slots we keep.
+const MAX_TIMES: usize = 16;
+/// Runtime/Start (runtime provider) and its rundown copy: RuntimeInformation.
+const RUNTIME_INFORMATION: u32 = 187;
+/// Microsoft-DotNETCore-EventPipe ProcessInfo.
+const PROCESS_INFO: u32 = 1;
+
+// The two process-describing events below are not GC events, so the clr layer does not decode
+// them; their few fields are read here (bounds-checked) until it does.
+
+/// A UTF-16LE NUL-terminated string at `at`; returns it and the offset after the NUL.
+fn utf16z(p: &[u8], at: usize) -> Option<(String, usize)> {
+    let mut units = Vec::new();
+    let mut i = at;
+    loop {
+        let u = u16::from_le_bytes([*p.get(i)?, *p.get(i + 1)?]);
+        i += 2;
+        if u == 0 {
+            break;
+        }
+        units.push(u);
+    }
+    Some((String::from_utf16_lossy(&units), i))
+}
+
+/// RuntimeInformation: u16 ClrInstanceID, Sku, Bcl{Major,Minor,Build,Qfe}, VM{Major,Minor,Build,Qfe},
+/// u32 StartupFlags, u8 StartupMode, CommandLine, GUID, RuntimeDllPath. .NET 5+ put the product
+/// version in the Bcl fields; .NET Core 3.x says 4.0.0.0 there, so take the version from the
+/// runtime's directory (`.../Microsoft.NETCore.App/3.1.23/...`).
+fn runtime_version(p: &[u8]) -> Option<String> {
+    let w = |i: usize| Some(u16::from_le_bytes([*p.get(2 * i)?, *p.get(2 * i + 1)?]));
+    let (bmaj, bmin, bbuild) = (w(2)?, w(3)?, w(4)?);
+    let vm = format!("{}.{}.{}.{}", w(6)?, w(7)?, w(8)?, w(9)?);
+    if bmaj >= 5 {
+        return Some(format!("{bmaj}.{bmin}.{bbuild} (CoreCLR {vm})"));
+    }
+    let (_, after_cmd) = utf16z(p, 25)?;
+    let (path, _) = utf16z(p, after_cmd + 16)?;
+    let path = path.replace('\\', "/");
+    let from_dir = path
+        .split("Microsoft.NETCore.App/")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .filter(|v| !v.is_empty());
+    Some(match from_dir {
+        Some(v) => format!("{v} (CoreCLR {vm})"),
+        None => format!("CoreCLR {vm}"),
+    })
+}
+
+/// ProcessInfo: CommandLine, then (version 1) OSInformation and ArchInformation.
+fn process_info(p: &[u8]) -> Option<(String, String, String)> {
+    let (cmd, i) = utf16z(p, 0)?;
+    let (os, i) = utf16z(p, i).unwrap_or_default();
+    let (arch, _) = utf16z(p, i).unwrap_or_default();
+    Some((cmd, os, arch))
+}
+
+pub(crate) fn dropped_events(stats: &DecodeStats) -> u64 {
+    stats.dropped_events
+}
+
+pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
+    let p = &mut b.process;
+    p.events += 1;
+    if p.first_event_ms.is_none() {
+        p.first_event_ms = Some(e.time_ms);
+    }
+    p.last_event_ms = Some(p.last_event_ms.map_or(e.time_ms, |l| l.max(e.time_ms)));
+    if e.provider == clr::names::EVENTPIPE_PROVIDER && e.event_id == PROCESS_INFO {
+        if let Some((cmd, os, arch)) = process_info(e.payload) {
+            b.on_process_info(cmd, os, arch);
+        }
+        return;
+    }
+    if !clr::names::is_runtime_provider(e.provider) {
+        return;
+    }
+    if e.event_id == RUNTIME_INFORMATION && e.provider != clr::names::PRIVATE_PROVIDER {
+        if let Some(v) = runtime_version(e.payload) {
+            b.on_runtime_version(v);
+        }
+        return;
+    }
+    p.runtime_events += 1;
+    let decoded = match clr::decode(e) {
+        None => return,
+        Some(Ok(d)) => d,
+        Some(Err(err)) => {
+            b.process.payload_errors += 1;
+            b.note(format!("{} at {:.3} ms: {}", e.name, e.time_ms, err));
+            return;
+        }
+    };
+    let (ms, th) = (e.time_ms, e.thread_id);
+    let used = match decoded {
+        ClrEvent::GcSuspendEeBegin(s) => {
+            b.on_suspend_begin(ms, th, s.reason.raw());
+            true
+        }
+        ClrEvent::GcSuspendEeEnd(_) => {
+            b.on_suspend_end(ms, th);
+            true
+        }
+        ClrEvent::GcStart(s) => {
+            let gc_type = s.gc_type.map_or(0, |t| t.raw());
+            b.on_gc_start(ms, s.count, s.depth.unwrap_or(0), s.reason.raw(), gc_type);
+            true
+        }
+        ClrEvent::GcEnd(s) => {
+            b.on_gc_end(ms, s.count, s.depth);
+            true
+        }
+        ClrEvent::GcRestartEeEnd(_) => {
+            b.on_restart_end(ms, th);
+            true
+        }
+        ClrEvent::GcHeapStats(h) => {
+            let mut size = [0u64; 5];
+            let mut promoted = [0u64; 5];
+            size[..4].copy_from_slice(&h.generation_size);
+            promoted[..4].copy_from_slice(&h.total_promoted_size);
+            size[4] = h.poh_size.unwrap_or(0);
+            promoted[4] = h.poh_promoted_size.unwrap_or(0);
+            b.on_heap_stats(
+                ms,
+                &HeapStatsInput {
+                    generation_size: size,
+                    promoted_size: promoted,
+                    has_poh: h.poh_size.is_some(),
+                    finalization_promoted_size: h.finalization_promoted_size,
+                    finalization_promoted_count: h.finalization_promoted_count,
+                    pinned_object_count: h.pinned_object_count,
+                    sync_block_count: h.sink_block_count,
+                    gc_handle_count: h.gc_handle_count,
+                },
+            );
+            true
+        }
+        ClrEvent::GcGlobalHeapHistory(h) => {
+            let mut times = [0u32; MAX_TIMES];
+            let mut n = 0;
+            if let Some(t) = &h.phase_times {
+                for (slot, v) in times.iter_mut().zip(t.iter()) {
+                    *slot = v;
+                    n += 1;
+                }
+            }
+            b.on_global_history(
+                ms,
+                th,
+                &GlobalHistoryInput {
+                    final_youngest_desired: h.final_youngest_desired,
+                    num_heaps: h.num_heaps as i32,
+                    condemned_generation: h.condemned_generation,
+                    gen0_reduction_count: h.gen0_reduction_count,
+                    reason: h.reason.raw(),
+                    global_mechanisms: h.global_mechanisms.0,
+                    pause_mode: h.pause_mode.map(|m| m.raw()),
+                    memory_pressure: h.memory_pressure,
+                    condemn_reasons: h.condemn_reasons.map(|c| (c.reasons0, c.reasons1)),
+                    times: &times[..n],
+                },
+            );
+            true
+        }
+        ClrEvent::GcPerHeapHistory(h) => {
+            let mut gens = [[0u64; 10]; MAX_GENS];
+            let mut n = 0;
+            for (slot, g) in gens.iter_mut().zip(h.generations()) {
+                *slot = [
+                    g.size_before,
+                    g.free_list_space_before,
+                    g.free_obj_space_before,
+                    g.size_after,
+                    g.free_list_space_after,
+                    g.free_obj_space_after,
+                    g.in_bytes,
+                    g.pinned_surv,
+                    g.non_pinned_surv,
+                    g.new_allocation,
+                ];
+                n += 1;
+            }
+            b.on_per_heap_history(
+                ms,
+                &PerHeapInput {
+                    heap_index: h.heap_index,
+                    free_list_allocated: h.free_list_allocated,
+                    free_list_rejected: h.free_list_rejected,
+                    end_of_seg_allocated: h.end_of_seg_allocated,
+                    condemned_allocated: h.condemned_allocated,
+                    pinned_allocated: h.pinned_allocated,
+                    pinned_allocated_advance: h.pinned_allocated_advance,
+                    running_free_list_efficiency: h.running_free_list_efficiency,
+                    condemn_reasons0: h.condemn_reasons.reasons0,
+                    condemn_reasons1: h.condemn_reasons.reasons1,
+                    compact_mechanisms: h.compact_mechanisms,
+                    expand_mechanisms: h.expand_mechanisms,
+                    extra_gen0_commit: h.extra_gen0_commit,
+                    generations: &gens[..n],
+                },
+            );
+            true
+        }
+        ClrEvent::GcAllocationTick(a) => {
+            b.on_allocation_tick(a.amount(), a.kind.raw());
+            true
+        }
+        ClrEvent::SetGcHandle(s) => {
+            b.on_set_handle(ms, s.handle_id, s.object_id, s.kind.raw(), s.generation);
+            true
+        }
+        ClrEvent::DestroyGcHandle(d) => {
+            b.on_destroy_handle(ms, d.handle_id);
+            true
+        }
+        ClrEvent::PinObjectAtGcTime(pin) => {
+            let name = pin.type_name.to_string_lossy();
+            b.on_pin_object(ms, pin.handle_id, pin.object_id, pin.object_size, name);
+            true
+        }
+        ClrEvent::PinPlugAtGcTime(plug) => {
+            b.on_pin_plug(ms, plug.plug_start, plug.plug_end, plug.gap_before_size);
+            true
+        }
+        ClrEvent::GcMarkWithType(m) => {
+            b.on_mark(m.heap_num, m.root_kind.raw(), m.bytes);
+            true
+        }
+        ClrEvent::BgcPhase { .. } => {
+            b.on_bgc_phase(th);
+            true
+        }
+        ClrEvent::GcSettingsRundown(s) => {
+            b.on_gc_settings(s.hard_limit, s.bit_settings);
+            true
+        }
+        _ => false,
+    };
+    if used {
+        b.process.gc_events += 1;
+    }
+}

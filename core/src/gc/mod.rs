@@ -1,0 +1,60 @@
+//! The GC model: one row per collection with PerfView GCStats' figures (and more), rollups by
+//! generation, condemn-reason breakdown, GC handles, pinning and process facts.
+//!
+//! ```text
+//! Event ──ingest──▶ ModelBuilder (builder: attribution state machine)
+//!                        │ close(gc) ──▶ derive (figures from a GC and its neighbours)
+//!                        ▼ finish
+//!                    GcModel (summary: rollups, condemn breakdown, handles, pins)
+//! ```
+//! Streaming: feed events with [`ModelBuilder::on_event`] as the decoder yields them;
+//! [`ModelBuilder::completed_gcs`] is the settled prefix of the table at any time.
+//! Every serialized figure is defined in [`definitions`].
+
+mod builder;
+pub mod definitions;
+mod derive;
+mod handles;
+mod ingest;
+mod pins;
+pub mod reasons;
+mod summary;
+mod types;
+
+pub use builder::ModelBuilder;
+pub use summary::{ALLOC_BUDGET, TIME_TUNING};
+pub use types::*;
+
+use crate::error::Result;
+use crate::event::{Event, TraceInfo};
+use crate::reader::{DecodeStats, TraceReader};
+
+impl ModelBuilder {
+    /// Feeds one event (in timestamp order). Events the model has no use for cost a provider check.
+    pub fn on_event(&mut self, event: &Event<'_>) {
+        ingest::on_event(self, event);
+    }
+
+    /// Closes every GC and computes the whole-trace summaries. `stats` (the decoder's) supplies the
+    /// dropped-event count.
+    pub fn finish(self, stats: Option<&DecodeStats>) -> GcModel {
+        let dropped = stats.map(ingest::dropped_events);
+        self.finish_model(dropped)
+    }
+}
+
+/// Decodes a whole trace file (nettrace/netperf, zipped or gzipped) and builds its model.
+pub fn analyze(bytes: &[u8]) -> Result<GcModel> {
+    let mut reader = TraceReader::new();
+    // Event times come precomputed from the decoder; the header only adds process facts.
+    let mut b = ModelBuilder::new(&TraceInfo::default());
+    {
+        let mut sink = |e: &Event<'_>| b.on_event(e);
+        reader.push(bytes, &mut sink)?;
+        reader.finish(&mut sink)?;
+    }
+    if let Some(info) = reader.info() {
+        b.set_info(info);
+    }
+    Ok(b.finish(Some(reader.stats())))
+}

@@ -1,0 +1,78 @@
+//! Pinned objects across the trace: PinObjectAtGCTime grouped by type.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::types::{Gc, PinSummary, PinnedType, TimePoint};
+
+#[derive(Debug, Default)]
+pub struct PinTracker {
+    index: BTreeMap<String, usize>,
+    types: Vec<PinnedType>,
+    /// For each type, the GC (by row index + 1) it was last counted in, so `gcs` counts GCs not events.
+    last_gc: Vec<usize>,
+    pub pinned_object_events: u64,
+    pub pinned_plug_events: u64,
+}
+
+impl PinTracker {
+    pub fn has_events(&self) -> bool {
+        self.pinned_object_events > 0
+    }
+
+    /// `gc_marker` identifies the GC in progress (number of rows so far).
+    pub fn on_pinned_object(&mut self, type_name: &str, size: u64, gc_marker: usize) {
+        self.pinned_object_events += 1;
+        let i = match self.index.get(type_name) {
+            Some(&i) => i,
+            None => {
+                let i = self.types.len();
+                self.index.insert(String::from(type_name), i);
+                self.types.push(PinnedType {
+                    type_name: String::from(type_name),
+                    count: 0,
+                    total_bytes: 0,
+                    gcs: 0,
+                });
+                self.last_gc.push(usize::MAX);
+                i
+            }
+        };
+        let t = &mut self.types[i];
+        t.count += 1;
+        t.total_bytes = t.total_bytes.saturating_add(size);
+        if self.last_gc[i] != gc_marker {
+            self.last_gc[i] = gc_marker;
+            t.gcs += 1;
+        }
+    }
+
+    pub fn summary(self, gcs: &[Gc]) -> PinSummary {
+        let mut by_type = self.types;
+        by_type.sort_by(|a, b| {
+            b.total_bytes
+                .cmp(&a.total_bytes)
+                .then_with(|| a.type_name.cmp(&b.type_name))
+        });
+        let has_events = self.pinned_object_events > 0 || self.pinned_plug_events > 0;
+        let pinned_over_time = if has_events {
+            gcs.iter()
+                .map(|g| TimePoint {
+                    ms: g.start_ms,
+                    value: g.pinned_objects.len() as u64,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        PinSummary {
+            has_events,
+            pinned_object_events: self.pinned_object_events,
+            pinned_plug_events: self.pinned_plug_events,
+            gcs_with_pins: gcs.iter().filter(|g| !g.pinned_objects.is_empty()).count() as u32,
+            by_type,
+            pinned_over_time,
+        }
+    }
+}
