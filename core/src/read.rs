@@ -110,46 +110,92 @@ impl<'a> Cursor<'a> {
     }
 
     /// LEB128 unsigned, at most 10 bytes; bits past 64 are dropped (as the runtime's reader does).
-    #[inline]
+    #[inline(always)]
     pub fn varu64(&mut self, what: &'static str) -> Result<u64> {
+        // Fast path: up to 4 bytes (timestamp deltas, thread ids, sizes), no per-byte bounds checks.
+        if let Some(w) = self.buf.get(self.pos..self.pos + 4) {
+            let w = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            if w & 0x80 == 0 {
+                self.pos += 1;
+                return Ok((w & 0x7f) as u64);
+            }
+            if w & 0x8000 == 0 {
+                self.pos += 2;
+                return Ok(((w & 0x7f) | ((w >> 1) & 0x3f80)) as u64);
+            }
+            if w & 0x80_0000 == 0 {
+                self.pos += 3;
+                return Ok(((w & 0x7f) | ((w >> 1) & 0x3f80) | ((w >> 2) & 0x1f_c000)) as u64);
+            }
+            if w & 0x8000_0000 == 0 {
+                self.pos += 4;
+                return Ok(((w & 0x7f)
+                    | ((w >> 1) & 0x3f80)
+                    | ((w >> 2) & 0x1f_c000)
+                    | ((w >> 3) & 0xfe0_0000)) as u64);
+            }
+        }
+        self.varu64_slow(what)
+    }
+
+    #[inline(never)]
+    fn varu64_slow(&mut self, what: &'static str) -> Result<u64> {
         let mut v: u64 = 0;
         let mut shift = 0u32;
+        let mut p = self.pos;
         loop {
-            let b = self.u8(what)?;
+            let Some(&b) = self.buf.get(p) else {
+                self.pos = p;
+                return Err(self.truncated(what));
+            };
+            p += 1;
             if shift < 64 {
                 v |= ((b & 0x7f) as u64) << shift;
             }
-            if b & 0x80 == 0 {
+            if b < 0x80 {
+                self.pos = p;
                 return Ok(v);
             }
             shift += 7;
             if shift >= 70 {
+                self.pos = p;
                 return Err(self.malformed("variable-length integer longer than 10 bytes"));
             }
         }
     }
     /// LEB128 unsigned, at most 5 bytes, truncated to 32 bits.
-    #[inline]
+    #[inline(always)]
     pub fn varu32(&mut self, what: &'static str) -> Result<u32> {
-        // Fast path: one byte.
         if let Some(&b) = self.buf.get(self.pos) {
             if b < 0x80 {
                 self.pos += 1;
                 return Ok(b as u32);
             }
         }
+        self.varu32_slow(what)
+    }
+
+    #[inline(never)]
+    fn varu32_slow(&mut self, what: &'static str) -> Result<u32> {
         let mut v: u32 = 0;
         let mut shift = 0u32;
+        let mut p = self.pos;
         loop {
-            let b = self.u8(what)?;
+            let Some(&b) = self.buf.get(p) else {
+                self.pos = p;
+                return Err(self.truncated(what));
+            };
+            p += 1;
             if shift < 32 {
                 v |= ((b & 0x7f) as u32) << shift;
             }
-            if b & 0x80 == 0 {
+            if b < 0x80 {
+                self.pos = p;
                 return Ok(v);
             }
             shift += 7;
             if shift >= 35 {
+                self.pos = p;
                 return Err(self.malformed("variable-length integer longer than 5 bytes"));
             }
         }
@@ -203,6 +249,50 @@ mod tests {
         let e = c.u8("x").unwrap_err();
         assert_eq!(e.offset, 108);
         assert!(matches!(e.kind, ErrorKind::Truncated { .. }));
+    }
+
+    #[test]
+    fn varu64_fast_and_slow_paths_agree() {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            16383,
+            16384,
+            2097151,
+            2097152,
+            268435455,
+            268435456,
+            1 << 35,
+            u64::MAX,
+        ] {
+            let mut b = alloc::vec::Vec::new();
+            let mut x = v;
+            loop {
+                let byte = (x & 0x7f) as u8;
+                x >>= 7;
+                if x == 0 {
+                    b.push(byte);
+                    break;
+                }
+                b.push(byte | 0x80);
+            }
+            let n = b.len();
+            // With padding (fast path possible) and without (slow path at the end of the buffer).
+            let mut padded = b.clone();
+            padded.extend_from_slice(&[0xee; 8]);
+            let mut c = Cursor::new(&padded, 0);
+            assert_eq!(c.varu64("v").unwrap(), v);
+            assert_eq!(c.pos(), n);
+            let mut c = Cursor::new(&b, 0);
+            assert_eq!(c.varu64("v").unwrap(), v);
+            assert_eq!(c.pos(), n);
+            if v <= u32::MAX as u64 {
+                assert_eq!(Cursor::new(&padded, 0).varu32("v").unwrap() as u64, v);
+            }
+        }
     }
 
     #[test]
