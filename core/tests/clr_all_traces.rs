@@ -117,6 +117,7 @@ fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
         ClrEvent::SetGcHandle(_) => 2 * p + 4 + 4 + 8 + 2,
         ClrEvent::DestroyGcHandle(_) => p + 2,
         ClrEvent::PinPlugAtGcTime(_) => 3 * p + 2,
+        ClrEvent::FinalizeObject(f) => 2 * p + 2 + f.type_name.as_ref().map_or(0, s16),
         ClrEvent::PinObjectAtGcTime(o) => 2 * p + 8 + s16(&o.type_name) + 2,
         ClrEvent::GcAllocationTick(a) => {
             let mut n = 8;

@@ -1,13 +1,17 @@
 //! Decodes the zipped EventPipe reference traces with GC events and checks every field of the
 //! first event of each `GC/*` name against TraceEvent's rendering of that event in the baseline
-//! (`<Event ... Attr="value" .../>` lines of /work/shared/traces/perfview/*.baseline.txt).
+//! (`<Event ... Attr="value" .../>` lines of /work/shared/traces/perfview/*.baseline.txt), and the
+//! same for the generated .NET Core 3.1 / .NET 8 traces in fixtures/traces against
+//! fixtures/clr/*.firstevents.txt (TraceEvent 3.1.3's rendering, made by
+//! tools/clr-firstevents/firstevents.sh): those cover the newer event versions (GCHeapStats v2,
+//! GCGlobalHeapHistory v4, GCAllocationTick v4, GCJoin, GCLOHCompact, GCFitBucketInfo, BGC events...).
 //!
 //! Every attribute TraceEvent printed must be matched by a decoded field (or by a value derived
 //! from decoded fields the way TraceEvent derives it); an attribute we cannot account for fails
 //! the test. Also checks that each GC/* name occurs as often as the baseline says.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gcscope_core::clr::enums::CondemnReasons;
 use gcscope_core::clr::gc::GenData;
@@ -134,7 +138,13 @@ type Rendering = (
 
 fn gen_data(i: usize, g: &GenData) -> Vec<(&'static str, V)> {
     vec![
-        ("Name", t(format!("Gen{i}"))),
+        // TraceEvent's Gens enum.
+        (
+            "Name",
+            t(["Gen0", "Gen1", "Gen2", "GenLargeObj", "GenPinObj"]
+                .get(i)
+                .map_or_else(|| i.to_string(), |s| s.to_string())),
+        ),
         ("SizeBefore", n(g.size_before)),
         ("SizeAfter", n(g.size_after)),
         ("ObjSpaceBefore", n(g.obj_space_before())),
@@ -319,6 +329,11 @@ fn render(e: &ClrEvent<'_>) -> Rendering {
             if let Some(c) = h.condemn_reasons {
                 v.extend(condemn(c));
             }
+            if let Some(times) = h.phase_times {
+                v.push(("Count", n(times.len() as u64)));
+                let list: Vec<String> = times.iter().map(|x| x.to_string()).collect();
+                v.push(("Times", t(list.join(","))));
+            }
             v
         }
         ClrEvent::GcPerHeapHistory(h) => {
@@ -375,6 +390,119 @@ fn render(e: &ClrEvent<'_>) -> Rendering {
             ("AppDomainID", n(h.app_domain_id)),
             ("ClrInstanceID", n(h.clr_instance_id)),
         ],
+        ClrEvent::DestroyGcHandle(h) => vec![
+            ("HandleID", n(h.handle_id)),
+            ("ClrInstanceID", n(h.clr_instance_id)),
+        ],
+        ClrEvent::GcCreateSegment(c) => vec![
+            ("Address", n(c.address)),
+            ("Size", n(c.size)),
+            ("Type", t(c.segment_type.name())),
+            ("ClrInstanceID", opt(c.clr_instance_id)),
+        ],
+        ClrEvent::FinalizeObject(f) => {
+            let mut v = vec![
+                ("TypeID", n(f.type_id)),
+                ("ObjectID", n(f.object_id)),
+                ("ClrInstanceID", n(f.clr_instance_id)),
+            ];
+            if let Some(name) = f.type_name {
+                v.push(("TypeName", t(name.to_string_lossy())));
+            }
+            v
+        }
+        ClrEvent::GcJoin(j) => vec![
+            ("Heap", n(j.heap)),
+            ("JoinTime", t(j.join_time.name())),
+            ("JoinType", t(j.join_type.name())),
+            ("ClrInstanceID", opt(j.clr_instance_id)),
+            ("ID", opt(j.join_id)),
+        ],
+        ClrEvent::GcLohCompact(c) => {
+            for h in c.heaps() {
+                kids.push((
+                    "GCLOHCompactInfo",
+                    vec![
+                        ("TimePlan", n(h.time_plan)),
+                        ("TimeCompact", n(h.time_compact)),
+                        ("TimeRelocate", n(h.time_relocate)),
+                        ("TotalRefs", n(h.total_refs)),
+                        ("ZeroRefs", n(h.zero_refs)),
+                    ],
+                ));
+            }
+            vec![
+                ("ClrInstanceID", n(c.clr_instance_id)),
+                ("Count", n(c.count)),
+            ]
+        }
+        ClrEvent::GcFitBucketInfo(f) => {
+            for b in f.buckets() {
+                kids.push((
+                    "GCFitBucket",
+                    vec![
+                        ("Index", n(b.index)),
+                        ("Count", n(b.count)),
+                        ("Size", n(b.size)),
+                    ],
+                ));
+            }
+            vec![
+                ("ClrInstanceID", n(f.clr_instance_id)),
+                ("BucketKind", t(f.bucket_kind.name())),
+                ("TotalSize", n(f.total_size)),
+                ("Count", n(f.count)),
+            ]
+        }
+        ClrEvent::GcSettingsRundown(g) => {
+            // TraceEvent's GCSettingsFlags names.
+            let flags = [
+                (0x1, "GCSettingsConcurrent"),
+                (0x2, "GCSettingsLargePages"),
+                (0x4, "GCSettingsFrozenSegs"),
+                (0x8, "GCSettingsHardLimitConfig"),
+                (0x10, "GCSettingsNoAffinitize"),
+            ];
+            let names: Vec<&str> = flags
+                .iter()
+                .filter(|(b, _)| g.bit_settings & b != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            vec![
+                ("HardLimit", n(g.hard_limit)),
+                ("LOHThreshold", n(g.loh_threshold)),
+                ("PhysicalMemoryConfig", n(g.physical_memory_config)),
+                ("Gen0MinBudgetConfig", n(g.gen0_min_budget_config)),
+                ("Gen0MaxBudgetConfig", n(g.gen0_max_budget_config)),
+                ("HighMemPercentConfig", n(g.high_mem_percent_config)),
+                ("BitSettings", t(names.join(", "))),
+                ("ClrInstanceID", n(g.clr_instance_id)),
+            ]
+        }
+        ClrEvent::BgcPhase { data, .. } => vec![("ClrInstanceID", opt(data.clr_instance_id))],
+        ClrEvent::BgcDrainMark(b) => vec![
+            ("Objects", n(b.objects)),
+            ("ClrInstanceID", n(b.clr_instance_id)),
+        ],
+        ClrEvent::BgcRevisit(b) => vec![
+            ("Pages", n(b.pages)),
+            ("Objects", n(b.objects)),
+            ("IsLarge", n(b.is_large)),
+            ("ClrInstanceID", n(b.clr_instance_id)),
+        ],
+        ClrEvent::BgcOverflow(b) => {
+            let mut v = vec![
+                ("Min", n(b.min)),
+                ("Max", n(b.max)),
+                ("Objects", n(b.objects)),
+                ("IsLarge", n(b.is_large)),
+                ("ClrInstanceID", n(b.clr_instance_id)),
+            ];
+            if let Some(g) = b.gen_number {
+                v.push(("GenNumber", n(g)));
+            }
+            v
+        }
         other => panic!("no TraceEvent rendering written for {other:?}"),
     };
     (top, kids)
@@ -382,8 +510,10 @@ fn render(e: &ClrEvent<'_>) -> Rendering {
 
 /// Attributes TraceEvent prints that come from its own GC state, not from the payload.
 fn not_from_payload(name: &str, attr: &str) -> bool {
-    // GCHeapStats' Depth is the generation of the GC TraceEvent is tracking.
-    name.ends_with("GC/HeapStats") && attr == "Depth"
+    // GCHeapStats' Depth is the generation of the GC TraceEvent is tracking; the public
+    // FinalizeObject's TypeName is looked up in TraceEvent's type table (the payload has none).
+    (name.ends_with("DotNETRuntime/GC/HeapStats") && attr == "Depth")
+        || (name.ends_with("DotNETRuntime/GC/FinalizeObject") && attr == "TypeName")
 }
 
 fn check_element(what: &str, printed: &Elem, ours: &[(&'static str, V)], errors: &mut Vec<String>) {
@@ -435,30 +565,35 @@ fn is_gc_name(full: &str) -> bool {
     runtime && (name == "GC" || name.starts_with("GC/"))
 }
 
-/// Decodes `trace` and checks it against its baseline. Returns the number of GC names checked.
-fn check_trace(shared: &std::path::Path, trace: &str) -> usize {
-    let dir = shared.join("traces/perfview");
-    let zip = std::fs::read(dir.join(format!("{trace}.zip"))).expect("trace zip");
-    let baseline = read_baseline(&dir.join(format!("{trace}.baseline.txt")));
+/// Decodes the trace (zipped or not) and checks it against a baseline in TraceEvent's format.
+/// Returns the number of GC names checked.
+fn check_trace(trace_file: &Path, baseline_file: &Path) -> usize {
+    let trace = trace_file.display().to_string();
+    let bytes = std::fs::read(trace_file).expect("trace");
+    let baseline = read_baseline(baseline_file);
 
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    // First payload (and its decode result) per GC name, kept as owned bytes.
-    let mut first: BTreeMap<String, (u32, u32, u8, Vec<u8>)> = BTreeMap::new();
+    // The first event of each GC name: (id, version, pointer size, payload, time in ms).
+    let mut first: BTreeMap<String, (u32, u32, u8, Vec<u8>, f64)> = BTreeMap::new();
     let mut decode_errors = Vec::new();
-    gcscope_core::decode_all(&zip, &mut |e| {
+    gcscope_core::decode_all(&bytes, &mut |e| {
         let full = format!("{}/{}", e.provider, e.name);
         if !is_gc_name(&full) {
             return;
         }
         *counts.entry(full.clone()).or_default() += 1;
-        match decode(e) {
-            Some(Ok(_)) => {}
-            Some(Err(err)) => decode_errors.push(format!("{full} v{}: {err}", e.version)),
-            None => {}
+        if let Some(Err(err)) = decode(e) {
+            decode_errors.push(format!("{full} v{}: {err}", e.version));
         }
-        first
-            .entry(full)
-            .or_insert_with(|| (e.event_id, e.version, e.pointer_size, e.payload.to_vec()));
+        first.entry(full).or_insert_with(|| {
+            (
+                e.event_id,
+                e.version,
+                e.pointer_size,
+                e.payload.to_vec(),
+                e.time_ms,
+            )
+        });
     })
     .expect("decode");
     assert!(decode_errors.is_empty(), "{trace}: {decode_errors:#?}");
@@ -473,10 +608,23 @@ fn check_trace(shared: &std::path::Path, trace: &str) -> usize {
                 b.count
             ));
         }
-        let Some((event_id, version, pointer_size, payload)) = first.get(full) else {
+        let Some((event_id, version, pointer_size, payload, time_ms)) = first.get(full) else {
             errors.push(format!("{full}: no event decoded"));
             continue;
         };
+        let Some(event_elem) = b.elems.first() else {
+            errors.push(format!("{full}: baseline has no XML"));
+            continue;
+        };
+        // Same event: TraceEvent's MSec (4 decimals) is our time since the trace's sync time.
+        if let Some((_, msec)) = event_elem.attrs.iter().find(|(k, _)| k == "MSec") {
+            match msec.parse::<f64>() {
+                Ok(ms) if (ms - time_ms).abs() <= 0.00051 => {}
+                _ => errors.push(format!(
+                    "{full}: first event at {time_ms:.4} ms, baseline {msec}"
+                )),
+            }
+        }
         let (provider, _) = full.split_once('/').unwrap();
         let ev = Event {
             provider,
@@ -501,12 +649,8 @@ fn check_trace(shared: &std::path::Path, trace: &str) -> usize {
             }
         };
         let (top, kids) = render(&decoded);
-        let Some(event_elem) = b.elems.first() else {
-            errors.push(format!("{full}: baseline has no XML"));
-            continue;
-        };
         check_element(full, event_elem, &top, &mut errors);
-        // Child elements (GenData, bulk values) in order; only the complete ones the baseline kept.
+        // Child elements (GenData, bulk values, buckets) in order; only complete ones.
         let printed_kids: Vec<&Elem> = b.elems[1..].iter().filter(|e| e.complete).collect();
         if printed_kids.len() > kids.len() {
             errors.push(format!(
@@ -527,10 +671,18 @@ fn check_trace(shared: &std::path::Path, trace: &str) -> usize {
     checked
 }
 
+fn check_perfview(shared: &Path, trace: &str) -> usize {
+    let dir = shared.join("traces/perfview");
+    check_trace(
+        &dir.join(format!("{trace}.zip")),
+        &dir.join(format!("{trace}.baseline.txt")),
+    )
+}
+
 #[test]
 fn first_gc_fields_dotnetcore30_x64() {
     let Some(shared) = shared_dir() else { return };
-    let n = check_trace(&shared, "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
+    let n = check_perfview(&shared, "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
     // GC, AllocationTick, BulkMovedObjectRanges, FinalizersStart/Stop, GenerationRange,
     // GlobalHeapHistory, HeapStats, MarkWithType, PerHeapHistory, PinObjectAtGCTime,
     // RestartEEStart/Stop, Start, Stop, SuspendEEStart/Stop, Triggered, private PinPlugAtGCTime.
@@ -540,7 +692,7 @@ fn first_gc_fields_dotnetcore30_x64() {
 #[test]
 fn first_gc_fields_dotnetcore21_x86() {
     let Some(shared) = shared_dir() else { return };
-    let n = check_trace(&shared, "eventpipe-dotnetcore2.1-win-x86-objver3.netperf");
+    let n = check_perfview(&shared, "eventpipe-dotnetcore2.1-win-x86-objver3.netperf");
     assert_eq!(n, 17);
 }
 
@@ -563,7 +715,41 @@ fn xml_attribute_parsing() {
 #[test]
 fn first_gc_fields_dotnetcore20_linux_netperf_v2() {
     let Some(shared) = shared_dir() else { return };
-    let n = check_trace(&shared, "eventpipe-dotnetcore2.0-linux-objver2.netperf");
+    let n = check_perfview(&shared, "eventpipe-dotnetcore2.0-linux-objver2.netperf");
     // GC (IncreaseMemoryPressure), AllocationTick, RestartEEStart/Stop, SuspendEEStart/Stop.
     assert_eq!(n, 6);
+}
+
+/// The generated .NET Core 3.1 and .NET 8 traces (in the repository) against TraceEvent's
+/// rendering of their first events.
+#[test]
+fn first_gc_fields_generated_traces() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = BTreeMap::new();
+    for runtime in ["netcore3.1", "net8.0"] {
+        let Ok(rd) = std::fs::read_dir(root.join("fixtures/clr").join(runtime)) else {
+            eprintln!("skipping {runtime}: no fixtures/clr/{runtime}");
+            continue;
+        };
+        let mut files: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for baseline in files {
+            let name = baseline.file_name().unwrap().to_string_lossy().into_owned();
+            let Some(workload) = name.strip_suffix(".firstevents.txt") else {
+                continue;
+            };
+            let trace = root
+                .join("fixtures/traces")
+                .join(runtime)
+                .join(format!("{workload}.nettrace"));
+            let n = check_trace(&trace, &baseline);
+            checked.insert(format!("{runtime}/{workload}"), n);
+        }
+    }
+    if checked.is_empty() {
+        return;
+    }
+    // Every generated trace has GC events and every one was compared.
+    assert_eq!(checked.len(), 14, "{checked:?}");
+    assert!(checked.values().all(|&n| n >= 10), "{checked:?}");
 }

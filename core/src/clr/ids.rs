@@ -27,6 +27,7 @@ pub mod runtime {
     pub const GC_MARK_FINALIZE_QUEUE_ROOTS: u32 = 26;
     pub const GC_MARK_HANDLES: u32 = 27;
     pub const GC_MARK_OLDER_GENERATION_ROOTS: u32 = 28;
+    pub const FINALIZE_OBJECT: u32 = 29;
     pub const SET_GC_HANDLE: u32 = 30;
     pub const DESTROY_GC_HANDLE: u32 = 31;
     pub const PIN_OBJECT_AT_GC_TIME: u32 = 33;
@@ -64,6 +65,7 @@ pub mod private {
     pub const BGC_ALLOC_WAIT_END: u32 = 24;
     pub const GC_FULL_NOTIFY: u32 = 25;
     pub const BGC_1ST_SWEEP_END: u32 = 26;
+    pub const PRV_FINALIZE_OBJECT: u32 = 192;
     pub const PRV_SET_GC_HANDLE: u32 = 194;
     pub const PRV_DESTROY_GC_HANDLE: u32 = 195;
     pub const PIN_PLUG_AT_GC_TIME: u32 = 199;

@@ -55,6 +55,8 @@ pub enum ClrEvent<'a> {
     GcGenerationRange(GcGenerationRange),
     /// ids 25-28 (runtime) and 7-10 (private): GC/MarkStackRoots ... GC/MarkCards.
     GcMark(GcMark),
+    /// id 29, GC/FinalizeObject (and private id 192, which adds the type name).
+    FinalizeObject(GcFinalizeObject<'a>),
     /// id 30, GC/SetGCHandle (and private id 194).
     SetGcHandle(SetGcHandle),
     /// id 31, GC/DestoryGCHandle (and private id 195).
@@ -195,6 +197,10 @@ fn decode_runtime<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<C
         GC_MARK_FINALIZE_QUEUE_ROOTS => mark(GcRootKind::Finalizer),
         GC_MARK_HANDLES => mark(GcRootKind::Handle),
         GC_MARK_OLDER_GENERATION_ROOTS => mark(GcRootKind::Older),
+        FINALIZE_OBJECT => wrap(
+            GcFinalizeObject::parse(p, false, v, ptr),
+            ClrEvent::FinalizeObject,
+        ),
         SET_GC_HANDLE => wrap(SetGcHandle::parse(p, v, ptr), ClrEvent::SetGcHandle),
         DESTROY_GC_HANDLE => wrap(DestroyGcHandle::parse(p, v, ptr), ClrEvent::DestroyGcHandle),
         PIN_OBJECT_AT_GC_TIME => wrap(
@@ -259,6 +265,10 @@ fn decode_private<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<C
         BGC_ALLOC_WAIT_END => wrap(BgcAllocWait::parse(p, v, ptr), ClrEvent::BgcAllocWaitEnd),
         GC_FULL_NOTIFY => wrap(GcFullNotify::parse(p, v, ptr), ClrEvent::GcFullNotify),
         BGC_1ST_SWEEP_END => wrap(Bgc1stSweepEnd::parse(p, v, ptr), ClrEvent::Bgc1stSweepEnd),
+        PRV_FINALIZE_OBJECT => wrap(
+            GcFinalizeObject::parse(p, true, v, ptr),
+            ClrEvent::FinalizeObject,
+        ),
         PRV_SET_GC_HANDLE => wrap(SetGcHandle::parse(p, v, ptr), ClrEvent::SetGcHandle),
         PRV_DESTROY_GC_HANDLE => wrap(DestroyGcHandle::parse(p, v, ptr), ClrEvent::DestroyGcHandle),
         PIN_PLUG_AT_GC_TIME => wrap(PinPlugAtGcTime::parse(p, v, ptr), ClrEvent::PinPlugAtGcTime),

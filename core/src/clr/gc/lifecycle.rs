@@ -2,7 +2,7 @@
 //! finalizers and the background GC thread.
 
 use crate::clr::enums::{GcReason, GcSuspendEeReason, GcType};
-use crate::clr::payload::{PResult, Reader};
+use crate::clr::payload::{PResult, Reader, Utf16Str};
 
 /// GCStart (id 1): a collection begins.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -186,6 +186,40 @@ impl GcFinalizersEnd {
     }
 }
 
+/// FinalizeObject (id 29) / private PrvFinalizeObject (id 192): the finalizer thread is about to
+/// run an object's finalizer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GcFinalizeObject<'a> {
+    /// MethodTable of the object.
+    pub type_id: u64,
+    pub object_id: u64,
+    pub clr_instance_id: u16,
+    /// Private provider only (the public event has no name: resolve `type_id` via BulkType).
+    pub type_name: Option<Utf16Str<'a>>,
+}
+
+impl<'a> GcFinalizeObject<'a> {
+    /// ptr TypeID, ptr ObjectID, u16 ClrInstanceID [, private: UTF-16 TypeName].
+    pub fn parse(
+        payload: &'a [u8],
+        with_type_name: bool,
+        _version: u32,
+        pointer_size: u8,
+    ) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        Ok(GcFinalizeObject {
+            type_id: r.ptr("FinalizeObject.TypeID")?,
+            object_id: r.ptr("FinalizeObject.ObjectID")?,
+            clr_instance_id: r.u16("FinalizeObject.ClrInstanceID")?,
+            type_name: if with_type_name {
+                Some(r.utf16z("FinalizeObject.TypeName")?)
+            } else {
+                None
+            },
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +284,31 @@ mod tests {
                 .unwrap_err()
                 .offset,
             8
+        );
+    }
+
+    #[test]
+    fn finalize_object() {
+        let mut p = alloc::vec::Vec::new();
+        p.extend_from_slice(&0x5651_7547_8628u64.to_le_bytes());
+        p.extend_from_slice(&0x7F51_6644_5EB8u64.to_le_bytes());
+        p.extend_from_slice(&0u16.to_le_bytes());
+        let f = GcFinalizeObject::parse(&p, false, 0, 8).unwrap();
+        assert_eq!(
+            (f.type_id, f.object_id, f.clr_instance_id),
+            (0x5651_7547_8628, 0x7F51_6644_5EB8, 0)
+        );
+        assert_eq!(f.type_name, None);
+        // Private: a UTF-16 TypeName follows.
+        p.extend("Foo".encode_utf16().flat_map(|u| u.to_le_bytes()));
+        p.extend_from_slice(&[0, 0]);
+        let f = GcFinalizeObject::parse(&p, true, 0, 8).unwrap();
+        assert!(f.type_name.unwrap().eq_str("Foo"));
+        assert_eq!(
+            GcFinalizeObject::parse(&p[..17], false, 0, 8)
+                .unwrap_err()
+                .offset,
+            16
         );
     }
 

@@ -30,5 +30,7 @@ pub use heap::{
     MemoryPressure,
 };
 pub use history::{GcGlobalHeapHistory, GcPerHeapHistory, GenData};
-pub use lifecycle::{GcEnd, GcFinalizersEnd, GcNoUserData, GcStart, GcSuspendEeBegin, GcTriggered};
+pub use lifecycle::{
+    GcEnd, GcFinalizeObject, GcFinalizersEnd, GcNoUserData, GcStart, GcSuspendEeBegin, GcTriggered,
+};
 pub use mark::{GcJoin, GcMark, GcMarkWithType};
