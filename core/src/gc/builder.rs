@@ -428,6 +428,19 @@ impl ModelBuilder {
         if Some(thread) != self.suspend_thread_bgc && Some(thread) != self.suspend_thread_gc {
             return;
         }
+        // A background GC that did all its work inside its first suspension (the runtime ran it
+        // blocking) has already closed at its GCHeapStats: this restart ends its only pause.
+        // TraceEvent leaves such a GC's pause at its suspension time.
+        if self.current().is_none() && Some(thread) == self.suspend_thread_gc {
+            if let Some(b) = self
+                .last_completed
+                .filter(|&b| self.gcs[b].gc_type == GcType::Background && !self.raw[b].restart_seen)
+            {
+                self.gcs[b].pause_ms = Some(ms - self.gcs[b].start_ms);
+                self.raw[b].restart_seen = true;
+                derive::derive(self, b);
+            }
+        }
         if let Some(c) = self.current() {
             if self.gcs[c].gc_type == GcType::Background {
                 let gc = &mut self.gcs[c];

@@ -96,7 +96,7 @@ fn user_allocated(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> Option<u64>
     if gc.gc_type == GcType::Background && g == GEN0 {
         return tick;
     }
-    match baseline(gcs, i, g) {
+    match baseline(gcs, i) {
         Some(prev) if !gc.heaps.is_empty() => {
             if g >= gen_count(&gc.heaps) {
                 return Some(0);
@@ -123,15 +123,15 @@ fn user_allocated(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> Option<u64>
 /// How far back to look for a baseline GC (GCs overlap only around background GCs).
 const BASELINE_LOOKBACK: usize = 16;
 
-/// The GC whose "after" sizes are this GC's starting point for generation `g`: of the earlier
-/// GCs with per-heap history that ended before this one's pause began, the one that ended last;
-/// for gen0-gen2 not a background GC (its ephemeral records describe the heap when it started).
-/// PerfView takes the GC just before in the list, whatever its type or end.
-fn baseline(gcs: &[Gc], i: usize, g: usize) -> Option<&Gc> {
+/// The GC whose "after" sizes are this GC's starting point: of the earlier GCs with per-heap
+/// history that ended before this one's pause began, the one that ended last. PerfView takes the
+/// GC just before in the list, which may be a background GC still running (whose records are
+/// not in yet) when this GC started.
+fn baseline(gcs: &[Gc], i: usize) -> Option<&Gc> {
     let start = gcs[i].start_ms;
     gcs[i.saturating_sub(BASELINE_LOOKBACK)..i]
         .iter()
-        .filter(|p| !p.heaps.is_empty() && (g >= LOH || p.gc_type != GcType::Background))
+        .filter(|p| !p.heaps.is_empty())
         .filter_map(|p| p.end_ms.filter(|e| *e <= start).map(|e| (e, p)))
         .fold(None, |best: Option<(f64, &Gc)>, (e, p)| match best {
             Some((be, _)) if be >= e => best,
@@ -160,7 +160,7 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
         Some(p) => gcs[p].gc_start_ms + gcs[p].duration_ms.unwrap_or(0.0),
         None => gcs[0].gc_start_ms,
     };
-    let prev_has_heaps = baseline(gcs, i, GEN0).is_some();
+    let prev_has_heaps = baseline(gcs, i).is_some();
     let before_total: u64 = before.iter().sum();
 
     // Peak: for a background GC, also the sizes before every GC that started while it ran.

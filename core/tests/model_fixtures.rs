@@ -1,0 +1,701 @@
+//! The GC model on the 14 real traces of `fixtures/traces`, checked against the two references
+//! that came with them and that gcscope did not produce:
+//! * `NAME.oracle.json`: the runtime's own numbers inside the traced process (GC.CollectionCount,
+//!   every GC.Collect call with the counts around it, the GC handles the program made and freed);
+//! * `NAME.traceevent.json`: Microsoft TraceEvent 3.1.3's per-GC analysis of the same trace.
+//!
+//! Systematic differences from TraceEvent 3.1.3, each by design and each handled explicitly below:
+//! 1. POH: TraceEvent 3.1.3 leaves the pinned object heap out of "heap size before", "peak" and
+//!    "allocated since last GC" (it keeps it in "after"); PerfView fixed that later (TraceEvent
+//!    3.1.19, PR #2144). The model counts the POH everywhere, so we compare TraceEvent's figures
+//!    with ours minus the POH part. On .NET Core 3.1 (no POH) the model says `null` where
+//!    TraceEvent says 0.
+//! 2. Survival %: TraceEvent averages per-heap survival rates truncated to integers; the model
+//!    gives survived / objects-before over all heaps (exact). We recompute TraceEvent's figure
+//!    from the model's own per-heap records and require it to match exactly, which checks the
+//!    per-heap data; the model's aggregate is checked by hand-computed values elsewhere.
+//!    Where a generation held no objects before the GC, TraceEvent says 0 and the model `null`.
+//! 3. Background GC histories: when a background GC ends while a foreground GC is restarting the
+//!    runtime, its GCGlobalHeapHistory/GCPerHeapHistory arrive before that GC's RestartEEEnd;
+//!    TraceEvent gives them to the foreground GC, the model to the background GC (its thread and
+//!    its gen2 condemned generation say so). Per-heap figures of the GCs around a background GC
+//!    (the BGC, GCs that ran during it, and the one after) are therefore not compared.
+//! 4. Allocated since the previous GC: TraceEvent measures from the GC just before in the list
+//!    (which may be a background GC whose records describe the heap when it started, or have
+//!    none); the model measures from the last blocking GC that ended before this one began. The
+//!    figures agree except next to background GCs (3 above).
+//! 5. Reason 17 (InducedAggressive, .NET 7+): TraceEvent 3.1.3 prints the number.
+//! 6. A background GC that the runtime ran entirely inside its first suspension (no ForGCPrep
+//!    suspension, e.g. the first BGC of net8.0 wks-concurrent) ends at GCHeapStats before its
+//!    RestartEEEnd: TraceEvent leaves its pause at the suspension time; the model takes the
+//!    restart that follows (the threads really were stopped for the whole GC). We check that
+//!    TraceEvent's pause equals the model's suspend time there.
+
+use std::path::{Path, PathBuf};
+
+use gcscope_core::gc::{analyze, Gc, GcModel, GcType};
+use serde_json::Value;
+
+const RUNTIMES: [&str; 2] = ["netcore3.1", "net8.0"];
+const WORKLOADS: [&str; 7] = [
+    "wks-nonconcurrent",
+    "wks-concurrent",
+    "server",
+    "induced",
+    "loh",
+    "pinning",
+    "mempressure",
+];
+/// Tolerances: TraceEvent prints ms with full double precision and sizes in MB (10^6 bytes).
+const MS_TOL: f64 = 0.01;
+const MB_TOL: f64 = 1e-6;
+
+struct Fixture {
+    name: String,
+    model: GcModel,
+    oracle: Value,
+    te: Value,
+}
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces")
+}
+
+fn load(rt: &str, w: &str) -> Fixture {
+    let base = fixtures_dir().join(rt).join(w);
+    let read = |ext: &str| {
+        std::fs::read(base.with_extension(ext)).unwrap_or_else(|e| panic!("{rt}/{w}.{ext}: {e}"))
+    };
+    let model = analyze(&read("nettrace")).unwrap_or_else(|e| panic!("{rt}/{w}: {e}"));
+    let json = |ext: &str| serde_json::from_slice::<Value>(&read(ext)).unwrap();
+    Fixture {
+        name: format!("{rt}/{w}"),
+        model,
+        oracle: json("oracle.json"),
+        te: json("traceevent.json"),
+    }
+}
+
+fn all() -> Vec<Fixture> {
+    RUNTIMES
+        .iter()
+        .flat_map(|rt| WORKLOADS.iter().map(move |w| load(rt, w)))
+        .collect()
+}
+
+fn count(v: &Value, gen: &str) -> i64 {
+    v[gen].as_i64().unwrap()
+}
+
+/// GCs the runtime counted that fire no GCStart (TryStartNoGCRegion), as (gen0, gen1, gen2) increments.
+fn no_gc_region_counts(oracle: &Value) -> [i64; 3] {
+    let mut d = [0; 3];
+    for r in oracle["no_gc_region"]["regions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        if r["started"].as_bool() != Some(true) {
+            continue;
+        }
+        for (i, g) in ["gen0", "gen1", "gen2"].iter().enumerate() {
+            d[i] += count(&r["counts_after_start"], g) - count(&r["counts_before"], g);
+        }
+    }
+    d
+}
+
+#[test]
+fn gc_counts_match_the_runtimes_collection_counts() {
+    for f in all() {
+        let cc = &f.oracle["collection_count"];
+        let nogc = no_gc_region_counts(&f.oracle);
+        let last = count(cc, "gen0") as u32;
+        // The runtime may start a GC after the workload wrote its oracle: those are numbered past it.
+        let gcs: Vec<&Gc> = f.model.gcs.iter().filter(|g| g.number <= last).collect();
+        let gen_at_least = |n: u8| gcs.iter().filter(|g| g.gen >= n).count() as i64;
+        assert_eq!(
+            gcs.len() as i64,
+            count(cc, "gen0") - nogc[0],
+            "{}: GCs",
+            f.name
+        );
+        assert_eq!(
+            gen_at_least(1),
+            count(cc, "gen1") - nogc[1],
+            "{}: gen>=1 GCs",
+            f.name
+        );
+        assert_eq!(
+            gen_at_least(2),
+            count(cc, "gen2") - nogc[2],
+            "{}: gen2 GCs",
+            f.name
+        );
+        // Numbers are the runtime's: unique, and every GC it counted (but the no-GC-region ones) is there.
+        let mut numbers: Vec<u32> = f.model.gcs.iter().map(|g| g.number).collect();
+        numbers.dedup();
+        assert_eq!(
+            numbers.len(),
+            f.model.gcs.len(),
+            "{}: duplicate numbers",
+            f.name
+        );
+        assert!(
+            f.model
+                .gcs
+                .windows(2)
+                .all(|w| w[0].gc_start_ms <= w[1].gc_start_ms),
+            "{}: rows in start order",
+            f.name
+        );
+    }
+}
+
+#[test]
+fn every_blocking_gc_collect_shows_as_an_induced_gc_of_the_requested_generation() {
+    for rt in RUNTIMES {
+        let f = load(rt, "induced");
+        let calls = f.oracle["induced"]["calls"].as_array().unwrap();
+        let mut checked = 0;
+        for c in calls {
+            let (before, after) = (
+                count(&c["counts_before"], "gen0") as u32,
+                count(&c["counts_after"], "gen0") as u32,
+            );
+            let blocking = c["blocking"].as_bool() == Some(true);
+            if !blocking || after == before {
+                continue;
+            }
+            let gcs: Vec<&Gc> = f
+                .model
+                .gcs
+                .iter()
+                .filter(|g| g.number > before && g.number <= after)
+                .collect();
+            let requested = c["generation"].as_u64().unwrap() as u8;
+            let mode = c["mode"].as_str().unwrap();
+            let hit = gcs.iter().find(|g| g.induced);
+            let hit = hit.unwrap_or_else(|| panic!("{}: no induced GC for call {c}", f.name));
+            if mode != "Optimized" {
+                assert_eq!(
+                    hit.gen, requested,
+                    "{}: GC {} for call {c}",
+                    f.name, hit.number
+                );
+                assert_ne!(
+                    hit.gc_type,
+                    GcType::Background,
+                    "{}: blocking call ran as background GC {}",
+                    f.name,
+                    hit.number
+                );
+            }
+            checked += 1;
+        }
+        assert!(
+            checked >= 12,
+            "{}: only {checked} blocking calls checked",
+            f.name
+        );
+        // Rollup counts agree with the rows.
+        let induced_rows = f
+            .model
+            .gcs
+            .iter()
+            .filter(|g| g.complete && g.induced)
+            .count() as u32;
+        assert_eq!(f.model.rollup[0].induced_count, induced_rows);
+    }
+}
+
+#[test]
+fn server_traces_have_per_heap_data_for_two_heaps() {
+    for rt in RUNTIMES {
+        let f = load(rt, "server");
+        assert_eq!(
+            f.model.process.gc_mode.as_deref(),
+            Some("server"),
+            "{}",
+            f.name
+        );
+        assert_eq!(f.model.process.heap_count, Some(2), "{}", f.name);
+        assert_eq!(
+            f.oracle["gc_settings_at_start"]["heap_count"].as_u64(),
+            Some(2)
+        );
+        for g in f.model.gcs.iter().filter(|g| g.complete) {
+            assert_eq!(g.heap_count, Some(2), "{} GC {}", f.name, g.number);
+            let heaps: Vec<u32> = g.heaps.iter().map(|h| h.heap).collect();
+            assert_eq!(
+                heaps,
+                [0, 1],
+                "{} GC {}: per-heap histories",
+                f.name,
+                g.number
+            );
+            assert!(
+                g.heaps.iter().all(|h| h.generations.len() >= 4),
+                "{} GC {}",
+                f.name,
+                g.number
+            );
+            // The per-generation totals are the sums over the two heaps.
+            let sum: u64 = g
+                .heaps
+                .iter()
+                .map(|h| h.generations[0].size_before_bytes)
+                .sum();
+            assert_eq!(
+                g.generations.gen0.size_before_bytes,
+                Some(sum),
+                "{} GC {}",
+                f.name,
+                g.number
+            );
+        }
+    }
+}
+
+#[test]
+fn concurrent_traces_have_background_gcs_with_foreground_gcs_during_them() {
+    for rt in RUNTIMES {
+        let f = load(rt, "wks-concurrent");
+        let bgcs: Vec<&Gc> = f
+            .model
+            .gcs
+            .iter()
+            .filter(|g| g.gc_type == GcType::Background)
+            .collect();
+        assert!(bgcs.len() >= 3, "{}: {} background GCs", f.name, bgcs.len());
+        let te_bgcs = f.te["gcs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["Type"] == "BackgroundGC")
+            .count();
+        assert_eq!(bgcs.len(), te_bgcs, "{}", f.name);
+        let during = |b: &Gc, g: &Gc| {
+            g.gc_start_ms > b.gc_start_ms && b.end_ms.is_none_or(|e| g.gc_start_ms < e)
+        };
+        let foreground: Vec<&Gc> = f
+            .model
+            .gcs
+            .iter()
+            .filter(|g| g.gc_type == GcType::Foreground && bgcs.iter().any(|b| during(b, g)))
+            .collect();
+        assert!(
+            !foreground.is_empty(),
+            "{}: no foreground GC during a background GC",
+            f.name
+        );
+        for b in bgcs.iter().filter(|b| b.complete) {
+            assert_eq!(b.gen, 2, "{} BGC {}", f.name, b.number);
+            let (pause, duration) = (b.pause_ms.unwrap(), b.duration_ms.unwrap());
+            if b.bgc_final_pause_ms.is_some() {
+                // A background GC pauses briefly at its start and end: less than it runs.
+                assert!(pause < duration, "{} BGC {}", f.name, b.number);
+            } else {
+                // No second suspension: the runtime ran it inside its first one (note 6).
+                assert!(
+                    pause >= duration,
+                    "{} BGC {}: pause {pause} duration {duration}",
+                    f.name,
+                    b.number
+                );
+            }
+            // With the model's attribution the background GC carries its own histories (note 3).
+            assert_eq!(b.heaps.len(), 1, "{} BGC {}", f.name, b.number);
+            assert_eq!(b.condemned_gen, Some(2), "{} BGC {}", f.name, b.number);
+        }
+    }
+    // netcore3.1 wks-concurrent: a background GC still running at exit keeps its row, incomplete.
+    let f = load("netcore3.1", "wks-concurrent");
+    let open: Vec<&Gc> = f.model.gcs.iter().filter(|g| !g.complete).collect();
+    let te_open = f.te["gcs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["IsComplete"] == false)
+        .count();
+    assert_eq!(open.len(), te_open, "{}: incomplete GCs", f.name);
+    for g in open {
+        assert!(
+            g.missing.iter().any(|m| m.contains("GCEnd")),
+            "{} GC {}: {:?}",
+            f.name,
+            g.number,
+            g.missing
+        );
+        assert!(g.duration_ms.is_none() && g.end_ms.is_none());
+    }
+}
+
+/// Oracle handle kinds (GCHandleType) as SetGCHandle names them (GCHandleKind).
+const ORACLE_KINDS: [(&str, &str); 4] = [
+    ("Weak", "WeakShort"),
+    ("WeakTrackResurrection", "WeakLong"),
+    ("Normal", "Strong"),
+    ("Pinned", "Pinned"),
+];
+
+#[test]
+fn pinning_trace_handles_and_pins_account_for_what_the_program_did() {
+    for rt in RUNTIMES {
+        let f = load(rt, "pinning");
+        let o = &f.oracle["gc_handles"];
+        let h = &f.model.handles;
+        assert!(h.has_events, "{}", f.name);
+        // Every handle the program made is seen created (the runtime makes a few of its own).
+        for (oracle_kind, kind) in ORACLE_KINDS {
+            let made = o[format!("{oracle_kind}_allocated")].as_u64().unwrap();
+            let freed = o[format!("{oracle_kind}_freed")].as_u64().unwrap();
+            let k = h
+                .by_kind
+                .iter()
+                .find(|k| k.kind == kind)
+                .unwrap_or_else(|| panic!("{}: no {kind}", f.name));
+            assert!(
+                k.created >= made,
+                "{}: {kind} created {} < {made}",
+                f.name,
+                k.created
+            );
+            assert!(
+                k.destroyed >= freed,
+                "{}: {kind} destroyed {} < {freed}",
+                f.name,
+                k.destroyed
+            );
+        }
+        assert!(h.destroyed >= o["total_freed"].as_u64().unwrap());
+        // The program freed every handle it made: none of its handle ids is alive at the end.
+        let program: Vec<u64> = o["allocations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                u64::from_str_radix(a.as_str().unwrap().split_once(" 0x").unwrap().1, 16).unwrap()
+            })
+            .collect();
+        assert_eq!(program.len() as u64, o["total_allocated"].as_u64().unwrap());
+        // On 3.1 the runtime destroys no handles of its own: the destroys are exactly the program's
+        // frees, every one of them paired with a create seen in the trace. (The runtime reuses freed
+        // slots for its own handles, so a program's id may be alive again at the end.)
+        if rt == "netcore3.1" {
+            assert_eq!(
+                h.destroyed,
+                o["total_freed"].as_u64().unwrap(),
+                "{}",
+                f.name
+            );
+        }
+        assert_eq!(h.destroyed_unmatched, 0, "{}", f.name);
+        // The live series starts and ends consistently with the alive list.
+        assert_eq!(
+            h.live_over_time.last().unwrap().value,
+            h.alive_at_end.len() as u64,
+            "{}",
+            f.name
+        );
+        // Pinned objects: every GC reports at most what GCHeapStats counted, and the program's
+        // pinned byte arrays are there.
+        let p = &f.model.pinning;
+        assert!(
+            p.pinned_object_events > 0 && p.gcs_with_pins > 0,
+            "{}",
+            f.name
+        );
+        for g in f.model.gcs.iter().filter(|g| g.complete) {
+            assert!(
+                g.pinned_objects.len() as u32 <= g.pinned_object_count.unwrap(),
+                "{} GC {}",
+                f.name,
+                g.number
+            );
+        }
+        assert!(
+            p.by_type.iter().any(|t| t.type_name == "System.Byte[]"),
+            "{}: {:?}",
+            f.name,
+            p.by_type
+        );
+        let total: u64 = p.by_type.iter().map(|t| t.count).sum();
+        assert_eq!(total, p.pinned_object_events);
+        let te_pins = f.te["counts"]["Microsoft-Windows-DotNETRuntime/GC/PinObjectAtGCTime"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(p.pinned_object_events, te_pins, "{}", f.name);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GC by GC against TraceEvent.
+
+fn mb(v: Option<u64>) -> Option<f64> {
+    v.map(|b| b as f64 / 1e6)
+}
+
+fn te_f(v: &Value) -> Option<f64> {
+    v.as_f64()
+}
+
+/// GCs whose per-heap figures TraceEvent attributes differently (note 3): background GCs, GCs that
+/// ran while one was in progress, and the GC right after one ended.
+fn near_background(gcs: &[Gc], i: usize) -> bool {
+    let g = &gcs[i];
+    let overlaps = |b: &Gc| {
+        b.gc_type == GcType::Background
+            && g.start_ms >= b.start_ms
+            && b.end_ms.is_none_or(|e| g.start_ms <= e + 5.0)
+    };
+    g.gc_type == GcType::Background || gcs[..i].iter().rev().take(8).any(overlaps)
+}
+
+/// TraceEvent's survival %: per-heap `(long)(survived * 100 / objects before)` (0 when empty),
+/// averaged over heaps with integer division; only for collected generations (LOH with gen2;
+/// never POH in 3.1.3).
+fn te_style_survival(g: &Gc, gen: usize) -> Option<i64> {
+    let collected = match gen {
+        3 => g.gen == 2,
+        4 => false,
+        _ => gen as u8 <= g.gen,
+    };
+    if !collected || g.heaps.is_empty() || g.heaps[0].generations.len() <= gen {
+        return None;
+    }
+    let sum: i64 = g
+        .heaps
+        .iter()
+        .map(|h| {
+            let x = &h.generations[gen];
+            if x.obj_space_before_bytes == 0 {
+                0
+            } else {
+                (x.survived_bytes as f64 * 100.0 / x.obj_space_before_bytes as f64) as i64
+            }
+        })
+        .sum();
+    Some(sum / g.heaps.len() as i64)
+}
+
+#[test]
+fn gc_by_gc_the_model_agrees_with_traceevent() {
+    let mut report = String::new();
+    let mut compared_heap_figures = 0;
+    for f in all() {
+        let te_gcs = f.te["gcs"].as_array().unwrap();
+        assert_eq!(te_gcs.len(), f.model.gcs.len(), "{}: GC rows", f.name);
+        let mut problems = Vec::new();
+        for t in te_gcs {
+            let n = t["Number"].as_u64().unwrap() as u32;
+            let i = f
+                .model
+                .gcs
+                .iter()
+                .position(|g| g.number == n)
+                .unwrap_or_else(|| panic!("{}: GC {n} missing", f.name));
+            let g = &f.model.gcs[i];
+            let mut check = |what: &str, ours: Option<f64>, theirs: Option<f64>, tol: f64| {
+                let ok = match (ours, theirs) {
+                    (Some(a), Some(b)) => (a - b).abs() <= tol,
+                    (None, None) => true,
+                    _ => false,
+                };
+                if !ok {
+                    problems.push(format!(
+                        "GC {n} {what}: model {ours:?}, TraceEvent {theirs:?}"
+                    ));
+                }
+            };
+            assert_eq!(
+                g.gen as u64,
+                t["Generation"].as_u64().unwrap(),
+                "{} GC {n}: generation",
+                f.name
+            );
+            let te_type = match t["Type"].as_str().unwrap() {
+                "NonConcurrentGC" => GcType::NonConcurrent,
+                "BackgroundGC" => GcType::Background,
+                "ForegroundGC" => GcType::Foreground,
+                other => panic!("{other}"),
+            };
+            assert_eq!(g.gc_type, te_type, "{} GC {n}: type", f.name);
+            let te_reason = t["Reason"].as_str().unwrap();
+            assert!(
+                te_reason == g.reason || te_reason == g.reason_code.to_string(),
+                "{} GC {n}: reason {} vs {te_reason}",
+                f.name,
+                g.reason
+            );
+            assert_eq!(
+                g.complete,
+                t["IsComplete"].as_bool().unwrap(),
+                "{} GC {n}: complete",
+                f.name
+            );
+            if let Some(h) = g.heap_count {
+                assert_eq!(
+                    Some(u64::from(h)),
+                    t["HeapCount"].as_u64(),
+                    "{} GC {n}: heaps",
+                    f.name
+                );
+            }
+            if !g.complete {
+                continue;
+            }
+            check(
+                "pause start",
+                Some(g.start_ms),
+                te_f(&t["PauseStartRelativeMSec"]),
+                MS_TOL,
+            );
+            check(
+                "GC start",
+                Some(g.gc_start_ms),
+                te_f(&t["StartRelativeMSec"]),
+                MS_TOL,
+            );
+            check("duration", g.duration_ms, te_f(&t["DurationMSec"]), MS_TOL);
+            let ran_in_first_suspension =
+                g.gc_type == GcType::Background && g.bgc_final_pause_ms.is_none();
+            if ran_in_first_suspension {
+                check(
+                    "BGC pause (note 6)",
+                    g.suspend_ms,
+                    te_f(&t["PauseDurationMSec"]),
+                    MS_TOL,
+                );
+            } else {
+                check("pause", g.pause_ms, te_f(&t["PauseDurationMSec"]), MS_TOL);
+            }
+            check(
+                "suspend",
+                g.suspend_ms,
+                te_f(&t["SuspendDurationMSec"]),
+                MS_TOL,
+            );
+            check(
+                "promoted MB",
+                mb(g.promoted_bytes),
+                te_f(&t["PromotedMB"]),
+                MB_TOL,
+            );
+            check(
+                "after MB",
+                mb(g.after_bytes),
+                te_f(&t["HeapSizeAfterMB"]),
+                MB_TOL,
+            );
+            let pg = &t["per_generation"];
+            for (k, gen) in [
+                ("Gen0", 0usize),
+                ("Gen1", 1),
+                ("Gen2", 2),
+                ("GenLargeObj", 3),
+                ("GenPinObj", 4),
+            ] {
+                let ours = g.generations.get(gen).unwrap();
+                let te = &pg[k];
+                // Note 1: no POH before .NET 5 (TraceEvent says 0).
+                let or_zero = |v: Option<f64>| {
+                    if gen == 4 && v.is_none() {
+                        Some(0.0)
+                    } else {
+                        v
+                    }
+                };
+                check(
+                    &format!("{k} size after MB"),
+                    or_zero(mb(ours.size_after_bytes)),
+                    te_f(&te["GenSizeAfterMB"]),
+                    MB_TOL,
+                );
+                check(
+                    &format!("{k} promoted MB"),
+                    or_zero(mb(ours.promoted_bytes)),
+                    te_f(&te["GenPromotedMB"]),
+                    MB_TOL,
+                );
+            }
+            if near_background(&f.model.gcs, i) {
+                continue;
+            }
+            compared_heap_figures += 1;
+            let poh_before = g.generations.poh.size_before_bytes.unwrap_or(0);
+            check(
+                "before MB (w/o POH)",
+                mb(g.before_bytes.map(|b| b - poh_before)),
+                te_f(&t["HeapSizeBeforeMB"]),
+                MB_TOL,
+            );
+            check(
+                "peak MB (w/o POH)",
+                mb(g.peak_bytes.map(|b| b - poh_before)),
+                te_f(&t["HeapSizePeakMB"]),
+                MB_TOL,
+            );
+            let poh_alloc = g.poh_allocated_bytes.unwrap_or(0);
+            // TraceEvent reports 0 where it has nothing to go by; the model says null.
+            let alloc = g.allocated_bytes.map(|a| a - poh_alloc).or(Some(0));
+            check(
+                "allocated MB (w/o POH)",
+                mb(alloc),
+                te_f(&t["AllocedSinceLastGCMB"]),
+                MB_TOL,
+            );
+            for (k, gen) in [
+                ("Gen0", 0usize),
+                ("Gen1", 1),
+                ("Gen2", 2),
+                ("GenLargeObj", 3),
+                ("GenPinObj", 4),
+            ] {
+                let ours = g.generations.get(gen).unwrap();
+                let te = &pg[k];
+                if g.heaps.is_empty() || g.heaps[0].generations.len() <= gen {
+                    continue;
+                }
+                check(
+                    &format!("{k} fragmentation MB"),
+                    mb(ours.fragmentation_bytes),
+                    te_f(&te["GenFragmentationMB"]),
+                    MB_TOL,
+                );
+                check(
+                    &format!("{k} budget MB"),
+                    mb(ours.budget_bytes),
+                    te_f(&te["GenBudgetMB"]),
+                    MB_TOL,
+                );
+                check(
+                    &format!("{k} in MB"),
+                    mb(ours.in_bytes),
+                    te_f(&te["GenInMB"]),
+                    MB_TOL,
+                );
+                check(
+                    &format!("{k} survived MB"),
+                    mb(ours.survived_bytes),
+                    te_f(&te["GenOutMB"]),
+                    MB_TOL,
+                );
+                check(
+                    &format!("{k} survival % (TraceEvent's rule, note 2)"),
+                    te_style_survival(g, gen).map(|v| v as f64),
+                    te_f(&te["SurvivalPercent"]),
+                    0.0,
+                );
+            }
+        }
+        if !problems.is_empty() {
+            report.push_str(&format!("{}:\n  {}\n", f.name, problems.join("\n  ")));
+        }
+    }
+    assert!(report.is_empty(), "differences from TraceEvent:\n{report}");
+    assert!(
+        compared_heap_figures > 400,
+        "only {compared_heap_figures} GCs had per-heap figures compared"
+    );
+}
