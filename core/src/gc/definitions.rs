@@ -225,7 +225,7 @@ pub fn markdown() -> alloc::string::String {
     let _ = writeln!(s, "# The GC model: every figure\n");
     let _ = writeln!(
         s,
-        "Generated from `core/src/gc/definitions.rs` (`cargo run -p gcscope-cli -- definitions --markdown`). \
+        "Generated from `core/src/gc/definitions.rs` (`GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test model_definitions`). \
          Units: bytes, ms from the trace start, % as 0-100, bytes/s. A field is `null` when the trace \
          lacks the event it comes from; the GC's `missing` list says which. JSON keys are the paths below; \
          CSV columns flatten them with `_` (`generations.gen0.size_after_bytes` -> `gen0_size_after_bytes`).\n"

@@ -1,0 +1,111 @@
+//! Every serialized figure of the model has a one-line definition (`gc::definitions`), every
+//! definition names a real field, and `docs/model.md` is the definitions table as generated.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use gcscope_core::gc::definitions::{gc_field, markdown, PROCESS_FIELDS, ROLLUP_FIELDS};
+use gcscope_core::gc::{analyze, Generations};
+use serde_json::Value;
+
+/// JSON paths of every key under `v` (array elements share their array's path).
+fn paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(p.clone());
+                paths(x, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                paths(x, prefix, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Leaf-or-object paths, with `generations.gen2.x` written `generations.*.x` as the table does.
+fn generic(p: &str) -> String {
+    let mut parts: Vec<&str> = p.split('.').collect();
+    if parts.len() >= 3 && parts[0] == "generations" && Generations::NAMES.contains(&parts[1]) {
+        parts[1] = "*";
+    }
+    parts.join(".")
+}
+
+fn fixture_gc_paths() -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
+    let (mut gc, mut rollup, mut process) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    for rt in ["netcore3.1", "net8.0"] {
+        for w in ["wks-concurrent", "server", "pinning", "induced"] {
+            let m = analyze(&std::fs::read(dir.join(rt).join(format!("{w}.nettrace"))).unwrap())
+                .unwrap();
+            for g in &m.gcs {
+                paths(&serde_json::to_value(g).unwrap(), "", &mut gc);
+            }
+            for r in &m.rollup {
+                paths(&serde_json::to_value(r).unwrap(), "", &mut rollup);
+            }
+            paths(&serde_json::to_value(&m.process).unwrap(), "", &mut process);
+        }
+    }
+    (gc, rollup, process)
+}
+
+#[test]
+fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
+    let (gc, rollup, process) = fixture_gc_paths();
+    // Objects that only group fields (generations, heaps, condemn, ...) need no line of their own.
+    let groups: BTreeSet<String> = gc
+        .iter()
+        .filter(|p| gc.iter().any(|q| q.starts_with(&format!("{p}."))))
+        .cloned()
+        .collect();
+    let undefined: Vec<&String> = gc
+        .iter()
+        .filter(|p| !groups.contains(*p) && gc_field(p).is_none())
+        .collect();
+    assert!(
+        undefined.is_empty(),
+        "per-GC fields without a definition: {undefined:?}"
+    );
+    let serialized: BTreeSet<String> = gc.iter().map(|p| generic(p)).collect();
+    for d in gcscope_core::gc::definitions::GC_FIELDS {
+        assert!(
+            serialized.contains(d.field),
+            "definition of a field that is not serialized: {}",
+            d.field
+        );
+        assert!(
+            !d.definition.is_empty() && !d.label.is_empty() && !d.unit.is_empty(),
+            "{}",
+            d.field
+        );
+    }
+    let rollup_defs: BTreeSet<String> = ROLLUP_FIELDS.iter().map(|d| d.field.to_string()).collect();
+    assert_eq!(rollup, rollup_defs, "rollup fields vs definitions");
+    let process_defs: BTreeSet<String> =
+        PROCESS_FIELDS.iter().map(|d| d.field.to_string()).collect();
+    assert_eq!(process, process_defs, "process fields vs definitions");
+}
+
+#[test]
+fn docs_model_md_is_the_generated_definitions_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/model.md");
+    let want = markdown();
+    if std::env::var_os("GCSCOPE_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/model.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test model_definitions"
+    );
+}
