@@ -218,6 +218,39 @@ pub fn gc_field(path: &str) -> Option<&'static Definition> {
     GC_FIELDS.iter().find(|d| d.field == key)
 }
 
+/// How rows are formed and where the model departs from PerfView/TraceEvent (in `docs/model.md`).
+const METHOD: &str = "\
+## How GCs are put together
+
+* One row per GCStart, numbered by its Count. A GC the runtime counts but that fires no GCStart
+  (started by `GC.TryStartNoGCRegion`) has no row. A GC without GCEnd (the trace ended) is kept
+  with `complete: false`; rollups skip it.
+* Pause: from the SuspendEEBegin (reason ForGC) before GCStart to the RestartEEEnd on the same
+  thread. A background GC adds each later suspension (reason ForGCPrep) to its pause; the GC that
+  runs first inside a background GC's suspension has suspend 0 and its pause starts at its GCStart.
+* GCHeapStats, GCGlobalHeapHistory and GCPerHeapHistory belong to the GC in progress; a background
+  GC's histories that arrive while a foreground GC is restarting go to the background GC (by its
+  thread and gen2 condemned generation); for server GC, histories fired after the background GC's
+  GCEnd go to it.
+* Derived figures are recomputed when the trace ends, so late events always count.
+
+## Differences from PerfView / TraceEvent (checked GC by GC in `core/tests/model_fixtures.rs`)
+
+1. The pinned object heap counts in `before_bytes`, `peak_bytes` and `allocated_bytes`
+   (TraceEvent 3.1.3 leaves it out of those three but keeps it in the size after).
+2. `survival_pct` is survived / objects before over all heaps; TraceEvent averages per-heap
+   integer percentages, and says 0 where the generation was empty (the model: null).
+3. A background GC keeps its own GCPerHeapHistory (TraceEvent can give it to a foreground GC).
+4. Allocation is measured from the GC that ended last before this one started (TraceEvent: the
+   GC just before in the list, which may be a background GC still running).
+5. A background GC that the runtime ran inside its first suspension has its real pause (to the
+   RestartEEEnd after it); TraceEvent reports only its suspension.
+6. `promoted_per_gc_ms_bytes` divides by GC duration: EventPipe traces have no CPU samples for
+   PerfView's GC CPU time.
+7. A GC whose GCStart came without a suspension (trace started mid-GC) is kept, its pause
+   measured from GCStart and the gap listed in `missing`; TraceEvent drops it.
+";
+
 /// The Markdown reference (`docs/model.md` is this output).
 pub fn markdown() -> alloc::string::String {
     use core::fmt::Write;
@@ -260,9 +293,10 @@ pub fn markdown() -> alloc::string::String {
         }
         s.push('\n');
     }
+    s.push_str(METHOD);
     let _ = writeln!(
         s,
-        "## Condemn conditions (`condemn.conditions`)\n\n| condition | meaning |\n|---|---|"
+        "\n## Condemn conditions (`condemn.conditions`)\n\n| condition | meaning |\n|---|---|"
     );
     for c in crate::clr::enums::CondemnCondition::ALL {
         let _ = writeln!(
