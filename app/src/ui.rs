@@ -44,7 +44,15 @@ fn open_blob(phase: RwSignal<Phase>, name: String, blob: Blob) {
         }),
         JobEvent::Message(ToUi::Done(a)) => {
             worker_client::cancel();
-            phase.set(Phase::Loaded(a));
+            match &a.error {
+                // Nothing could be read: say why, and offer the way forward instead of empty tables.
+                Some(e) if a.events == 0.0 => phase.set(Phase::Failed(format!(
+                    "{}: {e}. gcscope reads .nettrace and .netperf files (or a .zip/.gz of one) \
+                     written by dotnet-trace or DOTNET_EnableEventPipe.",
+                    a.file_name
+                ))),
+                _ => phase.set(Phase::Loaded(a)),
+            }
         }
         JobEvent::Message(ToUi::Ready) => {}
         JobEvent::Crashed(msg) => {
@@ -110,14 +118,6 @@ pub fn App() -> impl IntoView {
         // Reset so that choosing the same file again still fires `change`.
         input.set_value("");
     };
-    let open_sample = move |s: Sample| {
-        spawn_local(async move {
-            match fetch_blob(&format!("samples/{}", s.file)).await {
-                Ok(blob) => open_blob(phase, s.file.clone(), blob),
-                Err(e) => phase.set(Phase::Failed(e)),
-            }
-        });
-    };
 
     view! {
         <div
@@ -145,12 +145,12 @@ pub fn App() -> impl IntoView {
             </header>
             <main>
                 {move || match phase.get() {
-                    Phase::Empty => view! { <EmptyState samples=samples open_sample=open_sample /> }.into_any(),
+                    Phase::Empty => view! { <EmptyState samples=samples phase=phase /> }.into_any(),
                     Phase::Loading { name, progress } => view! { <Loading name=name progress=progress phase=phase /> }.into_any(),
                     Phase::Loaded(a) => view! { <Results analysis=*a /> }.into_any(),
                     Phase::Failed(msg) => view! {
                         <div id="error" class="error" role="alert">{msg}</div>
-                        <EmptyState samples=samples open_sample=open_sample />
+                        <EmptyState samples=samples phase=phase />
                     }.into_any(),
                 }}
             </main>
@@ -159,13 +159,22 @@ pub fn App() -> impl IntoView {
 }
 
 /// Minimal JSON reading for the samples index without pulling serde_json into the wasm.
+fn open_sample(phase: RwSignal<Phase>, s: Sample) {
+    spawn_local(async move {
+        match fetch_blob(&format!("samples/{}", s.file)).await {
+            Ok(blob) => open_blob(phase, s.file.clone(), blob),
+            Err(e) => phase.set(Phase::Failed(e)),
+        }
+    });
+}
+
 fn serde_json_lite(text: &str) -> Option<Vec<Sample>> {
     let v = js_sys::JSON::parse(text).ok()?;
     serde_wasm_bindgen::from_value(v).ok()
 }
 
 #[component]
-fn EmptyState(samples: RwSignal<Vec<Sample>>, open_sample: impl Fn(Sample) + Copy + 'static) -> impl IntoView {
+fn EmptyState(samples: RwSignal<Vec<Sample>>, phase: RwSignal<Phase>) -> impl IntoView {
     view! {
         <section class="empty">
             <h2>"Drop a .nettrace, .netperf or .zip anywhere on this page"</h2>
@@ -184,7 +193,7 @@ fn EmptyState(samples: RwSignal<Vec<Sample>>, open_sample: impl Fn(Sample) + Cop
                             <button
                                 class="sample-button"
                                 id=format!("sample-{i}")
-                                on:click=move |_| open_sample(s2.clone())
+                                on:click=move |_| open_sample(phase, s2.clone())
                                 title=s.description.clone()
                             >
                                 "Open sample: "
