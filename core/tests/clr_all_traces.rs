@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use gcscope_core::clr::gc::BulkKind;
+use gcscope_core::clr::gc::{BulkKind, DynamicPayload};
 use gcscope_core::clr::{self, names, ClrEvent};
 
 fn shared_dir() -> Option<PathBuf> {
@@ -35,6 +35,8 @@ struct Seen {
     unnamed: BTreeSet<(String, u32, u32)>,
     /// GC events decoded / failed.
     decoded: u64,
+    /// GCDynamicEvent payloads decoded as CommittedUsage.
+    committed_usage: u64,
     errors: Vec<String>,
 }
 
@@ -55,33 +57,34 @@ fn scan(zip: &Path) -> Seen {
         match clr::decode(e) {
             Some(Ok(d)) => {
                 seen.decoded += 1;
+                if let ClrEvent::GcDynamicEvent(g) = &d {
+                    match g.payload() {
+                        Ok(DynamicPayload::CommittedUsage(_)) => seen.committed_usage += 1,
+                        Ok(_) => {}
+                        Err(err) => seen
+                            .errors
+                            .push(format!("GCDynamicEvent {}: {err}", g.name)),
+                    }
+                }
                 let ptr = usize::from(e.pointer_size);
                 match expected_len(&d, e.version, ptr) {
                     Some(n) if n == e.payload.len() => {}
-                    other => {
-                        if seen.errors.len() < 20 {
-                            seen.errors.push(format!(
-                                "{}/{} v{}: payload {} bytes, layout accounts for {other:?}",
-                                e.provider,
-                                e.name,
-                                e.version,
-                                e.payload.len()
-                            ));
-                        }
-                    }
-                }
-            }
-            Some(Err(err)) => {
-                if seen.errors.len() < 20 {
-                    seen.errors.push(format!(
-                        "{} id {} v{} ({} bytes): {err}",
+                    other => seen.errors.push(format!(
+                        "{}/{} v{}: payload {} bytes, layout accounts for {other:?}",
                         e.provider,
-                        e.event_id,
+                        e.name,
                         e.version,
                         e.payload.len()
-                    ));
+                    )),
                 }
             }
+            Some(Err(err)) => seen.errors.push(format!(
+                "{} id {} v{} ({} bytes): {err}",
+                e.provider,
+                e.event_id,
+                e.version,
+                e.payload.len()
+            )),
             None => {}
         }
     });
@@ -93,7 +96,7 @@ fn scan(zip: &Path) -> Seen {
 }
 
 /// The payload size the decoded layout implies, from the manifest's field list (packed fields,
-/// `p` = pointer size, strings UTF-16 + NUL). `None` for an event this test has no rule for.
+/// `p` = pointer size, strings UTF-16 + NUL). Exhaustive: a new variant needs a rule here.
 fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
     let s16 = |s: &clr::Utf16Str<'_>| s.0.len() + 2;
     Some(match d {
@@ -143,6 +146,18 @@ fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
             3 => 46,
             _ => 50 + 4 * h.phase_times?.len(),
         },
+        ClrEvent::GcJoin(_) => [12, 14, 18][v.min(2) as usize],
+        ClrEvent::GcMark(_) => 6,
+        ClrEvent::GcLohCompact(c) => 4 + usize::from(c.count) * if p == 8 { 32 } else { 20 },
+        ClrEvent::GcFitBucketInfo(f) => 14 + usize::from(f.count) * (8 + p),
+        ClrEvent::GcSettingsRundown(_) => 50,
+        ClrEvent::BgcPhase { .. } => 2,
+        ClrEvent::BgcDrainMark(_) => 10,
+        ClrEvent::BgcRevisit(_) => 22,
+        ClrEvent::BgcOverflow(_) => [30, 34][v.min(1) as usize],
+        ClrEvent::BgcAllocWaitBegin(_) | ClrEvent::BgcAllocWaitEnd(_) => 6,
+        ClrEvent::GcFullNotify(_) => [8, 10][v.min(1) as usize],
+        ClrEvent::Bgc1stSweepEnd(_) => 6,
         ClrEvent::GcDynamicEvent(g) => s16(&g.name) + 4 + g.data.len() + 2,
         ClrEvent::GcBulk(b) if b.kind == BulkKind::RootStaticVar => {
             let names: usize = b.static_vars().map(|s| 28 + s16(&s.field_name)).sum();
@@ -152,8 +167,25 @@ fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
             b.kind.header_len() + names
         }
         ClrEvent::GcBulk(b) => b.kind.header_len() + b.count as usize * b.kind.stride(p as u8)?,
-        _ => return None,
     })
+}
+
+/// The generated traces committed in fixtures/traces (.NET Core 3.1 and .NET 8, Linux x64).
+fn generated_traces() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
+    let mut out = Vec::new();
+    for runtime in ["netcore3.1", "net8.0"] {
+        let Ok(rd) = std::fs::read_dir(root.join(runtime)) else {
+            continue;
+        };
+        out.extend(
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "nettrace")),
+        );
+    }
+    out.sort();
+    out
 }
 
 fn zips(shared: &Path) -> Vec<PathBuf> {
@@ -188,8 +220,15 @@ fn runtime_events_named_and_gc_payloads_decode() {
     let Some(shared) = shared_dir() else { return };
     let mut failures = Vec::new();
     let mut gc_decoded = BTreeMap::new();
-    for zip in zips(&shared) {
+    let mut committed = BTreeMap::new();
+    for zip in zips(&shared).into_iter().chain(generated_traces()) {
         let file = zip.file_name().unwrap().to_string_lossy().into_owned();
+        let file = match zip.parent().and_then(|d| d.file_name()) {
+            Some(d) if d == "netcore3.1" || d == "net8.0" => {
+                format!("{}/{file}", d.to_string_lossy())
+            }
+            _ => file,
+        };
         let seen = scan(&zip);
         if !seen.unnamed.is_empty() {
             failures.push(format!(
@@ -198,7 +237,11 @@ fn runtime_events_named_and_gc_payloads_decode() {
             ));
         }
         if !seen.errors.is_empty() {
-            failures.push(format!("{file}: GC payloads failed: {:#?}", seen.errors));
+            let first: Vec<_> = seen.errors.iter().take(20).collect();
+            failures.push(format!(
+                "{file}: {} GC payloads failed, first: {first:#?}",
+                seen.errors.len()
+            ));
         }
         eprintln!(
             "{file}: {} runtime events, {} GC payloads decoded",
@@ -206,8 +249,9 @@ fn runtime_events_named_and_gc_payloads_decode() {
             seen.decoded
         );
         gc_decoded.insert(file.clone(), seen.decoded);
-        let baseline = zip.with_file_name(file.replace(".zip", ".baseline.txt"));
-        if baseline.exists() {
+        committed.insert(file.clone(), seen.committed_usage);
+        let baseline = zip.with_extension("baseline.txt");
+        if file.ends_with(".zip") && baseline.exists() {
             for name in baseline_names(&baseline) {
                 if !seen.names.contains_key(&name) {
                     failures.push(format!("{file}: baseline name {name} never produced"));
@@ -220,6 +264,21 @@ fn runtime_events_named_and_gc_payloads_decode() {
     let get = |k: &str| gc_decoded.get(k).copied().unwrap_or(0);
     assert!(get("eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip") > 40_000);
     assert!(get("eventpipe-dotnetcore2.1-win-x86-objver3.netperf.zip") > 100);
+    assert!(get("net8.0/wks-concurrent.nettrace") > 1000);
+    // .NET 8 sends GCDynamicEvent CommittedUsage; 3.1 has no id 39.
+    if !generated_traces().is_empty() {
+        assert!(
+            committed
+                .get("net8.0/wks-concurrent.nettrace")
+                .copied()
+                .unwrap_or(0)
+                > 0
+        );
+        assert_eq!(
+            committed.get("netcore3.1/wks-concurrent.nettrace"),
+            Some(&0)
+        );
+    }
     if shared.join("traces/public").is_dir() {
         assert!(get("dotnet6.0.9-win-x64-RememberCalendar.nettrace.zip") > 0);
     }

@@ -236,8 +236,10 @@ fn decode_runtime<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<C
 
 fn decode_private<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<ClrEvent<'a>>> {
     use ids::private::*;
-    let phase =
-        |phase| Some(GcNoUserData::parse(p, v, ptr).map(|data| ClrEvent::BgcPhase { phase, data }));
+    // The private provider's GCNoUserData template has ClrInstanceID from version 0 on.
+    let phase = |phase| {
+        Some(GcNoUserData::parse(p, v.max(1), ptr).map(|data| ClrEvent::BgcPhase { phase, data }))
+    };
     let mark = |kind| Some(GcMark::parse(p, kind, v, ptr).map(ClrEvent::GcMark));
     match id {
         5 => wrap(
@@ -313,6 +315,9 @@ mod tests {
         assert!(decode(&event("MyEventSource", 35, 0, &t)).is_none());
         assert!(decode(&event(RUNTIME_PROVIDER, 204, 2, &t)).is_none());
         // Private phase marker and PinPlug.
+        assert!(decode(&event(PRIVATE_PROVIDER, 11, 0, &[]))
+            .unwrap()
+            .is_err());
         assert!(matches!(
             decode(&event(PRIVATE_PROVIDER, 11, 0, &[3, 0])),
             Some(Ok(ClrEvent::BgcPhase {
