@@ -35,6 +35,8 @@ struct Seen {
     unnamed: BTreeSet<(String, u32, u32)>,
     /// GC events decoded / failed.
     decoded: u64,
+    /// Event ids (by provider) serialized once.
+    serialized: BTreeMap<String, BTreeSet<u32>>,
     /// GCDynamicEvent payloads decoded as CommittedUsage.
     committed_usage: u64,
     errors: Vec<String>,
@@ -57,6 +59,13 @@ fn scan(zip: &Path) -> Seen {
         match clr::decode(e) {
             Some(Ok(d)) => {
                 seen.decoded += 1;
+                // Each kind of event serializes (the app ships events as JSON).
+                let ids = seen.serialized.entry(e.provider.to_string()).or_default();
+                if ids.insert(e.event_id) {
+                    if let Err(err) = serde_json::to_value(&d) {
+                        seen.errors.push(format!("{}: serialize: {err}", e.name));
+                    }
+                }
                 if let ClrEvent::GcDynamicEvent(g) = &d {
                     match g.payload() {
                         Ok(DynamicPayload::CommittedUsage(_)) => seen.committed_usage += 1,

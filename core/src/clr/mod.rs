@@ -128,6 +128,20 @@ pub enum BgcPhase {
     SweepEnd,
 }
 
+/// The event's TraceEvent-style name like [`event_name`], except that GCDynamicEvent (id 39) is
+/// named by its payload as current TraceEvent does: `GC/CommittedUsage` for a CommittedUsage blob
+/// large enough for its layout, else `GC/DynamicTraceEvent`.
+pub fn event_name_for(ev: &Event<'_>) -> Option<&'static str> {
+    if ev.provider == RUNTIME_PROVIDER && ev.event_id == ids::runtime::GC_DYNAMIC_EVENT {
+        if let Ok(d) = GcDynamicEvent::parse(ev.payload, ev.version, ev.pointer_size) {
+            if matches!(d.payload(), Ok(DynamicPayload::CommittedUsage(_))) {
+                return Some("GC/CommittedUsage");
+            }
+        }
+    }
+    event_name(ev.provider, ev.event_id, ev.version)
+}
+
 /// Decodes a GC-related runtime event. `None` if the event is not one of the runtime's GC events
 /// we decode (other providers, other ids, versions whose layout we do not know).
 pub fn decode<'a>(ev: &Event<'a>) -> Option<Result<ClrEvent<'a>, PayloadError>> {
@@ -335,6 +349,26 @@ mod tests {
             Some(Ok(ClrEvent::GcMark(m))) => assert_eq!(m.root_kind, GcRootKind::Handle),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn dynamic_event_names() {
+        let mut p: alloc::vec::Vec<u8> = "CommittedUsage"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
+        p.extend_from_slice(&[0, 0]);
+        p.extend_from_slice(&42u32.to_le_bytes());
+        p.extend_from_slice(&[0; 42]);
+        p.extend_from_slice(&[0, 0]);
+        let ev = event(RUNTIME_PROVIDER, 39, 0, &p);
+        assert_eq!(event_name_for(&ev), Some("GC/CommittedUsage"));
+        let other = event(RUNTIME_PROVIDER, 39, 0, &[b'X', 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(event_name_for(&other), Some("GC/DynamicTraceEvent"));
+        assert_eq!(
+            event_name_for(&event(RUNTIME_PROVIDER, 1, 2, &[])),
+            Some("GC/Start")
+        );
     }
 
     /// Every decoder must return (not panic) on every prefix of a valid payload and on garbage.

@@ -8,7 +8,13 @@
 //! Manifest events that TraceEvent has no template for get only the manifest's task display name
 //! (TraceEvent names IncreaseMemoryPressure, id 200, just `GC`: see the 3.0 baseline).
 //! Id 39 (GCDynamicEvent, .NET 7+; no other event ever used that id) is named as TraceEvent's
-//! GCDynamicTraceEventParser names it when the payload is not recognised.
+//! GCDynamicTraceEventParser names it when the payload is not recognised; see
+//! [`crate::clr::event_name_for`] for the payload-aware name (`GC/CommittedUsage`).
+//!
+//! TraceEvent itself is not consistent for events it has no C# template for: with TraceLog (the
+//! published baselines) IncreaseMemoryPressure is `GC`; a bare EventPipeEventSource (TraceEvent
+//! 3.1.3, fixtures/traces/*.traceevent.json) prints `EventID(200)`, `EventID(201)`, `EventID(39)`
+//! and, for the private BGC1stSweepEnd, `EventID(26)`. We follow the baselines.
 
 /// Provider names as they appear in EventPipe metadata.
 pub const RUNTIME_PROVIDER: &str = "Microsoft-Windows-DotNETRuntime";
