@@ -285,10 +285,15 @@ impl ZipReader {
                 Err(Error::truncated(end, "compressed trace inside the .zip"))
             }
             _ if self.found => Ok(()),
-            State::Header(h) if h.is_empty() => Err(Error::new(
-                end,
-                ErrorKind::NotATrace(self.no_trace_message()),
-            )),
+            State::Header(h)
+                if h.is_empty()
+                    || (h.len() >= 4 && matches!(le32(h, 0), CENTRAL_HEADER | END_OF_CENTRAL)) =>
+            {
+                Err(Error::new(
+                    end,
+                    ErrorKind::NotATrace(self.no_trace_message()),
+                ))
+            }
             _ => Err(Error::truncated(end, "zip archive")),
         }
     }

@@ -2,6 +2,8 @@
 //! through the crate's own container support.
 #![allow(dead_code)]
 
+pub mod writer;
+
 use gcscope_core::{event::Event, DecodeStats, TraceReader};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
