@@ -2,13 +2,15 @@
 //! - every event of a runtime provider gets a TraceEvent-style name from `clr::event_name`;
 //! - every name TraceEvent's baseline lists for those providers is one we produce;
 //! - every GC event `clr::decode` recognises decodes without error, and its layout accounts for
-//!   every payload byte (sizes as documented in the runtime manifest; see `expected_len`).
+//!   every payload byte (sizes as documented in the runtime manifest; see `expected_len`);
+//! - every shorter prefix of such a payload is an error (the first of each kind is tried).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gcscope_core::clr::gc::{BulkKind, DynamicPayload};
 use gcscope_core::clr::{self, names, ClrEvent};
+use gcscope_core::event::Event;
 
 fn shared_dir() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
@@ -35,6 +37,8 @@ struct Seen {
     unnamed: BTreeSet<(String, u32, u32)>,
     /// GC events decoded / failed.
     decoded: u64,
+    /// (provider, id, version) whose first payload's prefixes were checked.
+    prefixes_checked: BTreeSet<(String, u32, u32)>,
     /// Event ids (by provider) serialized once.
     serialized: BTreeMap<String, BTreeSet<u32>>,
     /// GCDynamicEvent payloads decoded as CommittedUsage.
@@ -73,6 +77,27 @@ fn scan(zip: &Path) -> Seen {
                         Err(err) => seen
                             .errors
                             .push(format!("GCDynamicEvent {}: {err}", g.name)),
+                    }
+                }
+                // Every shorter prefix of the first payload of each kind is an error.
+                if seen
+                    .prefixes_checked
+                    .insert((e.provider.to_string(), e.event_id, e.version))
+                {
+                    for n in 0..e.payload.len() {
+                        let cut = Event {
+                            payload: &e.payload[..n],
+                            ..*e
+                        };
+                        if !matches!(clr::decode(&cut), Some(Err(_))) {
+                            seen.errors.push(format!(
+                                "{}/{} v{}: {n}-byte prefix of {} decodes",
+                                e.provider,
+                                e.name,
+                                e.version,
+                                e.payload.len()
+                            ));
+                        }
                     }
                 }
                 let ptr = usize::from(e.pointer_size);

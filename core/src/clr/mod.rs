@@ -374,7 +374,22 @@ mod tests {
     /// Every decoder must return (not panic) on every prefix of a valid payload and on garbage.
     #[test]
     fn no_panics_on_truncation_or_garbage() {
-        let garbage: alloc::vec::Vec<u8> = (0..600u32).map(|i| (i * 37 + 11) as u8).collect();
+        // Pseudo-random bytes, all-zero (zero counts) and all-0xFF (huge counts and sizes).
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let random: alloc::vec::Vec<u8> = (0..600)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for garbage in [random, alloc::vec![0u8; 600], alloc::vec![0xFFu8; 600]] {
+            walk_all(&garbage);
+        }
+    }
+
+    fn walk_all(garbage: &[u8]) {
         let providers = [RUNTIME_PROVIDER, PRIVATE_PROVIDER, RUNDOWN_PROVIDER];
         for provider in providers {
             for id in 0..=310u32 {
@@ -383,6 +398,7 @@ mod tests {
                         for len in [0usize, 1, 2, 5, 9, 17, 30, 50, 90, 200, 600] {
                             let mut ev = event(provider, id, version, &garbage[..len]);
                             ev.pointer_size = ptr;
+                            let _ = event_name_for(&ev);
                             if let Some(Ok(e)) = decode(&ev) {
                                 // Walk lazily decoded parts too.
                                 match e {

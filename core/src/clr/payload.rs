@@ -239,7 +239,8 @@ impl<'a> U32Array<'a> {
         self.len() == 0
     }
     pub fn get(&self, i: usize) -> Option<u32> {
-        let s = self.0.get(i.checked_mul(4)?..i.checked_mul(4)? + 4)?;
+        let start = i.checked_mul(4)?;
+        let s = self.0.get(start..start.checked_add(4)?)?;
         Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
     }
     pub fn iter(&self) -> impl Iterator<Item = u32> + 'a {
@@ -287,6 +288,17 @@ mod tests {
             0x90AB_CDEF_1234_5678
         );
         assert!(Reader::new(&b[..7], 8).unwrap().ptr("p").is_err());
+    }
+
+    #[test]
+    fn u32_array_bounds() {
+        let a = U32Array(&[1, 0, 0, 0, 2, 0, 0, 0, 9]);
+        assert_eq!(a.len(), 2);
+        assert_eq!(a.iter().collect::<alloc::vec::Vec<_>>(), [1, 2]);
+        assert_eq!(a.get(1), Some(2));
+        assert_eq!(a.get(2), None);
+        assert_eq!(a.get(usize::MAX / 4), None);
+        assert_eq!(a.get(usize::MAX), None);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub enum BulkKind {
     /// id 37 (no Index): u64 ObjectID, TypeID, IUnknown, VTable, u32 RefCount, Flags.
     Rcw,
     /// id 38 (header: u32 Count, u64 AppDomainID, u16 ClrInstanceID): variable-size elements
-    /// (u64 GCRootID, ObjectID, TypeID, u32 Flags, UTF-16 FieldName).
+    /// (u64 GCRootID, ObjectID, TypeID, u32 Flags, UTF-16 FieldName), checked when parsed.
     RootStaticVar,
 }
 
@@ -67,7 +67,7 @@ pub struct GcBulk<'a> {
     /// RootStaticVar only.
     pub app_domain_id: Option<u64>,
     pub clr_instance_id: u16,
-    /// The element bytes (for fixed-size kinds exactly `count × stride`; any tail is excluded).
+    /// The bytes of the `count` elements (any tail after them is excluded).
     #[serde(skip)]
     pub values: &'a [u8],
     #[serde(skip)]
@@ -191,7 +191,18 @@ impl<'a> GcBulk<'a> {
                     .ok_or_else(|| PayloadError::truncated(r.pos(), "GCBulk.Values"))?;
                 r.bytes(len, "GCBulk.Values")?
             }
-            None => r.bytes(r.remaining(), "GCBulk.Values")?,
+            None => {
+                // Variable-size elements: walk them so that a cut payload is an error here.
+                let start = r.pos();
+                for _ in 0..count {
+                    r.u64("GCBulkRootStaticVar.GCRootID")?;
+                    r.u64("GCBulkRootStaticVar.ObjectID")?;
+                    r.u64("GCBulkRootStaticVar.TypeID")?;
+                    r.u32("GCBulkRootStaticVar.Flags")?;
+                    r.utf16z("GCBulkRootStaticVar.FieldName")?;
+                }
+                &payload[start..r.pos()]
+            }
         };
         Ok(GcBulk {
             kind,
@@ -540,9 +551,9 @@ mod tests {
         assert_eq!(v.len(), 2);
         assert_eq!((v[1].root_id, v[1].flags), (2, 1));
         assert!(v[1].field_name.eq_str("t_bb"));
-        // Cut inside the second element: iteration stops after the first.
-        let b = GcBulk::parse(&s[..s.len() - 3], BulkKind::RootStaticVar, 8).unwrap();
-        assert_eq!(b.static_vars().count(), 1);
+        // Cut inside the second element: an error at the cut.
+        let e = GcBulk::parse(&s[..s.len() - 3], BulkKind::RootStaticVar, 8).unwrap_err();
+        assert_eq!(e.offset, s.len() - 3);
     }
 
     #[test]
@@ -555,16 +566,23 @@ mod tests {
         let b = GcBulk::parse(&p, BulkKind::Rcw, 8).unwrap();
         assert_eq!((b.index, b.count, b.clr_instance_id), (None, 1, 3));
         assert!(GcBulk::parse(&p[..45], BulkKind::Rcw, 8).is_err());
-        // StaticVar: Count, AppDomainID, ClrInstanceID, variable elements kept raw.
+        // StaticVar: Count, AppDomainID, ClrInstanceID; 3 bytes cannot hold 2 elements.
         let mut s = Vec::new();
         s.extend_from_slice(&2u32.to_le_bytes());
         s.extend_from_slice(&0x77u64.to_le_bytes());
         s.extend_from_slice(&3u16.to_le_bytes());
         s.extend_from_slice(&[1, 2, 3]);
+        assert_eq!(
+            GcBulk::parse(&s, BulkKind::RootStaticVar, 8)
+                .unwrap_err()
+                .offset,
+            14
+        );
+        s[0] = 0; // Count 0: the 3 bytes are a tail, not elements.
         let b = GcBulk::parse(&s, BulkKind::RootStaticVar, 8).unwrap();
         assert_eq!(
             (b.count, b.app_domain_id, b.values.len()),
-            (2, Some(0x77), 3)
+            (0, Some(0x77), 0)
         );
         // Huge Count: error, no panic.
         let mut h = Vec::new();

@@ -160,9 +160,8 @@ impl<'a> GcPerHeapHistory<'a> {
     pub fn generation(&self, gen: usize) -> Option<GenData> {
         let p = usize::from(self.pointer_size);
         let stride = GEN_DATA_FIELDS * p;
-        let rec = self
-            .gen_data
-            .get(gen.checked_mul(stride)?..gen.checked_mul(stride)? + stride)?;
+        let start = gen.checked_mul(stride)?;
+        let rec = self.gen_data.get(start..start.checked_add(stride)?)?;
         let mut v = [0u64; GEN_DATA_FIELDS];
         for (i, slot) in v.iter_mut().enumerate() {
             let b = &rec[i * p..(i + 1) * p];
@@ -350,6 +349,8 @@ mod tests {
         assert_eq!(g0.new_allocation, 3_510_080);
         assert_eq!(gens[4].size_before, 3_154_612);
         assert_eq!(h.generation(5), None);
+        assert_eq!(h.generation(usize::MAX / 80), None);
+        assert_eq!(h.generation(usize::MAX), None);
         // Extra trailing bytes (a future version) are ignored.
         let mut q = p.clone();
         q.extend_from_slice(&[1, 2, 3]);
