@@ -180,6 +180,8 @@ fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
             3 => 46,
             _ => 50 + 4 * h.phase_times?.len(),
         },
+        ClrEvent::GcSampledObjectAllocation(_) => 2 * p + 14,
+        ClrEvent::AllocationSampled(a) => 6 + p + s16(&a.type_name) + p + 16,
         ClrEvent::GcJoin(_) => [12, 14, 18][v.min(2) as usize],
         ClrEvent::GcMark(_) => 6,
         ClrEvent::GcLohCompact(c) => 4 + usize::from(c.count) * if p == 8 { 32 } else { 20 },

@@ -20,6 +20,7 @@ pub mod runtime {
     pub const GC_BULK_ROOT_CWT_ELEMENT_EDGE: u32 = 17;
     pub const GC_BULK_NODE: u32 = 18;
     pub const GC_BULK_EDGE: u32 = 19;
+    pub const GC_SAMPLED_OBJECT_ALLOCATION_HIGH: u32 = 20;
     pub const GC_BULK_SURVIVING_OBJECT_RANGES: u32 = 21;
     pub const GC_BULK_MOVED_OBJECT_RANGES: u32 = 22;
     pub const GC_GENERATION_RANGE: u32 = 23;
@@ -30,6 +31,7 @@ pub mod runtime {
     pub const FINALIZE_OBJECT: u32 = 29;
     pub const SET_GC_HANDLE: u32 = 30;
     pub const DESTROY_GC_HANDLE: u32 = 31;
+    pub const GC_SAMPLED_OBJECT_ALLOCATION_LOW: u32 = 32;
     pub const PIN_OBJECT_AT_GC_TIME: u32 = 33;
     pub const GC_TRIGGERED: u32 = 35;
     pub const GC_BULK_ROOT_CCW: u32 = 36;
@@ -44,6 +46,7 @@ pub mod runtime {
     pub const GC_GLOBAL_HEAP_HISTORY: u32 = 205;
     pub const GC_LOH_COMPACT: u32 = 208;
     pub const GC_FIT_BUCKET_INFO: u32 = 209;
+    pub const ALLOCATION_SAMPLED: u32 = 303;
 }
 
 /// Microsoft-Windows-DotNETRuntimePrivate.

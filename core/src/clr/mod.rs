@@ -41,6 +41,10 @@ pub enum ClrEvent<'a> {
     GcSuspendEeBegin(GcSuspendEeBegin),
     /// id 10, GC/AllocationTick.
     GcAllocationTick(GcAllocationTick<'a>),
+    /// ids 20 / 32, GC/SampledObjectAllocation (High / Low keyword).
+    GcSampledObjectAllocation(GcSampledObjectAllocation),
+    /// id 303, AllocationSampling (.NET 10).
+    AllocationSampled(AllocationSampled<'a>),
     /// id 11, GC/CreateConcurrentThread.
     GcCreateConcurrentThread(GcNoUserData),
     /// id 12, GC/TerminateConcurrentThread.
@@ -203,6 +207,14 @@ fn decode_runtime<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<C
         GC_BULK_ROOT_CCW => bulk(BulkKind::RootCcw),
         GC_BULK_RCW => bulk(BulkKind::Rcw),
         GC_BULK_ROOT_STATIC_VAR => bulk(BulkKind::RootStaticVar),
+        GC_SAMPLED_OBJECT_ALLOCATION_HIGH | GC_SAMPLED_OBJECT_ALLOCATION_LOW => wrap(
+            GcSampledObjectAllocation::parse(p, v, ptr),
+            ClrEvent::GcSampledObjectAllocation,
+        ),
+        ALLOCATION_SAMPLED => wrap(
+            AllocationSampled::parse(p, v, ptr),
+            ClrEvent::AllocationSampled,
+        ),
         GC_GENERATION_RANGE => wrap(
             GcGenerationRange::parse(p, v, ptr),
             ClrEvent::GcGenerationRange,

@@ -1,4 +1,5 @@
-//! Allocation sampling: GCAllocationTick, fired every ~100 KB of allocation per heap.
+//! Allocation sampling: GCAllocationTick (every ~100 KB of allocation per heap), the
+//! randomized AllocationSampled of .NET 10, and the older GCSampledObjectAllocation.
 
 use crate::clr::enums::GcAllocationKind;
 use crate::clr::payload::{PResult, Reader, Utf16Str};
@@ -68,6 +69,65 @@ impl<'a> GcAllocationTick<'a> {
     }
 }
 
+/// AllocationSampled (id 303, .NET 10, keyword AllocationSampling): a randomly sampled allocation
+/// (replaces GCAllocationTick when that keyword is on).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AllocationSampled<'a> {
+    pub kind: GcAllocationKind,
+    pub clr_instance_id: u16,
+    pub type_id: u64,
+    pub type_name: Utf16Str<'a>,
+    pub address: u64,
+    /// Bytes.
+    pub object_size: u64,
+    /// Bytes between the sampling threshold and the start of this object.
+    pub sampled_byte_offset: u64,
+}
+
+impl<'a> AllocationSampled<'a> {
+    /// 0 u32 AllocationKind, 4 u16 ClrInstanceID, 6 ptr TypeID, UTF-16 TypeName, ptr Address,
+    /// u64 ObjectSize, u64 SampledByteOffset.
+    pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        Ok(AllocationSampled {
+            kind: GcAllocationKind::from_raw(r.u32("AllocationSampled.AllocationKind")?),
+            clr_instance_id: r.u16("AllocationSampled.ClrInstanceID")?,
+            type_id: r.ptr("AllocationSampled.TypeID")?,
+            type_name: r.utf16z("AllocationSampled.TypeName")?,
+            address: r.ptr("AllocationSampled.Address")?,
+            object_size: r.u64("AllocationSampled.ObjectSize")?,
+            sampled_byte_offset: r.u64("AllocationSampled.SampledByteOffset")?,
+        })
+    }
+}
+
+/// GCSampledObjectAllocationHigh / Low (ids 20 / 32): objects of one type allocated since the
+/// previous sample of that type.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GcSampledObjectAllocation {
+    pub address: u64,
+    pub type_id: u64,
+    pub object_count_for_type_sample: u32,
+    /// Bytes.
+    pub total_size_for_type_sample: u64,
+    pub clr_instance_id: u16,
+}
+
+impl GcSampledObjectAllocation {
+    /// ptr Address, ptr TypeID, u32 ObjectCountForTypeSample, u64 TotalSizeForTypeSample,
+    /// u16 ClrInstanceID.
+    pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        Ok(GcSampledObjectAllocation {
+            address: r.ptr("GCSampledObjectAllocation.Address")?,
+            type_id: r.ptr("GCSampledObjectAllocation.TypeID")?,
+            object_count_for_type_sample: r.u32("GCSampledObjectAllocation.ObjectCount")?,
+            total_size_for_type_sample: r.u64("GCSampledObjectAllocation.TotalSize")?,
+            clr_instance_id: r.u16("GCSampledObjectAllocation.ClrInstanceID")?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +193,52 @@ mod tests {
         assert_eq!(t0.clr_instance_id, None);
         // An unterminated TypeName is an error, never a panic.
         assert!(GcAllocationTick::parse(&p[..30], 2, 8).is_err());
+    }
+
+    #[test]
+    fn allocation_sampled_and_sampled_object_allocation() {
+        let mut p = Vec::new();
+        p.extend_from_slice(&1u32.to_le_bytes()); // Large
+        p.extend_from_slice(&7u16.to_le_bytes());
+        p.extend_from_slice(&0x1111u64.to_le_bytes());
+        p.extend_from_slice(&utf16z("System.Byte[]"));
+        p.extend_from_slice(&0x2222u64.to_le_bytes());
+        p.extend_from_slice(&90_000u64.to_le_bytes());
+        p.extend_from_slice(&123u64.to_le_bytes());
+        let a = AllocationSampled::parse(&p, 0, 8).unwrap();
+        assert_eq!(a.kind, GcAllocationKind::Large);
+        assert_eq!(
+            (a.clr_instance_id, a.type_id, a.address),
+            (7, 0x1111, 0x2222)
+        );
+        assert!(a.type_name.eq_str("System.Byte[]"));
+        assert_eq!((a.object_size, a.sampled_byte_offset), (90_000, 123));
+        assert_eq!(
+            AllocationSampled::parse(&p[..p.len() - 1], 0, 8)
+                .unwrap_err()
+                .offset,
+            p.len() - 8
+        );
+
+        // x86: 4 + 4 + 4 + 8 + 2 = 22 bytes.
+        let mut q = Vec::new();
+        q.extend_from_slice(&0x10u32.to_le_bytes());
+        q.extend_from_slice(&0x20u32.to_le_bytes());
+        q.extend_from_slice(&3u32.to_le_bytes());
+        q.extend_from_slice(&72u64.to_le_bytes());
+        q.extend_from_slice(&5u16.to_le_bytes());
+        let s = GcSampledObjectAllocation::parse(&q, 0, 4).unwrap();
+        assert_eq!(
+            (
+                s.address,
+                s.type_id,
+                s.object_count_for_type_sample,
+                s.total_size_for_type_sample,
+                s.clr_instance_id
+            ),
+            (0x10, 0x20, 3, 72, 5)
+        );
+        assert!(GcSampledObjectAllocation::parse(&q, 0, 8).is_err());
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub mod history;
 pub mod lifecycle;
 pub mod mark;
 
-pub use allocation::GcAllocationTick;
+pub use allocation::{AllocationSampled, GcAllocationTick, GcSampledObjectAllocation};
 pub use bgc::{Bgc1stSweepEnd, BgcAllocWait, BgcDrainMark, BgcOverflow, BgcRevisit, GcFullNotify};
 pub use bulk::{
     BulkKind, CwtEdge, Edge, GcBulk, MovedRange, Node, Rcw, RootCcw, RootEdge, StaticVarRoot,
