@@ -41,12 +41,15 @@ pub struct Metadata {
     pub raw_name: String,
     /// The TraceEvent-style name events are reported under.
     pub name: String,
+    /// The name depends on the payload (GCDynamicEvent): ask [`crate::clr::event_name_for`] per event.
+    pub payload_named: bool,
 }
 
 /// All metadata seen so far, plus interned provider names.
 #[derive(Default)]
 pub struct MetadataStore {
     providers: Vec<String>,
+    provider_index: BTreeMap<String, u32>,
     entries: Vec<Metadata>,
     /// metadata id -> entry index + 1 (0 = unknown), for small ids.
     dense: Vec<u32>,
@@ -92,11 +95,13 @@ impl MetadataStore {
     }
 
     pub fn intern_provider(&mut self, name: &str) -> u32 {
-        if let Some(i) = self.providers.iter().position(|p| p == name) {
-            return i as u32;
+        if let Some(&i) = self.provider_index.get(name) {
+            return i;
         }
+        let i = self.providers.len() as u32;
         self.providers.push(name.to_string());
-        (self.providers.len() - 1) as u32
+        self.provider_index.insert(name.to_string(), i);
+        i
     }
 
     /// Registers `id`. A redefinition is an error in V4/V5 (ids are trace-global); `allow_redefine`
@@ -114,7 +119,10 @@ impl MetadataStore {
                 format!("metadata id {id} defined twice"),
             ));
         }
-        m.name = display_name(self.provider(m.provider), &m);
+        let provider = self.provider(m.provider);
+        m.name = display_name(provider, &m);
+        m.payload_named = provider == crate::clr::names::RUNTIME_PROVIDER
+            && m.event_id == crate::clr::ids::runtime::GC_DYNAMIC_EVENT;
         self.entries.push(m);
         let index = (self.entries.len() - 1) as u32;
         if id < DENSE_IDS {
@@ -201,6 +209,7 @@ pub fn parse_payload(
         opcode: None,
         raw_name: String::new(),
         name: String::new(),
+        payload_named: false,
     };
     read_event_description(&mut c, &mut m)?;
     Ok((id, m))
@@ -287,6 +296,7 @@ pub fn parse_payload_v1v2(
         opcode: None,
         raw_name: String::new(),
         name: String::new(),
+        payload_named: false,
     };
     m.event_id = c.u32("event id")?;
     m.version = c.u32("event version")?;
@@ -359,6 +369,7 @@ pub fn parse_v6_row(store: &mut MetadataStore, row: &[u8], base: u64) -> Result<
         opcode: None,
         raw_name,
         name: String::new(),
+        payload_named: false,
     };
     skip_v6_fields(&mut c, 0)?;
     if c.remaining() >= 2 {
@@ -443,6 +454,7 @@ mod tests {
             opcode,
             raw_name: name.to_string(),
             name: String::new(),
+            payload_named: false,
         };
         display_name(provider, &m)
     }

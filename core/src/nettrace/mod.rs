@@ -646,22 +646,25 @@ fn emit(
     sink: &mut Sink<'_>,
 ) {
     let m = meta.entry(p.metadata);
-    sink(
-        info,
-        &Event {
-            provider: meta.provider(m.provider),
-            event_id: m.event_id,
-            version: p.version,
-            name: &m.name,
-            timestamp: p.timestamp,
-            time_ms: info.ms_since_start(p.timestamp),
-            thread_id: p.thread_id,
-            capture_thread_id: p.capture_thread_id,
-            sequence: p.sequence,
-            processor: p.processor,
-            stack_id: p.stack_id,
-            pointer_size,
-            payload,
-        },
-    );
+    let mut ev = Event {
+        provider: meta.provider(m.provider),
+        event_id: m.event_id,
+        version: p.version,
+        name: &m.name,
+        timestamp: p.timestamp,
+        time_ms: info.ms_since_start(p.timestamp),
+        thread_id: p.thread_id,
+        capture_thread_id: p.capture_thread_id,
+        sequence: p.sequence,
+        processor: p.processor,
+        stack_id: p.stack_id,
+        pointer_size,
+        payload,
+    };
+    if m.payload_named {
+        if let Some(n) = crate::clr::event_name_for(&ev) {
+            ev.name = n;
+        }
+    }
+    sink(info, &ev);
 }

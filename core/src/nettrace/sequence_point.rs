@@ -3,47 +3,50 @@
 
 use crate::error::Result;
 use crate::read::Cursor;
-use alloc::vec::Vec;
+use alloc::collections::BTreeMap;
 
-/// Last sequence number seen per capture thread.
+/// Last sequence number seen per capture thread. A map (not a list) so that a file with very many
+/// capture threads costs log time per lookup; the last thread is cached, since consecutive events
+/// usually come from the same one.
 #[derive(Default)]
 pub struct SequenceTracker {
-    threads: Vec<(u64, u32)>,
-    last: usize,
+    threads: BTreeMap<u64, u32>,
+    last: Option<(u64, u32)>,
     pub dropped: u64,
 }
 
 impl SequenceTracker {
-    #[inline]
-    fn slot(&mut self, thread: u64) -> &mut u32 {
-        if self.threads.get(self.last).map(|t| t.0) != Some(thread) {
-            self.last = match self.threads.iter().position(|t| t.0 == thread) {
-                Some(i) => i,
-                None => {
-                    // Sequence numbers start at 1, so a new thread's previous number is 0.
-                    self.threads.push((thread, 0));
-                    self.threads.len() - 1
-                }
-            };
-        }
-        &mut self.threads[self.last].1
-    }
-
     /// An event numbered `seq` from `thread`.
     #[inline]
     pub fn event(&mut self, thread: u64, seq: u32) {
-        let last = self.slot(thread);
-        let gap = seq.wrapping_sub(last.wrapping_add(1));
-        *last = seq;
+        let prev = match self.last {
+            Some((t, s)) if t == thread => s,
+            // Sequence numbers start at 1, so a new thread's previous number is 0.
+            _ => self.threads.get(&thread).copied().unwrap_or(0),
+        };
+        let gap = seq.wrapping_sub(prev.wrapping_add(1));
         // A "negative" gap is not a drop (and not something to count as 4 billion drops).
         if gap != 0 && gap < 1 << 31 {
             self.dropped += gap as u64;
+        }
+        if let Some((t, s)) = self.last {
+            if t != thread {
+                self.threads.insert(t, s);
+            }
+        }
+        self.last = Some((thread, seq));
+    }
+
+    fn sync(&mut self) {
+        if let Some((t, s)) = self.last.take() {
+            self.threads.insert(t, s);
         }
     }
 
     /// A sequence point says `thread` had numbered events up to `seq`.
     pub fn checkpoint(&mut self, thread: u64, seq: u32) {
-        let last = self.slot(thread);
+        self.sync();
+        let last = self.threads.entry(thread).or_insert(0);
         let gap = seq.wrapping_sub(*last);
         if gap != 0 && gap < 1 << 31 {
             *last = seq;
@@ -52,13 +55,13 @@ impl SequenceTracker {
     }
 
     pub fn remove(&mut self, thread: u64) {
-        self.threads.retain(|t| t.0 != thread);
-        self.last = 0;
+        self.sync();
+        self.threads.remove(&thread);
     }
 
     pub fn clear(&mut self) {
         self.threads.clear();
-        self.last = 0;
+        self.last = None;
     }
 }
 
