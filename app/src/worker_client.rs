@@ -42,7 +42,12 @@ fn asset_url(name: &str) -> Result<String, JsValue> {
 fn spawn_worker() -> Result<Worker, JsValue> {
     let js = asset_url("worker.js")?;
     let wasm = asset_url("worker_bg.wasm")?;
-    let boot = format!("importScripts({js:?}); wasm_bindgen({wasm:?});");
+    // A wasm that fails to compile rejects a promise inside the worker, which fires no `error`
+    // event on our side: report it as a message so the page never waits forever.
+    let boot = format!(
+        "importScripts({js:?}); wasm_bindgen({wasm:?}).catch(function (e) {{ \
+         postMessage({{ boot_failed: String(e) }}); }});"
+    );
     let parts = js_sys::Array::of1(&JsValue::from_str(&boot));
     let opts = BlobPropertyBag::new();
     opts.set_type("text/javascript");
@@ -62,7 +67,14 @@ pub fn start(blob: Blob, on_event: impl Fn(JobEvent) + 'static) -> Result<(), St
     let w = worker.clone();
     let cb = on_event.clone();
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
-        match serde_wasm_bindgen::from_value::<ToUi>(msg.data()) {
+        let data = msg.data();
+        if let Ok(reason) = js_sys::Reflect::get(&data, &JsValue::from_str("boot_failed")) {
+            if let Some(reason) = reason.as_string() {
+                cb(JobEvent::Crashed(format!("the decoder could not start: {reason}")));
+                return;
+            }
+        }
+        match serde_wasm_bindgen::from_value::<ToUi>(data) {
             Ok(ToUi::Ready) => {
                 // Only now is the worker listening; earlier messages would be dropped.
                 if let Err(e) = w.post_message(&blob) {
