@@ -84,7 +84,9 @@ fn scan(zip: &Path) -> Seen {
                     .prefixes_checked
                     .insert((e.provider.to_string(), e.event_id, e.version))
                 {
-                    for n in 0..e.payload.len() {
+                    // All short prefixes; for big bulk payloads a sample, and the last byte.
+                    let len = e.payload.len();
+                    for n in (0..len).filter(|&n| n < 512 || n % 97 == 0 || n + 1 == len) {
                         let cut = Event {
                             payload: &e.payload[..n],
                             ..*e
@@ -182,6 +184,12 @@ fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
         },
         ClrEvent::GcSampledObjectAllocation(_) => 2 * p + 14,
         ClrEvent::AllocationSampled(a) => 6 + p + s16(&a.type_name) + p + 16,
+        ClrEvent::BulkType(t) => {
+            if t.types().count() != t.count as usize {
+                return None;
+            }
+            6 + t.values_len()
+        }
         ClrEvent::GcJoin(_) => [12, 14, 18][v.min(2) as usize],
         ClrEvent::GcMark(_) => 6,
         ClrEvent::GcLohCompact(c) => 4 + usize::from(c.count) * if p == 8 { 32 } else { 20 },

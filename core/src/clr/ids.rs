@@ -16,6 +16,7 @@ pub mod runtime {
     pub const GC_TERMINATE_CONCURRENT_THREAD: u32 = 12;
     pub const GC_FINALIZERS_END: u32 = 13;
     pub const GC_FINALIZERS_BEGIN: u32 = 14;
+    pub const BULK_TYPE: u32 = 15;
     pub const GC_BULK_ROOT_EDGE: u32 = 16;
     pub const GC_BULK_ROOT_CWT_ELEMENT_EDGE: u32 = 17;
     pub const GC_BULK_NODE: u32 = 18;

@@ -53,6 +53,8 @@ pub enum ClrEvent<'a> {
     GcFinalizersEnd(GcFinalizersEnd),
     /// id 14, GC/FinalizersStart.
     GcFinalizersBegin(GcNoUserData),
+    /// id 15, Type/BulkType.
+    BulkType(BulkType<'a>),
     /// ids 16-19, 21, 22, 36-38: GC/Bulk*; [`GcBulk::kind`] says which.
     GcBulk(GcBulk<'a>),
     /// id 23, GC/GenerationRange.
@@ -198,6 +200,7 @@ fn decode_runtime<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<C
         ),
         GC_FINALIZERS_END => wrap(GcFinalizersEnd::parse(p, v, ptr), ClrEvent::GcFinalizersEnd),
         GC_FINALIZERS_BEGIN => wrap(GcNoUserData::parse(p, v, ptr), ClrEvent::GcFinalizersBegin),
+        BULK_TYPE => wrap(BulkType::parse(p, v, ptr), ClrEvent::BulkType),
         GC_BULK_ROOT_EDGE => bulk(BulkKind::RootEdge),
         GC_BULK_ROOT_CWT_ELEMENT_EDGE => bulk(BulkKind::RootConditionalWeakTableElementEdge),
         GC_BULK_NODE => bulk(BulkKind::Node),
@@ -424,6 +427,9 @@ mod tests {
                                         let _ = b.root_ccws().count();
                                         let _ = b.rcws().count();
                                         let _ = b.static_vars().count();
+                                    }
+                                    ClrEvent::BulkType(t) => {
+                                        let _ = t.types().count();
                                     }
                                     ClrEvent::GcPerHeapHistory(h) => {
                                         let _ = h.generations().count();

@@ -1,5 +1,6 @@
 //! The GCBulk* heap-dump and survival events: a small header, then `Count` packed elements
-//! (`#pragma pack(1)` structs: no padding). Elements are read lazily.
+//! (`#pragma pack(1)` structs: no padding). Elements are read lazily. Also Type/BulkType, which
+//! names the type ids those events (and FinalizeObject) refer to.
 
 use crate::clr::enums::GcRootKind;
 use crate::clr::payload::{PResult, PayloadError, Reader, Utf16Str};
@@ -354,6 +355,98 @@ impl<'a> GcBulk<'a> {
     }
 }
 
+/// Type/BulkType (id 15): descriptions of types, for resolving the TypeIDs of heap-dump,
+/// allocation and finalization events.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BulkType<'a> {
+    pub count: u32,
+    pub clr_instance_id: u16,
+    #[serde(skip)]
+    values: &'a [u8],
+}
+
+/// One BulkType element.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct TypeDescription<'a> {
+    /// MethodTable / TypeHandle.
+    pub type_id: u64,
+    pub module_id: u64,
+    /// Metadata token of the type.
+    pub type_name_id: u32,
+    /// 0x1 has finalizer, 0x2 externally implemented COM object, 0x4 array, 0x8 array rank in
+    /// the high byte... (TraceEvent's TypeFlags).
+    pub flags: u32,
+    pub cor_element_type: u8,
+    pub name: Utf16Str<'a>,
+    /// Type ids of the generic arguments (u64 each).
+    #[serde(skip)]
+    pub type_parameters: &'a [u8],
+}
+
+impl TypeDescription<'_> {
+    /// The generic arguments' type ids.
+    pub fn type_parameter_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.type_parameters.chunks_exact(8).map(|c| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+    }
+}
+
+fn read_type<'a>(r: &mut Reader<'a>) -> PResult<TypeDescription<'a>> {
+    let type_id = r.u64("BulkType.TypeID")?;
+    let module_id = r.u64("BulkType.ModuleID")?;
+    let type_name_id = r.u32("BulkType.TypeNameID")?;
+    let flags = r.u32("BulkType.Flags")?;
+    let cor_element_type = r.u8("BulkType.CorElementType")?;
+    let name = r.utf16z("BulkType.TypeName")?;
+    let n = r.u32("BulkType.TypeParameterCount")?;
+    let len = (n as usize)
+        .checked_mul(8)
+        .ok_or_else(|| PayloadError::truncated(r.pos(), "BulkType.TypeParameters"))?;
+    let type_parameters = r.bytes(len, "BulkType.TypeParameters")?;
+    Ok(TypeDescription {
+        type_id,
+        module_id,
+        type_name_id,
+        flags,
+        cor_element_type,
+        name,
+        type_parameters,
+    })
+}
+
+impl<'a> BulkType<'a> {
+    /// u32 Count, u16 ClrInstanceID, then Count variable-size elements: u64 TypeID, u64 ModuleID,
+    /// u32 TypeNameID, u32 Flags, u8 CorElementType, UTF-16 TypeName, u32 TypeParameterCount,
+    /// TypeParameterCount × u64. Elements are checked when parsed.
+    pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        let count = r.u32("BulkType.Count")?;
+        let clr_instance_id = r.u16("BulkType.ClrInstanceID")?;
+        let start = r.pos();
+        for _ in 0..count {
+            read_type(&mut r)?;
+        }
+        Ok(BulkType {
+            count,
+            clr_instance_id,
+            values: &payload[start..r.pos()],
+        })
+    }
+
+    pub fn types(&self) -> impl Iterator<Item = TypeDescription<'a>> + 'a {
+        let mut r = Reader::new(self.values, 8).ok();
+        (0..self.count).map_while(move |_| read_type(r.as_mut()?).ok())
+    }
+
+    /// Bytes of the elements.
+    pub fn values_len(&self) -> usize {
+        self.values.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -554,6 +647,50 @@ mod tests {
         // Cut inside the second element: an error at the cut.
         let e = GcBulk::parse(&s[..s.len() - 3], BulkKind::RootStaticVar, 8).unwrap_err();
         assert_eq!(e.offset, s.len() - 3);
+    }
+
+    #[test]
+    fn bulk_type() {
+        let mut p = Vec::new();
+        p.extend_from_slice(&2u32.to_le_bytes());
+        p.extend_from_slice(&3u16.to_le_bytes());
+        // List<int>: one type parameter.
+        for (id, name, params) in [
+            (0x100u64, "System.Int32", &[][..]),
+            (0x200, "List`1", &[0x100u64][..]),
+        ] {
+            p.extend_from_slice(&id.to_le_bytes());
+            p.extend_from_slice(&0x9000u64.to_le_bytes());
+            p.extend_from_slice(&0x0200_0001u32.to_le_bytes());
+            p.extend_from_slice(&0u32.to_le_bytes());
+            p.push(0x12);
+            p.extend(name.encode_utf16().flat_map(|u| u.to_le_bytes()));
+            p.extend_from_slice(&[0, 0]);
+            p.extend_from_slice(&(params.len() as u32).to_le_bytes());
+            for t in params {
+                p.extend_from_slice(&t.to_le_bytes());
+            }
+        }
+        let b = BulkType::parse(&p, 0, 8).unwrap();
+        assert_eq!(
+            (b.count, b.clr_instance_id, b.values_len()),
+            (2, 3, p.len() - 6)
+        );
+        let t: Vec<_> = b.types().collect();
+        assert_eq!(t.len(), 2);
+        assert!(t[0].name.eq_str("System.Int32"));
+        assert_eq!(
+            (t[1].type_id, t[1].module_id, t[1].cor_element_type),
+            (0x200, 0x9000, 0x12)
+        );
+        assert_eq!(t[1].type_parameter_ids().collect::<Vec<_>>(), [0x100]);
+        assert_eq!(
+            BulkType::parse(&p[..p.len() - 1], 0, 8).unwrap_err().offset,
+            p.len() - 8
+        );
+        let mut huge = p.clone();
+        huge[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(BulkType::parse(&huge, 0, 8).is_err());
     }
 
     #[test]

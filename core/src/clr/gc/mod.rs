@@ -19,8 +19,8 @@ pub mod mark;
 pub use allocation::{AllocationSampled, GcAllocationTick, GcSampledObjectAllocation};
 pub use bgc::{Bgc1stSweepEnd, BgcAllocWait, BgcDrainMark, BgcOverflow, BgcRevisit, GcFullNotify};
 pub use bulk::{
-    BulkKind, CwtEdge, Edge, GcBulk, MovedRange, Node, Rcw, RootCcw, RootEdge, StaticVarRoot,
-    SurvivingRange,
+    BulkKind, BulkType, CwtEdge, Edge, GcBulk, MovedRange, Node, Rcw, RootCcw, RootEdge,
+    StaticVarRoot, SurvivingRange, TypeDescription,
 };
 pub use compact::{FitBucket, GcFitBucketInfo, GcLohCompact, LohCompactHeap};
 pub use dynamic::{CommittedUsage, DynamicPayload, GcDynamicEvent};
