@@ -1,6 +1,16 @@
 //! The .NET runtime's providers: TraceEvent-style event names ([`names`]), GC value maps
 //! ([`enums`]) and typed GC payloads ([`gc`]), with [`decode`] dispatching an [`Event`] to the
 //! right payload decoder by (provider, id, version).
+//!
+//! Runtime events carry no field descriptions in EventPipe metadata, so the layouts live here,
+//! taken from the runtime's manifest (ClrEtwAll.man) and checked against real traces
+//! (core/tests/clr_all_traces.rs: every payload byte accounted for; core/tests/first_gc_fields.rs:
+//! every field of first events equal to TraceEvent's rendering).
+//!
+//! Adding an event or a version: the id goes in [`ids`], the layout in the `parse` of its struct
+//! in the [`gc`] module of its family (fields of a new version appended after a `version >= N`
+//! check; payloads are packed, pointers follow `Event::pointer_size`), the variant and dispatch
+//! line here, and a size rule in clr_all_traces.rs's `expected_len`.
 
 pub mod enums;
 pub mod gc;
