@@ -25,10 +25,12 @@ pub fn run(raw: &[String]) -> Result<(), String> {
         return print(&s);
     }
     s.push_str(&format!(
-        "{} handles created, {} destroyed, {} destroyed that were created before the trace, {} alive at end\n\n",
+        "{} handles created, {} destroyed, {} destroyed that were created before the trace, \
+         {} ids reused without a destroy event, {} alive at end\n\n",
         h.created,
         h.destroyed,
         h.destroyed_unmatched,
+        h.reused_without_destroy,
         h.alive_at_end.len()
     ));
     let mut t = Table::new(&[

@@ -268,6 +268,7 @@ impl ModelBuilder {
     pub(crate) fn on_gc_start(
         &mut self,
         ms: f64,
+        thread: u64,
         number: u32,
         depth: u32,
         reason: u32,
@@ -312,6 +313,9 @@ impl ModelBuilder {
             (s, Some(end - s))
         } else {
             no_suspend = true;
+            // Its restart is the next one on this thread.
+            self.suspend_thread_gc = Some(thread);
+
             (ms, None)
         };
         let depth = depth.min(2) as u8;
@@ -683,11 +687,8 @@ impl ModelBuilder {
         kind: u32,
         generation: u32,
     ) {
-        if !self.handles.on_set(ms, handle, object, kind, generation) {
-            self.note(format!(
-                "SetGCHandle {handle:#x} at {ms:.3} ms: handle already live (missed destroy)"
-            ));
-        }
+        // A reused live id (the runtime freed it silently) is counted in the handle summary.
+        self.handles.on_set(ms, handle, object, kind, generation);
     }
 
     pub(crate) fn on_destroy_handle(&mut self, ms: f64, handle: u64) {
@@ -731,14 +732,14 @@ impl ModelBuilder {
 
     /// Closes every GC, computes the whole-trace summaries and returns the model.
     pub(crate) fn finish_model(mut self, dropped_events: Option<u64>) -> GcModel {
+        // GCs still open when the trace ended get their figures now. Closed GCs are already
+        // final: data that arrives after a close (a background GC's late histories or restart)
+        // re-derives that GC when it arrives, and later GCs only ever look back at closed ones.
         for i in 0..self.gcs.len() {
             if !self.raw[i].closed {
                 self.raw[i].closed = true;
+                derive::derive(&mut self, i);
             }
-        }
-        // Recompute everything now that every event is in (late per-heap data, BGC peaks).
-        for i in 0..self.gcs.len() {
-            derive::derive(&mut self, i);
         }
         self.settled = self.gcs.len();
         if self.notes_dropped > 0 {

@@ -28,6 +28,7 @@ pub struct HandleTracker {
     created: [u64; KINDS],
     destroyed: [u64; KINDS],
     destroyed_unmatched: u64,
+    reused: u64,
     events: u64,
     series: Vec<TimePoint>,
 }
@@ -61,6 +62,7 @@ impl HandleTracker {
             )
             .is_none();
         if !fresh {
+            self.reused += 1;
             self.type_names.remove(&handle);
         }
         fresh
@@ -139,6 +141,7 @@ impl HandleTracker {
             created: self.created.iter().sum(),
             destroyed: self.destroyed.iter().sum(),
             destroyed_unmatched: self.destroyed_unmatched,
+            reused_without_destroy: self.reused,
             by_kind,
             live_over_time: self.series,
             alive_at_end,

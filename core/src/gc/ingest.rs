@@ -118,7 +118,14 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
         }
         ClrEvent::GcStart(s) => {
             let gc_type = s.gc_type.map_or(0, |t| t.raw());
-            b.on_gc_start(ms, s.count, s.depth.unwrap_or(0), s.reason.raw(), gc_type);
+            b.on_gc_start(
+                ms,
+                th,
+                s.count,
+                s.depth.unwrap_or(0),
+                s.reason.raw(),
+                gc_type,
+            );
             true
         }
         ClrEvent::GcEnd(s) => {

@@ -393,6 +393,9 @@ pub struct HandleSummary {
     pub destroyed: u64,
     /// DestroyGCHandle for a handle created before the trace started.
     pub destroyed_unmatched: u64,
+    /// SetGCHandle for a handle id still live: the runtime freed the slot without a
+    /// DestroyGCHandle event (the earlier handle is counted as neither destroyed nor alive).
+    pub reused_without_destroy: u64,
     pub by_kind: Vec<HandleKindCount>,
     /// Live handles (created in the trace, not yet destroyed) sampled at each GC start and at the end.
     pub live_over_time: Vec<TimePoint>,
