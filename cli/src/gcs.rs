@@ -78,14 +78,19 @@ pub fn gen_label(g: &Gc) -> String {
     )
 }
 
+/// MB with 2 decimals: enough for a table read by people (JSON/CSV have bytes).
+fn mb2(bytes: Option<u64>) -> String {
+    bytes.map_or_else(table::dash, |b| format!("{:.2}", b as f64 / 1e6))
+}
+
 fn human(gcs: &[&Gc], total: usize) -> String {
     let mut t = Table::new(&[
         ("GC#", Align::Right),
         ("Start ms", Align::Right),
         ("Gen", Align::Left),
         ("Reason", Align::Left),
-        ("Susp ms", Align::Right),
-        ("Pause ms", Align::Right),
+        ("Suspend", Align::Right),
+        ("Pause", Align::Right),
         ("Alloc MB", Align::Right),
         ("Peak MB", Align::Right),
         ("After MB", Align::Right),
@@ -103,22 +108,23 @@ fn human(gcs: &[&Gc], total: usize) -> String {
         }
         t.row(vec![
             number,
-            format!("{:.3}", g.start_ms),
+            format!("{:.1}", g.start_ms),
             gen_label(g),
-            g.reason.to_string(),
+            crate::summary::clip(&g.reason, 18),
             table::ms(g.suspend_ms),
             table::ms(g.pause_ms),
-            table::mb(g.allocated_bytes),
-            table::mb(g.peak_bytes),
-            table::mb(g.after_bytes),
-            table::mb(g.promoted_bytes),
+            mb2(g.allocated_bytes),
+            mb2(g.peak_bytes),
+            mb2(g.after_bytes),
+            mb2(g.promoted_bytes),
             table::pct(surv),
         ]);
     }
     let mut s = t.render();
     s.push_str(&format!(
-        "\n{} of {} GCs. Gen: N=blocking B=background F=foreground, I=induced; * = incomplete. MB = 10^6 bytes.\n\
-         Surv% = survival of the generation collected. Every figure: gcscope gcs FILE --json, docs/model.md.\n",
+        "\n{} of {} GCs. Times in ms, MB = 10^6 bytes. * = incomplete. Surv% = survival of the\n\
+         generation collected. Gen: N=blocking B=background F=foreground, I=induced.\n\
+         Every figure: gcscope gcs FILE --json (defined in docs/model.md).\n",
         gcs.len(),
         total
     ));
@@ -176,4 +182,134 @@ fn csv(gcs: &[&Gc]) -> Result<String, String> {
         out.push_str(&table::csv_line(&cells));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcscope_core::gc::definitions::gc_field;
+
+    fn fixture(name: &str) -> gcscope_core::gc::GcModel {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/traces")
+            .join(name);
+        load_model(p.to_str().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn json_rows_carry_the_documented_keys() {
+        let m = fixture("netcore3.1/wks-concurrent.nettrace");
+        let gcs: Vec<&Gc> = m.gcs.iter().collect();
+        let v: Value = serde_json::from_str(&serde_json::to_string(&gcs).unwrap()).unwrap();
+        let rows = v.as_array().unwrap();
+        assert_eq!(rows.len(), m.gcs.len());
+        for r in rows {
+            let o = r.as_object().unwrap();
+            for k in [
+                "number",
+                "gen",
+                "type",
+                "reason",
+                "induced",
+                "start_ms",
+                "suspend_ms",
+                "pause_ms",
+                "heap_count",
+            ] {
+                assert!(o.contains_key(k), "missing key {k}");
+            }
+            assert!(r["gen"].as_u64().unwrap() <= 2);
+            assert!(["NonConcurrent", "Background", "Foreground"]
+                .contains(&r["type"].as_str().unwrap()));
+            let group = |k: &str| {
+                GC_FIELDS
+                    .iter()
+                    .any(|d| d.field.starts_with(&format!("{k}.")))
+            };
+            for k in o.keys() {
+                assert!(gc_field(k).is_some() || group(k), "undocumented key {k}");
+            }
+        }
+        // The round trip the app relies on: JSON back into the model types.
+        let back: Vec<Gc> = serde_json::from_value(v).unwrap();
+        assert_eq!(back.len(), m.gcs.len());
+        assert_eq!(back[0], m.gcs[0]);
+    }
+
+    #[test]
+    fn csv_has_one_documented_column_per_scalar_figure_and_one_line_per_gc() {
+        let m = fixture("net8.0/server.nettrace");
+        let gcs: Vec<&Gc> = m.gcs.iter().collect();
+        let out = csv(&gcs).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), m.gcs.len() + 1);
+        let header: Vec<&str> = lines[0].split(',').collect();
+        assert_eq!(&header[..4], ["number", "gen", "type", "reason"]);
+        assert!(header.contains(&"gen2_survival_pct") && header.contains(&"poh_size_after_bytes"));
+        // Every row has as many cells as the header (no cell holds a comma unquoted).
+        for l in &lines[1..] {
+            let mut cells = 0;
+            let mut quoted = false;
+            for c in l.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => cells += 1,
+                    _ => {}
+                }
+            }
+            assert_eq!(cells + 1, header.len(), "{l}");
+        }
+        // Server GC: the heap count column says 2.
+        let hc = header.iter().position(|h| *h == "heap_count").unwrap();
+        assert_eq!(lines[1].split(',').nth(hc), Some("2"));
+    }
+
+    #[test]
+    fn filters_select_by_generation_pause_and_reason() {
+        let m = fixture("net8.0/induced.nettrace");
+        let args = |a: &[&str]| {
+            Args::parse(
+                &a.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                &["gen", "min-pause", "reason"],
+            )
+            .unwrap()
+        };
+        let f = Filter::from_args(&args(&["--gen", "2"])).unwrap();
+        let gen2 = m.gcs.iter().filter(|g| f.keep(g)).count();
+        assert_eq!(
+            gen2 as u32,
+            m.rollup[3].count + m.gcs.iter().filter(|g| !g.complete && g.gen == 2).count() as u32
+        );
+        let f = Filter::from_args(&args(&["--reason", "induced"])).unwrap();
+        assert_eq!(
+            m.gcs.iter().filter(|g| f.keep(g)).count(),
+            m.gcs.iter().filter(|g| g.induced).count()
+        );
+        let f = Filter::from_args(&args(&["--reason", "InducedNotForced"])).unwrap();
+        assert!(m
+            .gcs
+            .iter()
+            .filter(|g| f.keep(g))
+            .all(|g| g.reason_code == 7));
+        let f = Filter::from_args(&args(&["--min-pause", "1.5"])).unwrap();
+        assert!(m
+            .gcs
+            .iter()
+            .filter(|g| f.keep(g))
+            .all(|g| g.pause_ms.unwrap() >= 1.5));
+        assert!(Filter::from_args(&args(&["--gen", "3"])).is_err());
+    }
+
+    #[test]
+    fn the_human_table_fits_100_columns() {
+        let m = fixture("net8.0/mempressure.nettrace");
+        let gcs: Vec<&Gc> = m.gcs.iter().collect();
+        for l in human(&gcs, gcs.len()).lines() {
+            assert!(
+                l.chars().count() <= 100,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
 }

@@ -91,6 +91,17 @@ pub fn run(raw: &[String]) -> Result<(), String> {
     print(&human(&m))
 }
 
+/// The first `n` characters of `s`, with "..." when cut (the whole text is in --json).
+pub fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n - 3).collect();
+        c.push_str("...");
+        c
+    }
+}
+
 fn human(m: &GcModel) -> String {
     let p = &m.process;
     let mut s = String::new();
@@ -99,15 +110,25 @@ fn human(m: &GcModel) -> String {
         "Trace      {} started {} UTC, {:.1} ms\n",
         p.format, p.trace_start_utc, p.trace_duration_ms
     ));
+    let os = [p.os.as_deref(), p.arch.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
     s.push_str(&format!(
-        "Process    pid {}, {} CPUs, {}-bit\n",
+        "Process    pid {}, {} CPUs, {}-bit{}\n",
         p.process_id,
         p.processor_count,
-        p.pointer_size as u32 * 8
+        p.pointer_size as u32 * 8,
+        if os.is_empty() {
+            String::new()
+        } else {
+            format!(", {os}")
+        }
     ));
     s.push_str(&format!("Runtime    {}\n", or(&p.runtime_version)));
     if let Some(c) = &p.command_line {
-        s.push_str(&format!("Command    {c}\n"));
+        s.push_str(&format!("Command    {}\n", clip(c, 88)));
     }
     let mode = match (&p.gc_mode, p.heap_count) {
         (Some(m), Some(h)) => format!("{m}, {h} heap{}", if h == 1 { "" } else { "s" }),

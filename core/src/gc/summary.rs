@@ -127,7 +127,9 @@ fn condemn_breakdown(gcs: &[Gc]) -> CondemnBreakdown {
             without_history[g] += 1;
             continue;
         };
-        if c.alloc_budget_gen == gc.gen {
+        // The 2-bit field reads 0 both for "gen0 budget exceeded" and "none": an induced gen0
+        // GC is not counted as a budget GC (PerfView counts it).
+        if c.alloc_budget_gen == gc.gen && (gc.gen > 0 || !gc.induced) {
             bump(&mut by_condition, &Cow::Borrowed(ALLOC_BUDGET), g);
         }
         if c.time_tuning_gen == gc.gen && c.time_tuning_gen > 0 {
