@@ -327,3 +327,70 @@ fn runtime_events_named_and_gc_payloads_decode() {
         assert!(get("dotnet6.0.9-win-x64-RememberCalendar.nettrace.zip") > 0);
     }
 }
+
+/// GCGlobalHeapHistory v4 phase times, checked against the GC's own rules and clock in the
+/// generated .NET 8 traces: 5 times for background GCs, 8 for compacting, 7 for sweeping ones
+/// (gc.cpp `fire_pevents`), and each phase (microseconds) no longer than the time from the
+/// suspension that started the GC to this event. The compact slot is left out: the runtime often sends a raw timestamp there.
+#[test]
+fn global_heap_history_phase_times() {
+    use gcscope_core::clr::enums::GcType;
+    use gcscope_core::clr::gc::GcPhase;
+    let mut checked = 0;
+    for trace in generated_traces()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("net8.0"))
+    {
+        let bytes = std::fs::read(&trace).expect("trace");
+        let mut starts = BTreeMap::new();
+        let mut suspended = f64::MAX;
+        let mut problems = Vec::new();
+        gcscope_core::decode_all(&bytes, &mut |e| match clr::decode(e) {
+            // A GC's work starts with the runtime's suspension, before GCStart is fired.
+            Some(Ok(ClrEvent::GcSuspendEeBegin(_))) => suspended = e.time_ms,
+            // Background GCs overlap foreground ones: track their starts apart.
+            Some(Ok(ClrEvent::GcStart(s))) => {
+                let background = s.gc_type == Some(GcType::Background);
+                starts.insert(background, suspended.min(e.time_ms));
+            }
+            Some(Ok(ClrEvent::GcGlobalHeapHistory(h))) => {
+                let Some(times) = h.phase_times else {
+                    problems.push("v4 without times".to_string());
+                    return;
+                };
+                let expected = if h.global_mechanisms.concurrent() {
+                    5
+                } else if h.global_mechanisms.compaction() {
+                    8
+                } else {
+                    7
+                };
+                if times.len() != expected {
+                    problems.push(format!(
+                        "{} times for mechanisms {}",
+                        times.len(),
+                        h.global_mechanisms
+                    ));
+                }
+                let Some(start) = starts.get(&h.global_mechanisms.concurrent()) else {
+                    return;
+                };
+                let elapsed_us = (e.time_ms - start) * 1000.0 + 50.0;
+                for phase in GcPhase::ALL.into_iter().filter(|&p| p != GcPhase::Compact) {
+                    if let Some(t) = h.phase_time(phase) {
+                        if f64::from(t) > elapsed_us {
+                            problems.push(format!("{phase:?} {t} us > {elapsed_us:.0} us"));
+                        }
+                    }
+                }
+                checked += 1;
+            }
+            _ => {}
+        })
+        .expect("decode");
+        assert!(problems.is_empty(), "{}: {problems:?}", trace.display());
+    }
+    if !generated_traces().is_empty() {
+        assert!(checked > 100, "{checked}");
+    }
+}

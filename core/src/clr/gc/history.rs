@@ -209,10 +209,11 @@ pub struct GcGlobalHeapHistory<'a> {
     pub memory_pressure: Option<u32>,
     /// Version 3+: the reasons merged over all heaps.
     pub condemn_reasons: Option<CondemnReasons>,
-    /// Version 4+: per-phase times as the GC recorded them (clamped to 32 bits). As TraceEvent
-    /// reads them: [0] mark sized-ref handles, [1] mark roots, [2] mark short weak, [3] mark
-    /// scan finalization, [4] mark long weak, [5] plan, then relocate + compact when the
-    /// Compaction mechanism is set, else sweep. Background GCs send 5. Unit not documented.
+    /// Version 4+: per-phase times as the GC recorded them, in microseconds, clamped to 32 bits;
+    /// read them with [`Self::phase_time`]. The GC sends 5 for a background GC (mark phases),
+    /// 7 for a sweeping GC (+ plan, sweep), 8 for a compacting one (+ plan, relocate, compact).
+    /// Runtime quirk seen in .NET 8 traces: for gen1/gen2 compacting GCs the compact slot often
+    /// holds a raw timestamp instead of a duration (values ~5e8, far above the GC's length).
     pub phase_times: Option<U32Array<'a>>,
 }
 
@@ -258,6 +259,57 @@ impl<'a> GcGlobalHeapHistory<'a> {
             h.phase_times = Some(U32Array(r.bytes(len, "GCGlobalHeapHistory.Times")?));
         }
         Ok(h)
+    }
+}
+
+/// The GC phases timed by GCGlobalHeapHistory version 4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum GcPhase {
+    MarkSizedRef,
+    MarkRoots,
+    MarkShortWeak,
+    MarkScanFinalization,
+    MarkLongWeak,
+    Plan,
+    Relocate,
+    Sweep,
+    Compact,
+}
+
+impl GcPhase {
+    pub const ALL: [GcPhase; 9] = [
+        GcPhase::MarkSizedRef,
+        GcPhase::MarkRoots,
+        GcPhase::MarkShortWeak,
+        GcPhase::MarkScanFinalization,
+        GcPhase::MarkLongWeak,
+        GcPhase::Plan,
+        GcPhase::Relocate,
+        GcPhase::Sweep,
+        GcPhase::Compact,
+    ];
+}
+
+impl GcGlobalHeapHistory<'_> {
+    /// The time of `phase` in microseconds, if this event timed it. Slots 0-4 are the mark
+    /// phases, 5 plan; slot 6 is relocate when 8 times were sent (compacting GC) and sweep when 7
+    /// were; slot 7 is compact (the GC's `gc_time_info` order; counts as in `fire_pevents`).
+    pub fn phase_time(&self, phase: GcPhase) -> Option<u32> {
+        let times = self.phase_times?;
+        let n = times.len();
+        let slot = match phase {
+            GcPhase::MarkSizedRef => 0,
+            GcPhase::MarkRoots => 1,
+            GcPhase::MarkShortWeak => 2,
+            GcPhase::MarkScanFinalization => 3,
+            GcPhase::MarkLongWeak => 4,
+            GcPhase::Plan if n >= 7 => 5,
+            GcPhase::Sweep if n == 7 => 6,
+            GcPhase::Relocate if n >= 8 => 6,
+            GcPhase::Compact if n >= 8 => 7,
+            _ => return None,
+        };
+        times.get(slot)
     }
 }
 
@@ -428,6 +480,11 @@ mod tests {
                 reasons1: 0x10
             })
         );
+        assert_eq!(h.phase_time(GcPhase::MarkSizedRef), Some(100));
+        assert_eq!(h.phase_time(GcPhase::Plan), Some(600));
+        assert_eq!(h.phase_time(GcPhase::Relocate), Some(700));
+        assert_eq!(h.phase_time(GcPhase::Compact), Some(800));
+        assert_eq!(h.phase_time(GcPhase::Sweep), None);
         let t = h.phase_times.unwrap();
         assert_eq!(t.len(), 8);
         assert_eq!(t.get(0), Some(100));
@@ -441,6 +498,30 @@ mod tests {
             assert_eq!(h.condemn_reasons.is_some(), v >= 3);
             assert!(h.phase_times.is_none());
         }
+        // A sweeping GC sends 7 times, a background GC 5.
+        let mut g7 = global(3);
+        g7.extend_from_slice(&7u32.to_le_bytes());
+        for t in 1..=7u32 {
+            g7.extend_from_slice(&t.to_le_bytes());
+        }
+        let h7 = GcGlobalHeapHistory::parse(&g7, 4, 8).unwrap();
+        assert_eq!(h7.phase_time(GcPhase::Sweep), Some(7));
+        assert_eq!(h7.phase_time(GcPhase::Relocate), None);
+        assert_eq!(h7.phase_time(GcPhase::Compact), None);
+        let mut g5 = global(3);
+        g5.extend_from_slice(&5u32.to_le_bytes());
+        for t in 1..=5u32 {
+            g5.extend_from_slice(&t.to_le_bytes());
+        }
+        let h5 = GcGlobalHeapHistory::parse(&g5, 4, 8).unwrap();
+        assert_eq!(h5.phase_time(GcPhase::MarkLongWeak), Some(5));
+        assert_eq!(h5.phase_time(GcPhase::Plan), None);
+        assert_eq!(
+            GcGlobalHeapHistory::parse(&global(3), 3, 8)
+                .unwrap()
+                .phase_time(GcPhase::MarkRoots),
+            None
+        );
         // V4 with Count claiming more times than present.
         let p = global(4);
         let e = GcGlobalHeapHistory::parse(&p[..p.len() - 2], 4, 8).unwrap_err();

@@ -29,7 +29,7 @@ pub use heap::{
     GcCreateSegment, GcFreeSegment, GcGenerationRange, GcHeapStats, GcSettingsRundown,
     MemoryPressure,
 };
-pub use history::{GcGlobalHeapHistory, GcPerHeapHistory, GenData};
+pub use history::{GcGlobalHeapHistory, GcPerHeapHistory, GcPhase, GenData};
 pub use lifecycle::{
     GcEnd, GcFinalizeObject, GcFinalizersEnd, GcNoUserData, GcStart, GcSuspendEeBegin, GcTriggered,
 };
