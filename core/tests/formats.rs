@@ -628,6 +628,11 @@ fn corrupted_inputs_never_panic() {
         raw.truncate(200_000);
         inputs.push(raw);
     }
+    // GCSCOPE_FUZZ_ROUNDS=100000 for a longer campaign.
+    let rounds: usize = std::env::var("GCSCOPE_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut rand = move || {
         seed ^= seed << 13;
@@ -636,7 +641,7 @@ fn corrupted_inputs_never_panic() {
         seed
     };
     for input in &inputs {
-        for round in 0..300 {
+        for round in 0..rounds {
             let mut m = input.clone();
             for _ in 0..1 + round % 4 {
                 let i = (rand() as usize) % m.len();

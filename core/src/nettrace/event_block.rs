@@ -121,6 +121,9 @@ impl EventHeader {
         let start = c.pos();
         let at = c.offset();
         let size = c.u32("event size")? as usize;
+        if size > c.remaining() {
+            return Err(Error::truncated(at, "event"));
+        }
         let end = start + 4 + size;
         let id = c.u32("metadata id")?;
         self.metadata_id = id & !UNSORTED_BIT;
@@ -136,7 +139,7 @@ impl EventHeader {
             Dialect::V6 => self.label_list = c.u32("label list id")?,
         }
         self.payload_size = c.u32("payload size")?;
-        if c.pos() + self.payload_size as usize > end {
+        if self.payload_size as usize > end.saturating_sub(c.pos()) {
             return Err(Error::malformed(
                 at,
                 format!(

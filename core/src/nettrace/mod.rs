@@ -331,22 +331,24 @@ impl Decoder {
         let mut h = EventHeader::default();
         while !c.is_empty() {
             let at = c.offset();
+            // Uncompressed rows say where they end (payload plus padding); compressed rows end
+            // right after the payload.
             let event_end = if compressed {
                 h.read_compressed(c, dialect)?;
-                c.pos() + h.payload_size as usize
+                None
             } else {
-                h.read_uncompressed(c, dialect)?
+                Some(h.read_uncompressed(c, dialect)?)
             };
             let payload_at = c.offset();
             let payload = c.bytes(h.payload_size as usize, "event payload")?;
-            if !compressed {
-                if event_end < c.pos() {
+            if let Some(end) = event_end {
+                if end < c.pos() {
                     return Err(Error::malformed(
                         at,
                         "event size smaller than its header and payload",
                     ));
                 }
-                c.skip(event_end - c.pos(), "event padding")?;
+                c.skip(end - c.pos(), "event padding")?;
             }
             if h.metadata_id == 0 {
                 self.define_metadata_v4(payload, payload_at, stats)?;

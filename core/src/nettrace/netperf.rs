@@ -23,7 +23,7 @@ pub struct NetperfEvent<'a> {
 /// Size of the event at the start of `c` (EventSize + 4), without consuming anything.
 pub fn peek_event_len(buf: &[u8]) -> Option<usize> {
     let b = buf.get(..4)?;
-    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize + 4)
+    Some((u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize).saturating_add(4))
 }
 
 /// Parses one event occupying exactly `c`'s remaining `len` bytes.
@@ -31,8 +31,11 @@ pub fn read_event<'a>(c: &mut Cursor<'a>) -> Result<NetperfEvent<'a>> {
     let start = c.pos();
     let at = c.offset();
     let size = c.u32("event size")? as usize;
+    if size > c.remaining() {
+        return Err(Error::truncated(at, "event"));
+    }
     let end = start + 4 + size;
-    if size + 4 < HEADER_LEN + 4 {
+    if size < HEADER_LEN {
         return Err(Error::malformed(
             at,
             format!("event size {size} is smaller than the event header"),
@@ -43,7 +46,7 @@ pub fn read_event<'a>(c: &mut Cursor<'a>) -> Result<NetperfEvent<'a>> {
     let timestamp = c.i64("timestamp")?;
     c.skip(32, "activity ids")?;
     let payload_size = c.u32("payload size")? as usize;
-    if HEADER_LEN + payload_size + 4 > size + 4 {
+    if payload_size > size - HEADER_LEN {
         return Err(Error::malformed(
             at,
             format!("payload of {payload_size} bytes does not fit in event of {size} bytes"),
@@ -53,7 +56,7 @@ pub fn read_event<'a>(c: &mut Cursor<'a>) -> Result<NetperfEvent<'a>> {
     let payload = c.bytes(payload_size, "event payload")?;
     let stack_at = c.offset();
     let stack_size = c.u32("stack size")? as usize;
-    if c.pos() + stack_size > end {
+    if stack_size > end - c.pos() {
         return Err(Error::malformed(
             stack_at,
             format!("stack of {stack_size} bytes overruns its event"),
