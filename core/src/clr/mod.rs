@@ -377,6 +377,39 @@ mod tests {
     }
 
     #[test]
+    fn json_shape() {
+        let start = [7u8, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0];
+        let e = decode(&event(RUNTIME_PROVIDER, 1, 1, &start))
+            .unwrap()
+            .unwrap();
+        let j = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            j,
+            serde_json::json!({"event": "GcStart", "count": 7, "depth": 2, "reason": "Induced",
+                "gc_type": "NonConcurrentGC", "clr_instance_id": 3, "client_sequence_number": null})
+        );
+        // Unknown enum values serialize as numbers.
+        let t = [99u8, 0, 0, 0, 3, 0];
+        let e = decode(&event(RUNTIME_PROVIDER, 35, 0, &t))
+            .unwrap()
+            .unwrap();
+        assert_eq!(serde_json::to_value(&e).unwrap()["reason"], 99);
+        // PerHeapHistory lists its generation records; x86, one generation.
+        // ClrInstanceID, 6 ptr, 6 u32, ExtraGen0Commit ptr: Count at 54.
+        let mut p = alloc::vec![0u8; 2 + 6 * 4 + 6 * 4 + 4];
+        p.extend_from_slice(&1u32.to_le_bytes());
+        for v in 1..=10u32 {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut ev = event(RUNTIME_PROVIDER, 204, 3, &p);
+        ev.pointer_size = 4;
+        let j = serde_json::to_value(decode(&ev).unwrap().unwrap()).unwrap();
+        assert_eq!(j["count"], 1);
+        assert_eq!(j["generations"][0]["size_before"], 1);
+        assert_eq!(j["generations"][0]["new_allocation"], 10);
+    }
+
+    #[test]
     fn dynamic_event_names() {
         let mut p: alloc::vec::Vec<u8> = "CommittedUsage"
             .encode_utf16()

@@ -11,10 +11,45 @@ pub struct GcLohCompact<'a> {
     pub clr_instance_id: u16,
     /// Number of elements (heaps).
     pub count: u16,
-    #[serde(skip)]
-    values: &'a [u8],
-    #[serde(skip)]
+    /// Serialized as the list of [`LohCompactHeap`].
+    #[serde(rename = "heaps")]
+    values: LohHeaps<'a>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LohHeaps<'a> {
+    bytes: &'a [u8],
     pointer_size: u8,
+}
+
+impl<'a> LohHeaps<'a> {
+    fn iter(self) -> impl Iterator<Item = LohCompactHeap> + 'a {
+        let ptr = self.pointer_size;
+        self.bytes
+            .chunks_exact(GcLohCompact::stride(ptr))
+            .map_while(move |c| {
+                let mut r = Reader::new(c, ptr).ok()?;
+                let time_plan = r.u32("TimePlan").ok()?;
+                let time_compact = r.u32("TimeCompact").ok()?;
+                let time_relocate = r.u32("TimeRelocate").ok()?;
+                if ptr == 8 {
+                    r.u32("padding").ok()?;
+                }
+                Some(LohCompactHeap {
+                    time_plan,
+                    time_compact,
+                    time_relocate,
+                    total_refs: r.ptr("TotalRefs").ok()?,
+                    zero_refs: r.ptr("ZeroRefs").ok()?,
+                })
+            })
+    }
+}
+
+impl serde::Serialize for LohHeaps<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 /// One heap's LOH compaction record.
@@ -50,30 +85,15 @@ impl<'a> GcLohCompact<'a> {
         Ok(GcLohCompact {
             clr_instance_id,
             count,
-            values,
-            pointer_size,
+            values: LohHeaps {
+                bytes: values,
+                pointer_size,
+            },
         })
     }
 
     pub fn heaps(&self) -> impl Iterator<Item = LohCompactHeap> + 'a {
-        let ptr = self.pointer_size;
-        let stride = Self::stride(ptr);
-        self.values.chunks_exact(stride).map_while(move |c| {
-            let mut r = Reader::new(c, ptr).ok()?;
-            let time_plan = r.u32("TimePlan").ok()?;
-            let time_compact = r.u32("TimeCompact").ok()?;
-            let time_relocate = r.u32("TimeRelocate").ok()?;
-            if ptr == 8 {
-                r.u32("padding").ok()?;
-            }
-            Some(LohCompactHeap {
-                time_plan,
-                time_compact,
-                time_relocate,
-                total_refs: r.ptr("TotalRefs").ok()?,
-                zero_refs: r.ptr("ZeroRefs").ok()?,
-            })
-        })
+        self.values.iter()
     }
 }
 
@@ -85,10 +105,40 @@ pub struct GcFitBucketInfo<'a> {
     /// Bytes.
     pub total_size: u64,
     pub count: u16,
-    #[serde(skip)]
-    values: &'a [u8],
-    #[serde(skip)]
+    /// Serialized as the list of [`FitBucket`].
+    #[serde(rename = "buckets")]
+    values: FitBuckets<'a>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FitBuckets<'a> {
+    bytes: &'a [u8],
     pointer_size: u8,
+}
+
+impl<'a> FitBuckets<'a> {
+    fn iter(self) -> impl Iterator<Item = FitBucket> + 'a {
+        let ptr = self.pointer_size;
+        self.bytes
+            .chunks_exact(GcFitBucketInfo::stride(ptr))
+            .map_while(move |c| {
+                let mut r = Reader::new(c, ptr).ok()?;
+                // Index is a u16 followed by 2 bytes of (uninitialised) padding.
+                let index = r.u16("Index").ok()?;
+                r.u16("padding").ok()?;
+                Some(FitBucket {
+                    index,
+                    count: r.u32("Count").ok()?,
+                    size: r.ptr("Size").ok()?,
+                })
+            })
+    }
+}
+
+impl serde::Serialize for FitBuckets<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 /// One bucket.
@@ -124,26 +174,15 @@ impl<'a> GcFitBucketInfo<'a> {
             bucket_kind,
             total_size,
             count,
-            values,
-            pointer_size,
+            values: FitBuckets {
+                bytes: values,
+                pointer_size,
+            },
         })
     }
 
     pub fn buckets(&self) -> impl Iterator<Item = FitBucket> + 'a {
-        let ptr = self.pointer_size;
-        self.values
-            .chunks_exact(Self::stride(ptr))
-            .map_while(move |c| {
-                let mut r = Reader::new(c, ptr).ok()?;
-                // Index is a u16 followed by 2 bytes of (uninitialised) padding.
-                let index = r.u16("Index").ok()?;
-                r.u16("padding").ok()?;
-                Some(FitBucket {
-                    index,
-                    count: r.u32("Count").ok()?,
-                    size: r.ptr("Size").ok()?,
-                })
-            })
+        self.values.iter()
     }
 }
 

@@ -37,11 +37,52 @@ pub struct GcPerHeapHistory<'a> {
     pub extra_gen0_commit: u64,
     /// Number of generation records (4 before .NET 5: gen0-2 + LOH; 5 since: + POH).
     pub count: u32,
-    /// The raw generation records (`count` × 10 pointers).
-    #[serde(skip)]
-    gen_data: &'a [u8],
-    #[serde(skip)]
+    /// The generation records (`count` × 10 pointers); serialized as the list of [`GenData`].
+    #[serde(rename = "generations")]
+    gen_data: GenRecords<'a>,
+}
+
+/// The raw generation records of a GCPerHeapHistory event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct GenRecords<'a> {
+    bytes: &'a [u8],
     pointer_size: u8,
+}
+
+impl GenRecords<'_> {
+    fn get(&self, gen: usize) -> Option<GenData> {
+        let p = usize::from(self.pointer_size);
+        let stride = GEN_DATA_FIELDS * p;
+        let start = gen.checked_mul(stride)?;
+        let rec = self.bytes.get(start..start.checked_add(stride)?)?;
+        let mut v = [0u64; GEN_DATA_FIELDS];
+        for (i, slot) in v.iter_mut().enumerate() {
+            let b = &rec[i * p..(i + 1) * p];
+            *slot = if p == 4 {
+                u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            } else {
+                u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+            };
+        }
+        Some(GenData {
+            size_before: v[0],
+            free_list_space_before: v[1],
+            free_obj_space_before: v[2],
+            size_after: v[3],
+            free_list_space_after: v[4],
+            free_obj_space_after: v[5],
+            in_bytes: v[6],
+            pinned_surv: v[7],
+            non_pinned_surv: v[8],
+            new_allocation: v[9],
+        })
+    }
+}
+
+impl serde::Serialize for GenRecords<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((0..).map_while(|g| self.get(g)))
+    }
 }
 
 /// One generation's record in GCPerHeapHistory (all values in bytes).
@@ -141,8 +182,10 @@ impl<'a> GcPerHeapHistory<'a> {
             heap_index,
             extra_gen0_commit,
             count,
-            gen_data,
-            pointer_size,
+            gen_data: GenRecords {
+                bytes: gen_data,
+                pointer_size,
+            },
         })
     }
 
@@ -158,31 +201,7 @@ impl<'a> GcPerHeapHistory<'a> {
 
     /// The record of generation `gen` (0-2, 3 = LOH, 4 = POH), if present.
     pub fn generation(&self, gen: usize) -> Option<GenData> {
-        let p = usize::from(self.pointer_size);
-        let stride = GEN_DATA_FIELDS * p;
-        let start = gen.checked_mul(stride)?;
-        let rec = self.gen_data.get(start..start.checked_add(stride)?)?;
-        let mut v = [0u64; GEN_DATA_FIELDS];
-        for (i, slot) in v.iter_mut().enumerate() {
-            let b = &rec[i * p..(i + 1) * p];
-            *slot = if p == 4 {
-                u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            } else {
-                u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-            };
-        }
-        Some(GenData {
-            size_before: v[0],
-            free_list_space_before: v[1],
-            free_obj_space_before: v[2],
-            size_after: v[3],
-            free_list_space_after: v[4],
-            free_obj_space_after: v[5],
-            in_bytes: v[6],
-            pinned_surv: v[7],
-            non_pinned_surv: v[8],
-            new_allocation: v[9],
-        })
+        self.gen_data.get(gen)
     }
 
     /// All generation records, gen0 first.
