@@ -33,7 +33,9 @@
 
 use std::path::{Path, PathBuf};
 
-use gcscope_core::gc::{analyze, Gc, GcModel, GcType};
+use gcscope_core::event::TraceInfo;
+use gcscope_core::gc::{analyze, Gc, GcModel, GcType, ModelBuilder};
+use gcscope_core::TraceReader;
 use serde_json::Value;
 
 const RUNTIMES: [&str; 2] = ["netcore3.1", "net8.0"];
@@ -698,4 +700,67 @@ fn gc_by_gc_the_model_agrees_with_traceevent() {
         compared_heap_figures > 400,
         "only {compared_heap_figures} GCs had per-heap figures compared"
     );
+}
+
+/// Checks after every event that the settled prefix only grows and its rows never change.
+struct Watch {
+    b: ModelBuilder,
+    seen: Vec<Gc>,
+    growths: usize,
+    broken: Option<String>,
+}
+
+impl Watch {
+    fn on_event(&mut self, e: &gcscope_core::event::Event<'_>) {
+        self.b.on_event(e);
+        let settled = self.b.completed_gcs();
+        if settled.len() == self.seen.len() {
+            return;
+        }
+        if settled.len() < self.seen.len() || settled[..self.seen.len()] != self.seen[..] {
+            self.broken
+                .get_or_insert_with(|| format!("settled rows changed at {:.3} ms", e.time_ms));
+        }
+        self.growths += 1;
+        self.seen.extend_from_slice(&settled[self.seen.len()..]);
+    }
+}
+
+#[test]
+fn streamed_in_chunks_settled_rows_are_final_and_arrive_in_order() {
+    for rt in RUNTIMES {
+        for w in WORKLOADS {
+            let bytes =
+                std::fs::read(fixtures_dir().join(rt).join(format!("{w}.nettrace"))).unwrap();
+            let mut reader = TraceReader::new();
+            let mut watch = Watch {
+                b: ModelBuilder::new(&TraceInfo::default()),
+                seen: Vec::new(),
+                growths: 0,
+                broken: None,
+            };
+            for chunk in bytes.chunks(16 * 1024) {
+                reader.push(chunk, &mut |e| watch.on_event(e)).unwrap();
+            }
+            reader.finish(&mut |e| watch.on_event(e)).unwrap();
+            assert_eq!(watch.broken, None, "{rt}/{w}");
+            // Rows settle one by one as the events arrive, all but the last before the end.
+            assert_eq!(watch.seen.len() + 1, watch.b.gcs().len(), "{rt}/{w}");
+            assert!(
+                watch.growths > watch.seen.len() / 2,
+                "{rt}/{w}: rows did not stream"
+            );
+            let mut b = watch.b;
+            b.set_info(reader.info().unwrap());
+            let m = b.finish(Some(reader.stats()));
+            assert!(
+                m.gcs[..watch.seen.len()] == watch.seen[..],
+                "{rt}/{w}: a settled row changed at finish"
+            );
+            assert!(
+                m == analyze(&bytes).unwrap(),
+                "{rt}/{w}: streaming and whole-file models differ"
+            );
+        }
+    }
 }

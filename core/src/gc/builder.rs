@@ -110,6 +110,9 @@ pub struct ModelBuilder {
     pub(crate) raw: Vec<GcRaw>,
     /// Length of the prefix of `gcs` that is closed (no further events expected).
     settled: usize,
+    /// A background GC that just closed: server GC fires its histories after its GCEnd and
+    /// GCHeapStats, so it settles only when the next GC starts.
+    awaiting_late: Option<usize>,
 
     // Suspension in progress (TraceEvent's suspendThreadID*).
     suspend_thread_gc: Option<u64>,
@@ -147,6 +150,7 @@ impl ModelBuilder {
             gcs: Vec::new(),
             raw: Vec::new(),
             settled: 0,
+            awaiting_late: None,
             suspend_thread_gc: None,
             suspend_thread_bgc: None,
             suspend_thread_other: None,
@@ -190,7 +194,8 @@ impl ModelBuilder {
     }
 
     /// The GCs that are finished and whose figures are final (a prefix of [`Self::gcs`]): a GC
-    /// still in progress (e.g. a background GC) holds back the rows after it.
+    /// still in progress (e.g. a background GC) holds back the rows after it, and the last GC is
+    /// settled only when the next one starts (or by [`Self::finish`]).
     pub fn completed_gcs(&self) -> &[Gc] {
         &self.gcs[..self.settled]
     }
@@ -200,6 +205,17 @@ impl ModelBuilder {
             self.notes.push(msg);
         } else {
             self.notes_dropped += 1;
+        }
+    }
+
+    /// Settles closed GCs, but never the last one: a GC's late events (a server background GC's
+    /// histories, a background GC's restart) come before the next GCStart, so a settled row is final.
+    fn advance_settled(&mut self) {
+        while self.settled + 1 < self.gcs.len()
+            && self.raw[self.settled].closed
+            && self.awaiting_late != Some(self.settled)
+        {
+            self.settled += 1;
         }
     }
 
@@ -383,6 +399,8 @@ impl ModelBuilder {
             ..GcRaw::default()
         });
         self.history_gc = None;
+        self.awaiting_late = None;
+        self.advance_settled();
         let idx = self.gcs.len() - 1;
         if gc_type == GcType::Background {
             self.current_bgc = Some(idx);
@@ -722,12 +740,13 @@ impl ModelBuilder {
             return;
         }
         self.raw[i].closed = true;
+        if self.gcs[i].gc_type == GcType::Background {
+            self.awaiting_late = Some(i);
+        }
         derive::derive(self, i);
         // A closed blocking GC that follows a background GC completes that BGC's peak window
         // only when the BGC closes; derive handles that from the BGC side.
-        while self.settled < self.gcs.len() && self.raw[self.settled].closed {
-            self.settled += 1;
-        }
+        self.advance_settled();
     }
 
     /// Closes every GC, computes the whole-trace summaries and returns the model.

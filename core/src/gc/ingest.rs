@@ -65,8 +65,10 @@ fn runtime_version(p: &[u8]) -> Option<String> {
 /// ProcessInfo: CommandLine, then (version 1) OSInformation and ArchInformation.
 fn process_info(p: &[u8]) -> Option<(String, String, String)> {
     let (cmd, i) = utf16z(p, 0)?;
-    let (os, i) = utf16z(p, i).unwrap_or_default();
-    let (arch, _) = utf16z(p, i).unwrap_or_default();
+    let (os, arch) = match utf16z(p, i) {
+        Some((os, j)) => (os, utf16z(p, j).map(|a| a.0).unwrap_or_default()),
+        None => (String::new(), String::new()),
+    };
     Some((cmd, os, arch))
 }
 
