@@ -52,7 +52,12 @@ pub mod runtime {
 
 /// Microsoft-Windows-DotNETRuntimePrivate.
 pub mod private {
+    pub const GC_GLOBAL_HEAP_HISTORY: u32 = 5;
     pub const GC_JOIN: u32 = 6;
+    pub const GC_MARK_STACK_ROOTS: u32 = 7;
+    pub const GC_MARK_FINALIZE_QUEUE_ROOTS: u32 = 8;
+    pub const GC_MARK_HANDLES: u32 = 9;
+    pub const GC_MARK_CARDS: u32 = 10;
     pub const BGC_BEGIN: u32 = 11;
     pub const BGC_1ST_NON_CON_END: u32 = 12;
     pub const BGC_1ST_CON_END: u32 = 13;

@@ -281,15 +281,15 @@ fn decode_private<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<C
     };
     let mark = |kind| Some(GcMark::parse(p, kind, v, ptr).map(ClrEvent::GcMark));
     match id {
-        5 => wrap(
+        GC_GLOBAL_HEAP_HISTORY => wrap(
             GcGlobalHeapHistory::parse(p, v, ptr),
             ClrEvent::GcGlobalHeapHistory,
         ),
         GC_JOIN => wrap(GcJoin::parse(p, v, ptr), ClrEvent::GcJoin),
-        7 => mark(GcRootKind::Stack),
-        8 => mark(GcRootKind::Finalizer),
-        9 => mark(GcRootKind::Handle),
-        10 => mark(GcRootKind::Older),
+        GC_MARK_STACK_ROOTS => mark(GcRootKind::Stack),
+        GC_MARK_FINALIZE_QUEUE_ROOTS => mark(GcRootKind::Finalizer),
+        GC_MARK_HANDLES => mark(GcRootKind::Handle),
+        GC_MARK_CARDS => mark(GcRootKind::Older),
         BGC_BEGIN => phase(BgcPhase::Begin),
         BGC_1ST_NON_CON_END => phase(BgcPhase::FirstNonConcurrentEnd),
         BGC_1ST_CON_END => phase(BgcPhase::FirstConcurrentEnd),
