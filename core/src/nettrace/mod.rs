@@ -145,9 +145,13 @@ impl Decoder {
                 self.stage,
                 Stage::Objects | Stage::V6Blocks | Stage::End | Stage::InlineEvents
             );
-        if !clean && self.stage == Stage::Objects {
+        if !clean && self.info.is_some() {
             // Salvage the complete events of a cut-off EventBlock.
-            let _ = self.salvage_event_block(rest, base, stats, sink);
+            let _ = match self.stage {
+                Stage::Objects => self.salvage_event_block(rest, base, stats, sink),
+                Stage::V6Blocks => self.salvage_event_block_v6(rest, base, stats, sink),
+                _ => Ok(()),
+            };
         }
         self.flush(stats, sink);
         if clean {
@@ -618,7 +622,7 @@ impl Decoder {
         let Peek::Ready(h) = framing::peek_object_header(rest, base)? else {
             return Ok(());
         };
-        if h.kind != ObjectKind::EventBlock || self.version < 4 || self.info.is_none() {
+        if h.kind != ObjectKind::EventBlock {
             return Ok(());
         }
         let body = &rest[h.header_len..];
@@ -630,9 +634,32 @@ impl Decoder {
         let Some(content) = body.get(start..) else {
             return Ok(());
         };
+        // The size field says how much of this is the block's; the rest of `rest` is the cut.
+        let size = i32::from_le_bytes([body[0], body[1], body[2], body[3]]).max(0) as usize;
+        let content = &content[..content.len().min(size)];
         let mut c = Cursor::new(content, body_base + start as u64);
-        // The last, incomplete event makes this return Truncated; everything before it is buffered.
-        let _ = self.read_event_block(&mut c, Dialect::V4, stats, sink);
+        // The last, incomplete event makes this return Truncated; everything before it is delivered.
+        let _ = if self.version <= 3 {
+            self.read_netperf_block(&mut c, stats, sink)
+        } else {
+            self.read_event_block(&mut c, Dialect::V4, stats, sink)
+        };
+        Ok(())
+    }
+
+    /// The same for a cut-off V6 EventBlock.
+    fn salvage_event_block_v6(
+        &mut self,
+        rest: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut Sink<'_>,
+    ) -> Result<()> {
+        if rest.len() < 4 || rest[3] != v6::kind::EVENT {
+            return Ok(());
+        }
+        let mut c = Cursor::new(&rest[4..], base + 4);
+        let _ = self.read_event_block(&mut c, Dialect::V6, stats, sink);
         Ok(())
     }
 }
