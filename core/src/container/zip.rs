@@ -197,8 +197,7 @@ impl ZipReader {
             csize = zip64_csize(extra)
                 .ok_or_else(|| Error::malformed(hstart, "zip: zip64 entry without a zip64 size"))?;
         }
-        let lower = name.to_ascii_lowercase();
-        let selected = !self.found && (lower.ends_with(".nettrace") || lower.ends_with(".netperf"));
+        let selected = !self.found && is_trace_name(&name);
         self.names.push(name.clone());
         if selected && flags & FLAG_ENCRYPTED != 0 {
             return Err(Error::new(
@@ -299,6 +298,15 @@ impl ZipReader {
     }
 }
 
+/// `*.nettrace` / `*.netperf`, except macOS resource-fork twins (`__MACOSX/._x.nettrace`).
+fn is_trace_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let base = lower.rsplit('/').next().unwrap_or(&lower);
+    (base.ends_with(".nettrace") || base.ends_with(".netperf"))
+        && !base.starts_with("._")
+        && !lower.starts_with("__macosx/")
+}
+
 fn le16(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
@@ -318,4 +326,19 @@ fn zip64_csize(mut extra: &[u8]) -> Option<u64> {
         extra = &extra[4 + len..];
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_trace_name;
+
+    #[test]
+    fn trace_entries_are_chosen_by_name() {
+        assert!(is_trace_name("trace.nettrace"));
+        assert!(is_trace_name("dir/App.NETPERF"));
+        assert!(!is_trace_name("__MACOSX/._trace.nettrace"));
+        assert!(!is_trace_name("dir/._trace.nettrace"));
+        assert!(!is_trace_name("trace.nettrace.txt"));
+        assert!(!is_trace_name("nettrace/"));
+    }
 }
