@@ -1,6 +1,7 @@
 //! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
 
 use crate::args::Args;
+use gcscope_core::DecodeStats;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -11,11 +12,18 @@ pub fn run(raw: &[String]) -> Result<(), String> {
     args.only(&["json"])
         .map_err(|e| format!("{e}\nusage: {HELP}"))?;
     let path = args.file().map_err(|e| format!("{e}\nusage: {HELP}"))?;
-    let counts = count(path)?;
+    let (counts, stats) = count(path)?;
     let text = if args.flag("json") {
         json(&counts)?
     } else {
-        table(&counts)
+        let mut t = table(&counts);
+        if stats.dropped_events > 0 {
+            t.push_str(&format!(
+                "the runtime dropped {} events (sequence-number gaps): counts are lower bounds\n",
+                stats.dropped_events
+            ));
+        }
+        t
     };
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
@@ -25,11 +33,11 @@ pub fn run(raw: &[String]) -> Result<(), String> {
 }
 
 /// Counts keyed by `Provider/EventName`, sorted by name.
-pub fn count(path: &str) -> Result<BTreeMap<String, u64>, String> {
+pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats), String> {
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     // One reused key buffer: a lookup per event, an allocation only per new name.
     let mut key = String::new();
-    crate::load::read_trace(path, &mut |_, e| {
+    let (_, stats) = crate::load::read_trace(path, &mut |_, e| {
         key.clear();
         key.push_str(e.provider);
         key.push('/');
@@ -41,7 +49,7 @@ pub fn count(path: &str) -> Result<BTreeMap<String, u64>, String> {
             }
         }
     })?;
-    Ok(counts)
+    Ok((counts, stats))
 }
 
 fn json(counts: &BTreeMap<String, u64>) -> Result<String, String> {
