@@ -270,8 +270,12 @@ fn background_gc_with_a_foreground_gc_streams_and_sums_its_pauses() {
 
 #[test]
 fn a_trace_cut_at_both_ends_keeps_every_gc_it_saw() {
-    // Starts inside GC 7 (no SuspendEEBegin, no histories), ends inside GC 9 (no GCEnd).
+    // Starts inside GC 6 (only its GCEnd, GCHeapStats and restart are in the trace), then GC 7
+    // without its SuspendEEBegin or histories; ends inside GC 9 (no GCEnd).
     let mut ev = vec![
+        gc_end(0.5, TH, 6, 0),
+        heap_stats(0.51, TH, [10, 20, 30, 40, 50], [1, 2, 3, 4, 5], [0; 3]),
+        restart_end(0.6, TH),
         gc_start(1.0, TH, 7, 1, 0, 0),
         gc_end(1.5, TH, 7, 1),
         restart_end(1.6, TH),
@@ -284,8 +288,25 @@ fn a_trace_cut_at_both_ends_keeps_every_gc_it_saw() {
     ]);
     let m = build(&ev);
     let numbers: Vec<u32> = m.gcs.iter().map(|g| g.number).collect();
-    assert_eq!(numbers, [7, 8, 9]);
-    let first = &m.gcs[0];
+    assert_eq!(numbers, [6, 7, 8, 9]);
+    // GC 6: number and generation from GCEnd, sizes from its GCHeapStats; no start, no pause.
+    let g6 = &m.gcs[0];
+    assert!(g6.complete);
+    assert_eq!(
+        (g6.gen, g6.gc_type, &*g6.reason),
+        (0, GcType::Unknown, "Unknown")
+    );
+    assert_eq!(
+        (g6.pause_ms, g6.suspend_ms, g6.duration_ms),
+        (None, None, None)
+    );
+    assert_eq!((g6.after_bytes, g6.promoted_bytes), (Some(150), Some(15)));
+    assert!(
+        g6.missing.iter().any(|r| r.contains("no GCStart")),
+        "{:?}",
+        g6.missing
+    );
+    let first = &m.gcs[1];
     assert!(first.complete);
     assert_eq!(first.suspend_ms, None);
     // Pause measured from GCStart (1.0) to the restart on the same thread (1.6).
@@ -306,14 +327,14 @@ fn a_trace_cut_at_both_ends_keeps_every_gc_it_saw() {
         (None, None, None)
     );
     // The next GC is whole and unaffected; GC 8 is "Induced" (reason 1).
-    let g8 = &m.gcs[1];
+    let g8 = &m.gcs[2];
     assert!(
         g8.missing.is_empty() || g8.missing.iter().all(|r| r.contains("earlier blocking GC")),
         "{:?}",
         g8.missing
     );
     assert!(g8.induced && close(g8.pause_ms.unwrap(), 1.0));
-    let last = &m.gcs[2];
+    let last = &m.gcs[3];
     assert!(!last.complete);
     assert!(last.missing.iter().any(|r| r.contains("GCEnd")));
     assert_eq!(
@@ -321,7 +342,7 @@ fn a_trace_cut_at_both_ends_keeps_every_gc_it_saw() {
         (None, None, None)
     );
     // Rollups count complete GCs only; the incomplete one is reported.
-    assert_eq!(m.rollup[0].count, 2);
+    assert_eq!(m.rollup[0].count, 3);
     assert_eq!(m.process.incomplete_gc_count, 1);
 }
 

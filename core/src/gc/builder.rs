@@ -22,6 +22,8 @@ use crate::event::TraceInfo;
 /// SuspendEE reasons that start a GC pause (GCSuspendEEReason).
 const SUSPEND_FOR_GC: u32 = 1;
 const SUSPEND_FOR_GC_PREP: u32 = 6;
+/// Reason/type code for a GC seen only from its GCEnd (named "Unknown").
+const UNKNOWN_CODE: u32 = u32::MAX;
 /// GCReason values with special handling.
 const REASON_PM_FULL_GC: u32 = 12;
 /// Keep at most this many free-text notes; the rest are only counted.
@@ -41,6 +43,8 @@ pub(crate) struct GcRaw {
     pub global_seen: bool,
     /// GCStart came without a GC suspension in progress (trace started mid-GC).
     pub no_suspend: bool,
+    /// The trace started after this GC's GCStart: the row was made from its GCEnd.
+    pub no_start: bool,
     /// GCGlobalHeapHistory's condemn reasons (v3+), merged with the per-heap ones by derive.
     pub global_condemn: Option<CondemnReasons>,
 }
@@ -239,13 +243,18 @@ impl ModelBuilder {
         (self.gcs[i].gc_type == GcType::Background).then_some(i)
     }
 
+    /// The row of GC `number`: usually among the last few; a long background GC may be further back.
     fn find_by_number(&self, number: u32) -> Option<usize> {
-        self.gcs
+        let recent = self
+            .gcs
             .iter()
             .rev()
             .take(16)
-            .position(|g| g.number == number)
+            .position(|g| g.number == number);
+        recent
             .map(|p| self.gcs.len() - 1 - p)
+            .or(self.current_bgc.filter(|&b| self.gcs[b].number == number))
+            .or_else(|| self.gcs.iter().rposition(|g| g.number == number))
     }
 
     // ---------------------------------------------------------------------------------------
@@ -409,27 +418,32 @@ impl ModelBuilder {
         self.handles.sample(ms);
     }
 
-    pub(crate) fn on_gc_end(&mut self, ms: f64, number: u32, depth: u32) {
-        let idx = match self
-            .find_by_number(number)
-            .filter(|&i| !self.gcs[i].complete)
-        {
-            Some(i) => i,
-            None => match self.current() {
-                Some(i) => {
-                    self.note(format!(
-                        "GCEnd {number} at {ms:.3} ms matched GC {} by position",
-                        self.gcs[i].number
-                    ));
-                    i
-                }
-                None => {
-                    self.note(format!(
-                        "GCEnd {number} at {ms:.3} ms has no GCStart in the trace"
-                    ));
-                    return;
-                }
-            },
+    pub(crate) fn on_gc_end(&mut self, ms: f64, thread: u64, number: u32, depth: u32) {
+        let idx = match self.find_by_number(number) {
+            Some(i) if !self.gcs[i].complete => i,
+            Some(_) => {
+                self.note(format!(
+                    "GC {number}: a second GCEnd at {ms:.3} ms was ignored"
+                ));
+                return;
+            }
+            None if self.current().is_none() => {
+                // The trace started during this GC: its GCStart is not in the trace. Keep a row
+                // for it (number and generation from GCEnd); start, type and reason are unknown.
+                self.on_gc_start(ms, thread, number, depth, UNKNOWN_CODE, UNKNOWN_CODE);
+                let i = self.gcs.len() - 1;
+                self.raw[i].no_start = true;
+                self.gcs[i].suspend_ms = None;
+                self.gcs[i].complete = true;
+                self.gcs[i].end_ms = Some(ms);
+                return;
+            }
+            None => {
+                self.note(format!(
+                    "GCEnd {number} at {ms:.3} ms has no GCStart in the trace"
+                ));
+                return;
+            }
         };
         let gc = &mut self.gcs[idx];
         gc.end_ms = Some(ms);
@@ -478,7 +492,10 @@ impl ModelBuilder {
                 }
                 self.raw[c].restart_seen = true;
             } else {
-                self.gcs[c].pause_ms = Some(ms - self.gcs[c].start_ms);
+                // Without its GCStart the pause start is unknown.
+                if !self.raw[c].no_start {
+                    self.gcs[c].pause_ms = Some(ms - self.gcs[c].start_ms);
+                }
                 self.raw[c].restart_seen = true;
                 if self.raw[c].heap_stats.is_some() {
                     self.last_completed = Some(c);

@@ -32,7 +32,7 @@ const fn d(
 pub const GC_FIELDS: &[Definition] = &[
     d("number", "GC #", "count", "The runtime's own GC number (GCStart's Count): 1 for the first GC of the process."),
     d("gen", "Gen", "gen", "Generation collected: 0, 1 or 2 (GCStart's Depth). Gen2 GCs also collect the LOH and POH."),
-    d("type", "Type", "name", "NonConcurrent (blocking), Background (gen2 marked while the program runs) or Foreground (blocking ephemeral GC during a background GC)."),
+    d("type", "Type", "name", "NonConcurrent (blocking), Background (gen2 marked while the program runs) or Foreground (blocking ephemeral GC during a background GC); Unknown when the GCStart is not in the trace."),
     d("reason", "Trigger", "name", "Why the GC was triggered (GCStart's Reason): AllocSmall = gen0 budget used up, Induced = GC.Collect, AllocLarge = LOH budget, ..."),
     d("reason_code", "Reason #", "count", "The numeric GC reason, for values newer than this table."),
     d("induced", "Induced", "bool", "The program asked for this GC: reason Induced, InducedNotForced, InducedLowMemory, InducedCompacting or InducedAggressive."),
@@ -222,8 +222,9 @@ pub fn gc_field(path: &str) -> Option<&'static Definition> {
 const METHOD: &str = "\
 ## How GCs are put together
 
-* One row per GCStart, numbered by its Count. A GC the runtime counts but that fires no GCStart
-  (started by `GC.TryStartNoGCRegion`) has no row. A GC without GCEnd (the trace ended) is kept
+* One row per GCStart, numbered by its Count (a GC whose GCStart came before the trace started
+  gets its row from its GCEnd, with type and reason Unknown). A GC the runtime counts but that
+  fires no GCStart (started by `GC.TryStartNoGCRegion`) has no row. A GC without GCEnd (the trace ended) is kept
   with `complete: false`; rollups skip it.
 * Pause: from the SuspendEEBegin (reason ForGC) before GCStart to the RestartEEEnd on the same
   thread. A background GC adds each later suspension (reason ForGCPrep) to its pause; the GC that

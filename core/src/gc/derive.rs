@@ -177,13 +177,15 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
 
     let gc = &mut gcs[i];
     let mut missing: Vec<Name> = Vec::new();
-    if raw.no_suspend {
+    if raw.no_start {
+        missing.push(Cow::Borrowed(reasons::MISSING_START));
+    } else if raw.no_suspend {
         missing.push(Cow::Borrowed(reasons::MISSING_SUSPEND));
     }
     if !gc.complete {
         missing.push(Cow::Borrowed(reasons::MISSING_END));
     }
-    if !raw.restart_seen && gc.gc_type != GcType::Background {
+    if !raw.restart_seen && gc.gc_type != GcType::Background && !raw.no_start {
         missing.push(Cow::Borrowed(reasons::MISSING_RESTART));
     }
     if raw.heap_stats.is_none() {

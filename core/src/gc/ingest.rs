@@ -131,7 +131,7 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
             true
         }
         ClrEvent::GcEnd(s) => {
-            b.on_gc_end(ms, s.count, s.depth);
+            b.on_gc_end(ms, th, s.count, s.depth);
             true
         }
         ClrEvent::GcRestartEeEnd(_) => {

@@ -15,6 +15,8 @@ use crate::clr::enums::{
 
 pub const MISSING_SUSPEND: &str =
     "no SuspendEEBegin(ForGC) before GCStart: suspend time unknown, pause starts at GCStart";
+pub const MISSING_START: &str =
+    "no GCStart: the trace started during this GC; start, type, reason, suspend and pause unknown";
 pub const MISSING_END: &str = "no GCEnd: the trace ended during this GC";
 pub const MISSING_RESTART: &str = "no RestartEEEnd after this GC: pause unknown";
 pub const MISSING_HEAP_STATS: &str = "no GCHeapStats: sizes after, promoted and counters unknown";
