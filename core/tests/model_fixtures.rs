@@ -764,3 +764,60 @@ fn streamed_in_chunks_settled_rows_are_final_and_arrive_in_order() {
         }
     }
 }
+
+#[test]
+fn process_facts_match_the_runtimes_own_settings() {
+    for f in all() {
+        let s = &f.oracle["gc_settings_at_start"];
+        let p = &f.model.process;
+        let server = s["is_server_gc"].as_bool().unwrap();
+        assert_eq!(
+            p.gc_mode.as_deref(),
+            Some(if server { "server" } else { "workstation" }),
+            "{}",
+            f.name
+        );
+        assert_eq!(
+            p.heap_count.map(u64::from),
+            s["heap_count"].as_u64(),
+            "{}",
+            f.name
+        );
+        let concurrent = s["concurrent"].as_bool().unwrap();
+        // GCSettingsRundown (.NET 5+) says it; else only a background GC shows it (3.1: unknown
+        // for a run without one).
+        if let Some(c) = p.concurrent {
+            assert_eq!(c, concurrent, "{}", f.name);
+        }
+        let has_bgc = f.model.gcs.iter().any(|g| g.gc_type == GcType::Background);
+        assert!(
+            p.concurrent.is_some() || (f.name.starts_with("netcore3.1") && !has_bgc),
+            "{}",
+            f.name
+        );
+        let version = f.oracle["runtime"]["environment_version"].as_str().unwrap();
+        // RuntimeInformation comes with rundown; the `induced` traces were made without it.
+        match p.runtime_version.as_deref() {
+            Some(v) => assert!(v.starts_with(version), "{}: {v} vs {version}", f.name),
+            None => assert!(
+                f.name.ends_with("/induced"),
+                "{}: no runtime version",
+                f.name
+            ),
+        }
+        let limit = f.oracle["gc_config_variables"]["GCHeapHardLimit"]
+            .as_u64()
+            .filter(|l| *l > 0);
+        assert_eq!(p.hard_limit_bytes, limit, "{}", f.name);
+        // The latency mode the program ran in is the pause mode of its first GC.
+        let mode = s["latency_mode"].as_str().unwrap();
+        assert_eq!(
+            f.model.gcs[0].pause_mode.as_deref(),
+            Some(mode),
+            "{}",
+            f.name
+        );
+        assert_eq!(p.dropped_events, Some(0), "{}", f.name);
+        assert_eq!(p.payload_errors, 0, "{}", f.name);
+    }
+}
