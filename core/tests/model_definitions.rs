@@ -4,7 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use gcscope_core::gc::definitions::{gc_field, markdown, PROCESS_FIELDS, ROLLUP_FIELDS};
+use gcscope_core::gc::definitions::{
+    gc_field, markdown, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS,
+};
 use gcscope_core::gc::{analyze, Generations};
 use serde_json::Value;
 
@@ -40,9 +42,16 @@ fn generic(p: &str) -> String {
     parts.join(".")
 }
 
-fn fixture_gc_paths() -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) {
+type Paths = BTreeSet<String>;
+
+fn fixture_gc_paths() -> (Paths, Paths, Paths, Paths) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
-    let (mut gc, mut rollup, mut process) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    let (mut gc, mut rollup, mut process, mut rest) = (
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+    );
     for rt in ["netcore3.1", "net8.0"] {
         for w in ["wks-concurrent", "server", "pinning", "induced"] {
             let m = analyze(&std::fs::read(dir.join(rt).join(format!("{w}.nettrace"))).unwrap())
@@ -54,14 +63,19 @@ fn fixture_gc_paths() -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) 
                 paths(&serde_json::to_value(r).unwrap(), "", &mut rollup);
             }
             paths(&serde_json::to_value(&m.process).unwrap(), "", &mut process);
+            let mut whole = serde_json::to_value(&m).unwrap();
+            for part in ["gcs", "rollup", "process"] {
+                whole.as_object_mut().unwrap().remove(part);
+            }
+            paths(&whole, "", &mut rest);
         }
     }
-    (gc, rollup, process)
+    (gc, rollup, process, rest)
 }
 
 #[test]
 fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
-    let (gc, rollup, process) = fixture_gc_paths();
+    let (gc, rollup, process, rest) = fixture_gc_paths();
     // Objects that only group fields (generations, heaps, condemn, ...) need no line of their own.
     let groups: BTreeSet<String> = gc
         .iter()
@@ -94,6 +108,14 @@ fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
     let process_defs: BTreeSet<String> =
         PROCESS_FIELDS.iter().map(|d| d.field.to_string()).collect();
     assert_eq!(process, process_defs, "process fields vs definitions");
+    let leaves: BTreeSet<String> = rest
+        .iter()
+        .filter(|p| !rest.iter().any(|q| q.starts_with(&format!("{p}."))))
+        .cloned()
+        .collect();
+    let summary_defs: BTreeSet<String> =
+        SUMMARY_FIELDS.iter().map(|d| d.field.to_string()).collect();
+    assert_eq!(leaves, summary_defs, "model summary fields vs definitions");
 }
 
 #[test]

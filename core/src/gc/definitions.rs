@@ -202,6 +202,45 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("incomplete_gc_count", "Incomplete", "count", "GCs without GCEnd."),
 ];
 
+/// The other parts of a serialized [`super::GcModel`] (paths from the model's root).
+pub const SUMMARY_FIELDS: &[Definition] = &[
+    d("condemn_reasons.by_trigger.reason", "Trigger", "name", "A GCStart reason."),
+    d("condemn_reasons.by_trigger.per_gen", "Per gen", "count", "Complete GCs with this trigger, for gen0, gen1, gen2."),
+    d("condemn_reasons.by_trigger.total", "Total", "count", "Complete GCs with this trigger."),
+    d("condemn_reasons.by_condition.reason", "Condemn reason", "name", "A condition bit of the GC's condemn reasons (`condemn.conditions`), or alloc_budget_exceeded (budget gen = the GC's gen; not for induced gen0 GCs) or time_tuning."),
+    d("condemn_reasons.by_condition.per_gen", "Per gen", "count", "Complete GCs with this condemn reason, for gen0, gen1, gen2."),
+    d("condemn_reasons.by_condition.total", "Total", "count", "Complete GCs with this condemn reason."),
+    d("condemn_reasons.without_history", "No history", "count", "Complete GCs without condemn reasons (no GCPerHeapHistory), for gen0, gen1, gen2."),
+    d("handles.has_events", "Handle events", "bool", "The trace has SetGCHandle/DestroyGCHandle events (GCHandle keyword 0x2)."),
+    d("handles.created", "Created", "count", "SetGCHandle events."),
+    d("handles.destroyed", "Destroyed", "count", "DestroyGCHandle events for handles created in the trace."),
+    d("handles.destroyed_unmatched", "Destroyed (older)", "count", "DestroyGCHandle events for handles created before the trace started."),
+    d("handles.reused_without_destroy", "Reused ids", "count", "SetGCHandle for an id still live: the runtime freed it without a DestroyGCHandle event."),
+    d("handles.by_kind.kind", "Kind", "name", "Handle kind (WeakShort, WeakLong, Strong, Pinned, Dependent, ...)."),
+    d("handles.by_kind.created", "Created", "count", "Handles of this kind created."),
+    d("handles.by_kind.destroyed", "Destroyed", "count", "Handles of this kind destroyed (created in the trace)."),
+    d("handles.by_kind.alive_at_end", "Alive at end", "count", "Handles of this kind created in the trace and not destroyed."),
+    d("handles.live_over_time.ms", "Time", "ms", "When the live count was taken: each GC's pause start, and the trace end."),
+    d("handles.live_over_time.value", "Live", "count", "Handles created in the trace and not yet destroyed."),
+    d("handles.alive_at_end.handle", "Handle", "address", "Handle id."),
+    d("handles.alive_at_end.object", "Object", "address", "Object the handle pointed to when created."),
+    d("handles.alive_at_end.kind", "Kind", "name", "Handle kind."),
+    d("handles.alive_at_end.generation", "Gen", "gen", "Generation of the object when the handle was created."),
+    d("handles.alive_at_end.created_ms", "Created", "ms", "When the handle was created."),
+    d("handles.alive_at_end.type_name", "Type", "name", "The object's type, when a PinObjectAtGCTime named it."),
+    d("pinning.has_events", "Pin events", "bool", "The trace has PinObjectAtGCTime or PinPlugAtGCTime events."),
+    d("pinning.pinned_object_events", "Pin reports", "count", "PinObjectAtGCTime events."),
+    d("pinning.pinned_plug_events", "Plug reports", "count", "PinPlugAtGCTime events (private provider)."),
+    d("pinning.gcs_with_pins", "GCs with pins", "count", "GCs that reported at least one pinned object."),
+    d("pinning.by_type.type_name", "Type", "name", "Type of pinned objects."),
+    d("pinning.by_type.count", "Reports", "count", "PinObjectAtGCTime events for this type."),
+    d("pinning.by_type.total_bytes", "Bytes", "bytes", "Sum of their object sizes (an object pinned in 3 GCs counts 3 times)."),
+    d("pinning.by_type.gcs", "In GCs", "count", "GCs in which an object of this type was pinned."),
+    d("pinning.pinned_over_time.ms", "Time", "ms", "A GC's pause start."),
+    d("pinning.pinned_over_time.value", "Pinned", "count", "Objects PinObjectAtGCTime reported for that GC."),
+    d("notes", "Notes", "name", "Events the model could not place (outside any GC, undecodable payloads), one line each."),
+];
+
 /// Looks a per-GC field up by JSON path (`generations.gen2.survival_pct` finds `generations.*.survival_pct`).
 pub fn gc_field(path: &str) -> Option<&'static Definition> {
     let generic;
