@@ -222,3 +222,85 @@ fn whole_trace_counts_match_the_baselines_event_counts() {
     assert_eq!(per_gen, 478);
     assert!(m.notes.is_empty(), "{:?}", m.notes);
 }
+
+/// The .NET Core 2.1 Windows x86 trace (NetPerf V3, 4-byte pointers, 10 induced gen2 GCs):
+/// first GC against `eventpipe-dotnetcore2.1-win-x86-objver3.netperf.baseline.txt`.
+#[test]
+fn the_first_gc_of_the_32_bit_netperf_trace_agrees_with_its_baseline() {
+    let Some(dir) = shared() else {
+        eprintln!("skipping: ../shared (the reference traces) is not present");
+        return;
+    };
+    let zip = dir.join("traces/perfview/eventpipe-dotnetcore2.1-win-x86-objver3.netperf.zip");
+    let m = analyze(&std::fs::read(&zip).unwrap()).unwrap();
+    assert_eq!(m.process.pointer_size, 4);
+    assert_eq!(m.gcs.len(), 10); // GC/Start, 10
+    let g = &m.gcs[0];
+    // GC/Start MSec="8.2868" Count="1" Reason="Induced" Depth="2" Type="NonConcurrentGC";
+    // GC/Stop MSec="10.9228": duration 10.9228 - 8.2868 = 2.6360 ms.
+    assert_eq!(
+        (g.number, g.gen, g.gc_type, &*g.reason, g.induced),
+        (1, 2, GcType::NonConcurrent, "Induced", true)
+    );
+    assert!(
+        (g.gc_start_ms - 8.2868).abs() < 0.001 && (g.duration_ms.unwrap() - 2.6360).abs() < 0.002
+    );
+    // GC/HeapStats: TotalPromoted="0x0001B1AC" TotalHeapSize="0x0001B27C" TotalPromotedSize0="0x00016F9C"
+    // TotalPromotedSize3="0x00004210" GenerationSize3="0x00004250" PinnedObjectCount="5" GCHandleCount="25".
+    assert_eq!(
+        (g.promoted_bytes, g.after_bytes),
+        (Some(0x1B1AC), Some(0x1B27C))
+    );
+    assert_eq!(
+        (
+            g.generations.gen0.promoted_bytes,
+            g.generations.loh.promoted_bytes
+        ),
+        (Some(0x16F9C), Some(0x4210))
+    );
+    assert_eq!(g.generations.loh.size_after_bytes, Some(0x4250));
+    assert_eq!(
+        (g.pinned_object_count, g.gc_handle_count),
+        (Some(5), Some(25))
+    );
+    // GC/GlobalHeapHistory: FinalYoungestDesired="0x00200000" CondemnedGeneration="2"
+    // GlobalMechanisms="Compaction, Promotion".
+    assert_eq!(
+        (g.gen0_budget_bytes, g.condemned_gen),
+        (Some(0x200000), Some(2))
+    );
+    assert_eq!(
+        g.global_mechanisms.as_deref().unwrap(),
+        ["Compaction", "Promotion"]
+    );
+    // GC/PerHeapHistory: CondemnReasons0="10" = 0b10_10: initial gen 2, final gen 2;
+    // CondemnReasons1="8,193" = 0x2001 = bit 0 (induced_fullgc) + bit 13 (gen2_too_small).
+    let h = &g.heaps[0];
+    assert_eq!((h.condemn.initial_gen, h.condemn.final_gen), (2, 2));
+    assert_eq!(h.condemn.conditions, ["induced_fullgc", "gen2_too_small"]);
+    assert_eq!(
+        g.condemn.as_ref().unwrap().conditions,
+        ["induced_fullgc", "gen2_too_small"]
+    );
+    // Gen0: SizeBefore="439,568" Out="94,108" (PinnedSurv 28 + NonePinnedSurv 94,080)
+    // NewAllocation="2,097,152": survival = 94,108 / 439,568 = 21.409 % (TraceEvent: SurvRate="21").
+    let g0 = &h.generations[0];
+    assert_eq!(
+        (
+            g0.size_before_bytes,
+            g0.survived_bytes,
+            g0.new_allocation_bytes
+        ),
+        (439_568, 94_108, 2_097_152)
+    );
+    assert!((g.generations.gen0.survival_pct.unwrap() - 21.4092).abs() < 0.0001);
+    // GC/PinObjectAtGCTime (MSec 8.7589, in GC 1): HandleID="0x005E12EC" ObjectID="0x07F23260"
+    // ObjectSize="8,172" TypeName="System.Object[]".
+    let p = &g.pinned_objects[0];
+    assert_eq!(
+        (p.handle, p.address, p.size_bytes, p.type_name.as_str()),
+        (0x5E12EC, 0x7F23260, 8172, "System.Object[]")
+    );
+    // All ten are induced blocking gen2 GCs.
+    assert_eq!((m.rollup[3].count, m.rollup[3].induced_count), (10, 10));
+}
