@@ -332,6 +332,12 @@ impl Decoder {
         sink: &mut Sink<'_>,
     ) -> Result<()> {
         let compressed = event_block::read_block_header(c)?;
+        // The rows are copied into the sort buffer once, as a whole, at the first data event; events
+        // then refer to their payloads by offset (no per-event copy).
+        let (rows, rows_pos) = (c.rest(), c.pos());
+        let mut arena_base: Option<u32> = None;
+        // Timestamp of the last IsSorted event: nothing after it in the file is earlier.
+        let mut sorted_up_to: Option<i64> = None;
         let mut h = EventHeader::default();
         while !c.is_empty() {
             let at = c.offset();
@@ -343,6 +349,7 @@ impl Decoder {
             } else {
                 Some(h.read_uncompressed(c, dialect)?)
             };
+            let payload_pos = c.pos();
             let payload_at = c.offset();
             let payload = c.bytes(h.payload_size as usize, "event payload")?;
             if let Some(end) = event_end {
@@ -358,53 +365,64 @@ impl Decoder {
                 self.define_metadata_v4(payload, payload_at, stats)?;
                 continue;
             }
-            let (capture, thread) = if dialect == Dialect::V6 {
-                (h.capture_thread_id, self.v6.os_thread(h.thread_id))
-            } else {
-                (h.capture_thread_id, h.thread_id)
-            };
             self.seq.event(h.capture_thread_id, h.sequence);
             let Some(index) = self.meta.lookup(h.metadata_id) else {
                 stats.skipped_events += 1;
                 continue;
             };
-            let version = match self.v6.version_override(h.label_list) {
-                Some(v) if dialect == Dialect::V6 => v as u32,
-                _ => self.meta.entry(index).version,
-            };
-            let capture_os = if dialect == Dialect::V6 {
-                self.v6.os_thread(capture)
+            let (thread, capture, version) = if dialect == Dialect::V6 {
+                let version = match self.v6.version_override(h.label_list) {
+                    Some(v) => v as u32,
+                    None => self.meta.entry(index).version,
+                };
+                (
+                    self.v6.os_thread(h.thread_id),
+                    self.v6.os_thread(h.capture_thread_id),
+                    version,
+                )
             } else {
-                capture
+                (
+                    h.thread_id,
+                    h.capture_thread_id,
+                    self.meta.entry(index).version,
+                )
             };
-            let p = Pending {
+            let base = match arena_base {
+                Some(b) => b,
+                None => {
+                    let b = match self.sorter.append(rows) {
+                        Some(b) => b,
+                        None => {
+                            // A region over 4 GiB: deliver what is buffered early rather than fail.
+                            self.flush(stats, sink);
+                            self.sorter
+                                .append(rows)
+                                .ok_or_else(|| Error::malformed(at, "event block over 4 GiB"))?
+                        }
+                    };
+                    arena_base = Some(b);
+                    b
+                }
+            };
+            self.sorter.push_at(Pending {
                 timestamp: h.timestamp,
                 thread_id: thread,
-                capture_thread_id: capture_os,
+                capture_thread_id: capture,
                 metadata: index,
                 version,
                 sequence: h.sequence,
                 processor: h.processor,
                 stack_id: h.stack_id,
-                payload_start: 0,
-                payload_len: 0,
-            };
-            if h.sorted && self.sorter.buffered_bytes() >= crate::sort::EARLY_FLUSH_BYTES {
-                self.sorter.push(p, payload);
-                self.flush_upto(h.timestamp, stats, sink);
-                continue;
+                payload_start: base + (payload_pos - rows_pos) as u32,
+                payload_len: h.payload_size,
+            });
+            if h.sorted {
+                sorted_up_to = Some(h.timestamp);
             }
-            if !self.sorter.push(p, payload) {
-                // A region over 4 GiB: deliver what is buffered early rather than fail.
-                self.flush(stats, sink);
-                if h.sorted && self.sorter.buffered_bytes() >= crate::sort::EARLY_FLUSH_BYTES {
-                    self.sorter.push(p, payload);
-                    self.flush_upto(h.timestamp, stats, sink);
-                    continue;
-                }
-                if !self.sorter.push(p, payload) {
-                    stats.skipped_events += 1;
-                }
+        }
+        if let Some(t) = sorted_up_to {
+            if self.sorter.buffered_bytes() >= crate::sort::EARLY_FLUSH_BYTES {
+                self.flush_upto(t, stats, sink);
             }
         }
         Ok(())
