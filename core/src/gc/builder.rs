@@ -698,8 +698,8 @@ impl ModelBuilder {
         });
     }
 
-    pub(crate) fn on_mark(&mut self, heap: u32, root_kind: u32, bytes: u64) {
-        let _ = heap;
+    /// GCMarkWithType: bytes marked from one root kind on one heap (summed over heaps).
+    pub(crate) fn on_mark(&mut self, root_kind: u32, bytes: u64) {
         if let Some(c) = self.current() {
             let m = self.gcs[c]
                 .marked_bytes

@@ -248,7 +248,7 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
             true
         }
         ClrEvent::GcMarkWithType(m) => {
-            b.on_mark(m.heap_num, m.root_kind.raw(), m.bytes);
+            b.on_mark(m.root_kind.raw(), m.bytes);
             true
         }
         ClrEvent::BgcPhase { .. } => {
