@@ -47,7 +47,7 @@ pub const GC_FIELDS: &[Definition] = &[
     d("bgc_final_pause_ms", "BGC final pause", "ms", "Background GC only: the last pause (suspension for GC prep to restart)."),
     d("since_previous_gc_ms", "Since last GC", "ms", "From the end of the previous GC (its GCHeapStats; the trace start for the first) to this GC's pause start; for a background GC, to its GCHeapStats."),
     d("pause_pct", "% Pause", "%", "Pause as a share of the time since the previous GC: pause / (pause + since_previous_gc). Background GC: pause / (its end - previous GC's end)."),
-    d("gen0_allocated_bytes", "Gen0 alloc", "bytes", "Bytes the program allocated in gen0 since the previous GC: gen0 object bytes before this GC minus gen0 object bytes after the previous one, summed over heaps; AllocationTick totals when either GC lacks GCPerHeapHistory (always for background GCs)."),
+    d("gen0_allocated_bytes", "Gen0 alloc", "bytes", "Bytes the program allocated in gen0 since the previous GC: gen0 object bytes before this GC minus gen0 object bytes after the GC that ended last before it started, summed over heaps; AllocationTick totals when there is no such GC with GCPerHeapHistory, and for background GCs."),
     d("loh_allocated_bytes", "LOH alloc", "bytes", "Bytes allocated in the large object heap since the previous GC (same method as gen0)."),
     d("poh_allocated_bytes", "POH alloc", "bytes", "Bytes allocated in the pinned object heap since the previous GC (same method as gen0; .NET 5+)."),
     d("allocated_bytes", "Alloc", "bytes", "Gen0 + LOH + POH bytes allocated since the previous GC."),
