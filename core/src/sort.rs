@@ -41,6 +41,7 @@ pub struct Sorter {
     events: Vec<Pending>,
     arena: Vec<u8>,
     order: Vec<(i64, u32)>,
+    keys: Vec<u64>,
     /// Second arena for compaction after a partial flush.
     spare: Vec<u8>,
     /// Still in timestamp order as appended (then no sort is needed).
@@ -176,23 +177,48 @@ impl Sorter {
                 );
             }
         } else {
-            self.order.clear();
-            self.order.extend(
-                self.events
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| (p.timestamp, i as u32)),
-            );
-            // The input is runs of already-ordered events (one per capture thread and block): the
-            // stable sort finds and merges runs, far cheaper here than a quicksort.
-            self.order.sort();
-            for &(_, i) in &self.order {
-                let p = &self.events[i as usize];
-                emit(
-                    p,
-                    &self.arena
-                        [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
+            let min = self.events.iter().map(|p| p.timestamp).min().unwrap_or(0);
+            let max = self.events.iter().map(|p| p.timestamp).max().unwrap_or(0);
+            let n = self.events.len();
+            let idx_bits = usize::BITS - n.leading_zeros();
+            let span = (max as i128 - min as i128) as u128;
+            if idx_bits < 64 && span < (1u128 << (64 - idx_bits)) {
+                // Pack (timestamp - min, index) into one u64 key: one comparison per step. The
+                // input is runs of already-ordered events (one per capture thread and block): the
+                // stable sort finds and merges runs, far cheaper here than a quicksort.
+                self.keys.clear();
+                self.keys.extend(
+                    self.events.iter().enumerate().map(|(i, p)| {
+                        ((p.timestamp.wrapping_sub(min) as u64) << idx_bits) | i as u64
+                    }),
                 );
+                self.keys.sort();
+                let mask = (1u64 << idx_bits) - 1;
+                for &k in &self.keys {
+                    let p = &self.events[(k & mask) as usize];
+                    emit(
+                        p,
+                        &self.arena
+                            [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
+                    );
+                }
+            } else {
+                self.order.clear();
+                self.order.extend(
+                    self.events
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| (p.timestamp, i as u32)),
+                );
+                self.order.sort();
+                for &(_, i) in &self.order {
+                    let p = &self.events[i as usize];
+                    emit(
+                        p,
+                        &self.arena
+                            [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
+                    );
+                }
             }
         }
         self.events.clear();
@@ -243,6 +269,18 @@ mod tests {
         let mut n = 0;
         s.flush(&mut |_, _| n += 1);
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn sorts_timestamps_spanning_the_whole_range() {
+        // Too wide a span for packed keys: the (timestamp, index) fallback must give the same order.
+        let mut s = Sorter::new();
+        for (ts, tid) in [(i64::MAX, 1), (0, 2), (i64::MIN, 3), (0, 4), (-5, 5)] {
+            s.push(p(ts, tid), &[]);
+        }
+        let mut out = Vec::new();
+        s.flush(&mut |e, _| out.push(e.thread_id));
+        assert_eq!(out, [3, 5, 2, 4, 1]);
     }
 
     #[test]
