@@ -12,6 +12,8 @@ extern crate alloc;
 
 pub mod clr;
 pub mod container;
+#[cfg(feature = "encode")]
+pub mod encode;
 pub mod error;
 pub mod event;
 pub mod gc;
