@@ -243,8 +243,9 @@ impl ModelBuilder {
         (self.gcs[i].gc_type == GcType::Background).then_some(i)
     }
 
-    /// The row of GC `number`: usually among the last few; a long background GC may be further back.
-    fn find_by_number(&self, number: u32) -> Option<usize> {
+    /// The row of GC `number` among the last few rows or the background GC in progress (cheap:
+    /// called for every GCStart to catch duplicates).
+    fn find_recent(&self, number: u32) -> Option<usize> {
         let recent = self
             .gcs
             .iter()
@@ -254,6 +255,11 @@ impl ModelBuilder {
         recent
             .map(|p| self.gcs.len() - 1 - p)
             .or(self.current_bgc.filter(|&b| self.gcs[b].number == number))
+    }
+
+    /// The row of GC `number` anywhere (a GCEnd whose GCStart is far back).
+    fn find_by_number(&self, number: u32) -> Option<usize> {
+        self.find_recent(number)
             .or_else(|| self.gcs.iter().rposition(|g| g.number == number))
     }
 
@@ -299,7 +305,7 @@ impl ModelBuilder {
         reason: u32,
         gc_type: u32,
     ) {
-        if self.find_by_number(number).is_some() {
+        if self.find_recent(number).is_some() {
             self.note(format!(
                 "GC {number}: a second GCStart at {ms:.3} ms was ignored"
             ));
