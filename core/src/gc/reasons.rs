@@ -113,9 +113,9 @@ pub fn decode_condemn(r0: u32, r1: u32) -> CondemnReasons {
     }
 }
 
-/// GCGlobalHeapHistory v4 phase times: [0] sized-ref marking, [1] roots, [2] short weak,
-/// [3] finalization, [4] long weak, then [5] plan and, with the Compaction mechanism,
-/// [6] relocate, [7] compact, otherwise [6] sweep.
+/// GCGlobalHeapHistory v4 phase times, by slot: 0 sized-ref marking, 1 roots, 2 short weak,
+/// 3 finalization, 4 long weak, then 5 plan and, with the Compaction mechanism, 6 relocate and
+/// 7 compact, otherwise 6 sweep.
 pub fn phase_times(t: &[u32], global_mechanisms: u32) -> PhaseTimes {
     let at = |i: usize| t.get(i).copied();
     let compacting = global_mechanisms & 2 != 0;
