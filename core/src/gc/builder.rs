@@ -477,6 +477,8 @@ impl ModelBuilder {
             if let Some(b) = self
                 .last_completed
                 .filter(|&b| self.gcs[b].gc_type == GcType::Background && !self.raw[b].restart_seen)
+                // ... and the suspension ending now is the one that started it.
+                .filter(|&b| self.suspend_start_ms == Some(self.gcs[b].start_ms))
             {
                 self.gcs[b].pause_ms = Some(ms - self.gcs[b].start_ms);
                 self.raw[b].restart_seen = true;
