@@ -696,6 +696,7 @@ fn gc_by_gc_the_model_agrees_with_traceevent() {
         }
     }
     assert!(report.is_empty(), "differences from TraceEvent:\n{report}");
+    eprintln!("per-heap figures compared for {compared_heap_figures} GCs");
     assert!(
         compared_heap_figures > 400,
         "only {compared_heap_figures} GCs had per-heap figures compared"
