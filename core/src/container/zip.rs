@@ -1,7 +1,9 @@
 //! `.zip` archives, streamed front to back through the local file headers (no central directory, so no
 //! seeking). The first entry named `*.nettrace` / `*.netperf` is the trace; other entries are skipped
 //! (deflated ones are inflated and discarded, since with a data descriptor their size is only known at
-//! the end). Stored and deflated entries are read; data descriptors (flag bit 3) and zip64 sizes are handled.
+//! the end). Stored and deflated entries are read; data descriptors (flag bit 3) and zip64 sizes are
+//! handled. CRCs are not verified: damaged deflate data is still caught by the inflater, and damaged
+//! trace bytes by the decoder.
 
 use super::inflate::Inflater;
 use crate::error::{Error, ErrorKind, Result};
