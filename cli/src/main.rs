@@ -3,14 +3,21 @@
 //! Every subcommand reads one trace file (nettrace/netperf, or a .zip/.gz of one) and prints a human
 //! table by default, or stable JSON/CSV for scripts. Subcommands live in one module each.
 
+mod allocs;
 mod args;
+mod budgets;
+mod counters;
 mod events;
 mod gcs;
 mod handles;
+mod insight;
 mod load;
+mod memory;
 mod pins;
 mod reasons;
+mod roots;
 mod summary;
+mod suspensions;
 mod table;
 
 use std::process::ExitCode;
@@ -26,6 +33,14 @@ USAGE:
     gcscope reasons FILE [--json]       trigger and condemn reasons, GCs per generation
     gcscope pins FILE [--json]          pinned objects by type, pinning per GC
     gcscope handles FILE [--json]       GC handles by kind, alive at the end
+    gcscope allocs FILE [--json] [--from MS --to MS] [--top N]
+                                        sampled allocation by type and kind, rate over time
+    gcscope budgets FILE [--json]       generation budgets per GC and why it became its gen
+    gcscope roots FILE [--json]         bytes marked per root kind, total and per GC
+    gcscope suspensions FILE [--json]   suspensions by reason, time to suspend per GC
+    gcscope counters FILE [--json|--csv]
+                                        classic .NET CLR Memory counters at each GC
+    gcscope memory FILE [--json]        compaction, finalization, memory pressure, segments
     gcscope help                        this text
 ";
 
@@ -42,6 +57,12 @@ fn main() -> ExitCode {
         "reasons" => reasons::run(rest),
         "pins" => pins::run(rest),
         "handles" => handles::run(rest),
+        "allocs" => allocs::run(rest),
+        "budgets" => budgets::run(rest),
+        "roots" => roots::run(rest),
+        "suspensions" => suspensions::run(rest),
+        "counters" => counters::run(rest),
+        "memory" => memory::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

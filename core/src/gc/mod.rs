@@ -16,6 +16,7 @@ pub mod definitions;
 mod derive;
 mod handles;
 mod ingest;
+pub mod insights;
 mod pins;
 pub mod reasons;
 mod summary;

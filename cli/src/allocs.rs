@@ -1,0 +1,141 @@
+//! `gcscope allocs FILE`: allocation by type and kind from GCAllocationTick samples, overall or in
+//! a time range, and the allocation rate over time.
+
+use gcscope_core::gc::insights::{AllocBin, KindBytes, TypeAlloc};
+use serde::Serialize;
+
+use crate::args::Args;
+use crate::insight::{load, mb, pct, print_json};
+use crate::table::{Align, Table};
+
+const DEFAULT_TOP: usize = 20;
+
+#[derive(Serialize)]
+struct AllocsJson {
+    has_events: bool,
+    from_ms: Option<f64>,
+    to_ms: Option<f64>,
+    tick_count: u64,
+    sampled_bytes: u64,
+    by_kind: KindBytes,
+    top_types: Vec<TypeAlloc>,
+    bin_ms: f64,
+    over_time: Vec<AllocBin>,
+}
+
+fn number(args: &Args, name: &str) -> Result<Option<f64>, String> {
+    args.value(name)
+        .map(|v| {
+            v.parse::<f64>()
+                .map_err(|_| format!("--{name} needs a number, got '{v}'"))
+        })
+        .transpose()
+}
+
+pub fn run(raw: &[String]) -> Result<(), String> {
+    let args = Args::parse(raw, &["from", "to", "top"])?;
+    args.only(&["json", "from", "to", "top"])?;
+    let from = number(&args, "from")?;
+    let to = number(&args, "to")?;
+    let top = match args.value("top") {
+        Some(v) => v
+            .parse::<usize>()
+            .map_err(|_| format!("--top needs a count, got '{v}'"))?,
+        None => DEFAULT_TOP,
+    };
+    let (_, ins) = load(args.file()?)?;
+    let a = &ins.allocations;
+    let (lo, hi) = (
+        from.unwrap_or(f64::NEG_INFINITY),
+        to.unwrap_or(f64::INFINITY),
+    );
+    let mut types = a.top_types_in(lo, hi);
+    types.truncate(top);
+    let mut by_kind = KindBytes::default();
+    let mut ticks = 0u64;
+    for s in a.samples_in(lo, hi) {
+        by_kind.add(s.kind, s.bytes);
+        ticks += 1;
+    }
+    let over_time: Vec<AllocBin> = a
+        .over_time
+        .iter()
+        .filter(|b| b.end_ms > lo && b.start_ms < hi)
+        .copied()
+        .collect();
+    if args.flag("json") {
+        return print_json(&AllocsJson {
+            has_events: a.has_events,
+            from_ms: from,
+            to_ms: to,
+            tick_count: ticks,
+            sampled_bytes: by_kind.total(),
+            by_kind,
+            top_types: types,
+            bin_ms: a.bin_ms,
+            over_time,
+        });
+    }
+    let mut s = String::new();
+    if !a.has_events {
+        s.push_str(
+            "No GCAllocationTick events (they need the GC keyword 0x1 at Verbose level, 5).\n",
+        );
+        return crate::summary::print(&s);
+    }
+    let range = match (from, to) {
+        (None, None) => String::from("whole trace"),
+        _ => format!(
+            "{} to {} ms",
+            from.map_or("start".into(), |v| format!("{v}")),
+            to.map_or("end".into(), |v| format!("{v}"))
+        ),
+    };
+    s.push_str(&format!(
+        "Allocations ({range}): {ticks} ticks, {} MB sampled (small {} MB, large {} MB, pinned {} MB)\n\
+         Sampled bytes are an estimate: each tick charges the ~100 KB allocated since the previous tick to the type that crossed the threshold.\n\n",
+        mb(by_kind.total()),
+        mb(by_kind.small),
+        mb(by_kind.large),
+        mb(by_kind.pinned)
+    ));
+    let mut t = Table::new(&[
+        ("Type", Align::Left),
+        ("Sampled MB", Align::Right),
+        ("%", Align::Right),
+        ("Ticks", Align::Right),
+        ("Small MB", Align::Right),
+        ("Large MB", Align::Right),
+        ("Pinned MB", Align::Right),
+    ]);
+    for ty in &types {
+        let name = if ty.type_name.is_empty() {
+            "(no type name)"
+        } else {
+            &ty.type_name
+        };
+        t.row(vec![
+            name.to_string(),
+            mb(ty.sampled_bytes),
+            pct(ty.pct),
+            ty.ticks.to_string(),
+            mb(ty.by_kind.small),
+            mb(ty.by_kind.large),
+            mb(ty.by_kind.pinned),
+        ]);
+    }
+    s.push_str(&t.render());
+    if let Some(peak) = over_time
+        .iter()
+        .max_by(|x, y| x.rate_bytes_per_s.total_cmp(&y.rate_bytes_per_s))
+    {
+        s.push_str(&format!(
+            "\nAllocation rate over {} bins of {} ms: peak {} MB/s at {:.3} ms (--json lists every bin)\n",
+            over_time.len(),
+            a.bin_ms,
+            mb(peak.rate_bytes_per_s as u64),
+            peak.start_ms
+        ));
+    }
+    crate::summary::print(&s)
+}

@@ -1,0 +1,45 @@
+//! Shared by the insights subcommands (allocs, budgets, roots, suspensions, counters, memory):
+//! loading a trace into the GC model and its insights in one pass, and output helpers.
+
+use gcscope_core::gc::insights::{Insights, InsightsBuilder};
+use gcscope_core::gc::{GcModel, ModelBuilder};
+use serde::Serialize;
+
+/// Decodes FILE once, feeding the model and the insights.
+pub fn load(path: &str) -> Result<(GcModel, Insights), String> {
+    let mut builder: Option<ModelBuilder> = None;
+    let mut ib = InsightsBuilder::new();
+    let (info, stats) = crate::load::read_trace(path, &mut |info, e| {
+        builder
+            .get_or_insert_with(|| ModelBuilder::new(info))
+            .on_event(e);
+        ib.on_event(e);
+    })?;
+    let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
+    b.set_info(&info);
+    let model = b.finish(Some(&stats));
+    let insights = ib.finish(&model);
+    Ok((model, insights))
+}
+
+/// Pretty JSON with a final newline, printed.
+pub fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<(), String> {
+    let mut s = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+    s.push('\n');
+    crate::summary::print(&s)
+}
+
+/// Bytes as MB (10^6) with 3 decimals.
+pub fn mb(b: u64) -> String {
+    format!("{:.3}", b as f64 / 1e6)
+}
+
+/// Signed bytes as MB.
+pub fn mb_i(b: i64) -> String {
+    format!("{:.3}", b as f64 / 1e6)
+}
+
+/// A percentage with one decimal.
+pub fn pct(v: f64) -> String {
+    format!("{v:.1}")
+}

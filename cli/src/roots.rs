@@ -1,0 +1,72 @@
+//! `gcscope roots FILE`: bytes marked from each root kind (GCMarkWithType), in total and per GC.
+
+use crate::args::Args;
+use crate::insight::{load, mb, pct, print_json};
+use crate::table::{Align, Table};
+
+/// Root kinds in `RootMarks` order, as column labels.
+const LABELS: [&str; 10] = [
+    "Stack",
+    "FinalizeQ",
+    "Handles",
+    "Older",
+    "SizedRef",
+    "Overflow",
+    "Dependent",
+    "NewFQ",
+    "Steal",
+    "BGC",
+];
+
+pub fn run(raw: &[String]) -> Result<(), String> {
+    let args = Args::parse(raw, &[])?;
+    args.only(&["json"])?;
+    let (_, ins) = load(args.file()?)?;
+    let r = &ins.roots;
+    if args.flag("json") {
+        return print_json(r);
+    }
+    let mut s = String::new();
+    if !r.has_events {
+        s.push_str("No GCMarkWithType events (.NET Core 2.2+, GC keyword 0x1).\n");
+        return crate::summary::print(&s);
+    }
+    s.push_str(&format!(
+        "{} GCMarkWithType events, {} GCs, {} MB marked in total\n\n",
+        r.event_count,
+        r.per_gc.len(),
+        mb(r.total_bytes)
+    ));
+    let mut t = Table::new(&[
+        ("Root kind", Align::Left),
+        ("Marked MB", Align::Right),
+        ("%", Align::Right),
+        ("GCs", Align::Right),
+    ]);
+    for k in &r.by_kind {
+        t.row(vec![
+            k.kind.to_string(),
+            mb(k.bytes),
+            pct(k.pct),
+            k.gcs.to_string(),
+        ]);
+    }
+    s.push_str(&t.render());
+    s.push_str("\nPer GC (MB)\n");
+    let mut headers = vec![("GC", Align::Right), ("Gen", Align::Right)];
+    headers.extend(LABELS.iter().map(|l| (*l, Align::Right)));
+    headers.push(("Total", Align::Right));
+    let mut p = Table::new(&headers);
+    for g in &r.per_gc {
+        let mut row = vec![g.gc_number.to_string(), g.gen.to_string()];
+        row.extend(
+            gcscope_core::gc::insights::root_values(&g.marked)
+                .iter()
+                .map(|&b| mb(b)),
+        );
+        row.push(mb(g.total_bytes));
+        p.row(row);
+    }
+    s.push_str(&p.render());
+    crate::summary::print(&s)
+}

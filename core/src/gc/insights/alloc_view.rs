@@ -1,0 +1,198 @@
+//! Allocations from GCAllocationTick: the runtime fires one tick each time about 100 KB more has
+//! been allocated on a heap (per kind: small, large, pinned), naming the type of the object whose
+//! allocation crossed the threshold and the bytes allocated since the previous tick. Summing those
+//! amounts per type is a sample-based estimate (every byte is charged to the type that happened
+//! to cross the threshold), not an exact count; it is the same estimate PerfView's allocation
+//! views make.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::types::*;
+
+/// Bins of the default allocation-rate series.
+const TARGET_BINS: f64 = 200.0;
+
+pub(crate) fn allocations(type_names: Vec<String>, samples: Vec<AllocSample>) -> Allocations {
+    let mut a = Allocations {
+        has_events: !samples.is_empty(),
+        type_names,
+        samples,
+        ..Allocations::default()
+    };
+    for s in &a.samples {
+        a.tick_count += 1;
+        a.sampled_bytes = a.sampled_bytes.saturating_add(s.bytes);
+        a.by_kind.add(s.kind, s.bytes);
+        a.ticks_by_kind.add(s.kind, 1);
+    }
+    a.top_types = a.top_types_in(f64::NEG_INFINITY, f64::INFINITY);
+    if let (Some(first), Some(last)) = (a.samples.first(), a.samples.last()) {
+        a.bin_ms = nice_bin(last.ms - first.ms);
+        a.over_time = a.rate_over_time(a.bin_ms);
+    }
+    a
+}
+
+/// 1, 2 or 5 × 10^k ms such that the span is cut into at most about 200 bins.
+fn nice_bin(span_ms: f64) -> f64 {
+    let raw = (span_ms / TARGET_BINS).max(0.001);
+    let mut unit = 0.001;
+    loop {
+        for m in [1.0, 2.0, 5.0] {
+            if unit * m >= raw {
+                return unit * m;
+            }
+        }
+        unit *= 10.0;
+    }
+}
+
+impl Allocations {
+    /// The ticks with `from_ms <= ms < to_ms` (ticks are in time order).
+    pub fn samples_in(&self, from_ms: f64, to_ms: f64) -> &[AllocSample] {
+        let lo = self.samples.partition_point(|s| s.ms < from_ms);
+        let hi = self.samples.partition_point(|s| s.ms < to_ms);
+        &self.samples[lo..hi.max(lo)]
+    }
+
+    /// The type name of a tick ("" when the tick version has none).
+    pub fn type_name(&self, s: &AllocSample) -> &str {
+        self.type_names
+            .get(s.type_index as usize)
+            .map_or("", |n| n.as_str())
+    }
+
+    /// Sampled bytes and ticks per type for ticks with `from_ms <= ms < to_ms`, most bytes
+    /// first (ties: by name). `pct` is the share of the range's sampled bytes.
+    pub fn top_types_in(&self, from_ms: f64, to_ms: f64) -> Vec<TypeAlloc> {
+        let mut per: Vec<Option<TypeAlloc>> = Vec::new();
+        per.resize(self.type_names.len(), None);
+        let mut total = 0u64;
+        for s in self.samples_in(from_ms, to_ms) {
+            let Some(slot) = per.get_mut(s.type_index as usize) else {
+                continue;
+            };
+            let t = slot.get_or_insert_with(|| TypeAlloc {
+                type_name: self.type_names[s.type_index as usize].clone(),
+                sampled_bytes: 0,
+                ticks: 0,
+                by_kind: KindBytes::default(),
+                pct: 0.0,
+            });
+            t.sampled_bytes = t.sampled_bytes.saturating_add(s.bytes);
+            t.ticks += 1;
+            t.by_kind.add(s.kind, s.bytes);
+            total = total.saturating_add(s.bytes);
+        }
+        let mut out: Vec<TypeAlloc> = per.into_iter().flatten().collect();
+        for t in &mut out {
+            t.pct = if total > 0 {
+                t.sampled_bytes as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            };
+        }
+        out.sort_by(|a, b| {
+            b.sampled_bytes
+                .cmp(&a.sampled_bytes)
+                .then_with(|| a.type_name.cmp(&b.type_name))
+        });
+        out
+    }
+
+    /// Sampled bytes per kind in consecutive bins of `bin_ms`, from the first tick's bin (bins
+    /// start at multiples of `bin_ms`) to the last tick's. Empty bins are included.
+    pub fn rate_over_time(&self, bin_ms: f64) -> Vec<AllocBin> {
+        let (Some(first), Some(last)) = (self.samples.first(), self.samples.last()) else {
+            return Vec::new();
+        };
+        if bin_ms.is_nan() || bin_ms <= 0.0 {
+            return Vec::new();
+        }
+        let b0 = floor(first.ms / bin_ms);
+        let n = (floor(last.ms / bin_ms) - b0) as usize + 1;
+        let mut bins: Vec<AllocBin> = (0..n)
+            .map(|i| {
+                let start = (b0 + i as f64) * bin_ms;
+                AllocBin {
+                    start_ms: start,
+                    end_ms: start + bin_ms,
+                    bytes: KindBytes::default(),
+                    rate_bytes_per_s: 0.0,
+                }
+            })
+            .collect();
+        for s in &self.samples {
+            let i = ((floor(s.ms / bin_ms) - b0) as usize).min(n - 1);
+            bins[i].bytes.add(s.kind, s.bytes);
+        }
+        for b in &mut bins {
+            b.rate_bytes_per_s = b.bytes.total() as f64 * 1000.0 / bin_ms;
+        }
+        bins
+    }
+}
+
+/// `f64::floor` without std.
+fn floor(x: f64) -> f64 {
+    let t = x as i64 as f64;
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(ms: f64, t: u32, bytes: u64, kind: AllocKind) -> AllocSample {
+        AllocSample {
+            ms,
+            type_index: t,
+            bytes,
+            kind,
+            heap: Some(0),
+        }
+    }
+
+    #[test]
+    fn types_ranges_and_bins_by_hand() {
+        let names = alloc::vec!["A".into(), "B".into()];
+        let a = allocations(
+            names,
+            alloc::vec![
+                s(1.0, 0, 100_000, AllocKind::Small),
+                s(2.5, 1, 300_000, AllocKind::Large),
+                s(3.0, 0, 100_000, AllocKind::Small),
+                s(12.0, 0, 50_000, AllocKind::Pinned),
+            ],
+        );
+        assert_eq!(a.tick_count, 4);
+        // 100000 + 300000 + 100000 + 50000
+        assert_eq!(a.sampled_bytes, 550_000);
+        assert_eq!(
+            (a.by_kind.small, a.by_kind.large, a.by_kind.pinned),
+            (200_000, 300_000, 50_000)
+        );
+        // Overall: B 300000, A 250000.
+        assert_eq!(a.top_types[0].type_name, "B");
+        assert_eq!(a.top_types[1].sampled_bytes, 250_000);
+        assert_eq!(a.top_types[1].ticks, 3);
+        // In [2, 4): B 300000 (75 %), A 100000 (25 %).
+        let r = a.top_types_in(2.0, 4.0);
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].sampled_bytes, r[0].pct), (300_000, 75.0));
+        assert_eq!((r[1].sampled_bytes, r[1].pct), (100_000, 25.0));
+        // 5 ms bins: [0,5) holds 500000 bytes -> 500000 / 0.005 s = 1e8 bytes/s; [5,10) empty.
+        let bins = a.rate_over_time(5.0);
+        assert_eq!(bins.len(), 3);
+        assert_eq!(bins[0].bytes.total(), 500_000);
+        assert_eq!(bins[0].rate_bytes_per_s, 1e8);
+        assert_eq!(bins[1].bytes.total(), 0);
+        assert_eq!(bins[2].bytes.pinned, 50_000);
+        assert_eq!(nice_bin(11.0), 0.1); // 11 ms / 200 = 0.055 -> 0.1
+    }
+}

@@ -1,0 +1,353 @@
+//! Streaming collection: each typed runtime event becomes a compact record. Nothing here knows
+//! about GCs; attribution to GCs happens in `finish`, once the model's GC windows are final.
+
+use alloc::borrow::Cow;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::types::*;
+use crate::clr::enums::{GcSegmentType, GcSuspendEeReason};
+use crate::clr::gc::BulkKind;
+use crate::clr::{self, ClrEvent};
+use crate::event::Event;
+use crate::gc::GcModel;
+
+/// One GCBulkMovedObjectRanges / GCBulkSurvivingObjectRanges event, summed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RangeEvent {
+    pub ms: f64,
+    pub moved: bool,
+    pub ranges: u64,
+    pub bytes: u64,
+    /// Moved ranges whose new address differs from the old one.
+    pub relocated_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FinalizerEnd {
+    pub begin_ms: Option<f64>,
+    pub end_ms: f64,
+    pub count: u32,
+}
+
+/// Collects the records the insights are made of. Feed it the same events as the model.
+#[derive(Debug, Default)]
+pub struct InsightsBuilder {
+    pub(crate) type_index: BTreeMap<String, u32>,
+    pub(crate) type_names: Vec<String>,
+    pub(crate) samples: Vec<AllocSample>,
+    pub(crate) mark_events: u64,
+    pub(crate) range_events: Vec<RangeEvent>,
+    pub(crate) suspensions: Vec<Suspension>,
+    /// Index in `suspensions` of the suspension not yet restarted.
+    open_suspension: Option<usize>,
+    finalizers_begin: Option<f64>,
+    pub(crate) finalizer_ends: Vec<FinalizerEnd>,
+    pub(crate) finalize_objects: BTreeMap<u64, u64>,
+    pub(crate) finalize_names: BTreeMap<u64, String>,
+    pub(crate) finalize_object_events: u64,
+    /// Type names from Type/BulkType, kept only to name finalized types.
+    bulk_type_names: BTreeMap<u64, String>,
+    pub(crate) pressure: MemoryPressure,
+    pub(crate) segments: Segments,
+    live_segments: BTreeMap<u64, usize>,
+    reserved: SegmentBytes,
+    /// The last event was a GCGenerationRange: the next one extends the same snapshot.
+    in_range_burst: bool,
+}
+
+fn segment_kind(t: GcSegmentType) -> &'static str {
+    match t {
+        GcSegmentType::SmallObjectHeap => "SOH",
+        GcSegmentType::LargeObjectHeap => "LOH",
+        GcSegmentType::PinnedObjectHeap => "POH",
+        GcSegmentType::ReadOnlyHeap => "ReadOnly",
+        GcSegmentType::Unknown(_) => "Unknown",
+    }
+}
+
+fn reserved_slot<'a>(b: &'a mut SegmentBytes, kind: &str) -> &'a mut u64 {
+    match kind {
+        "LOH" => &mut b.loh,
+        "POH" => &mut b.poh,
+        "ReadOnly" => &mut b.read_only,
+        _ => &mut b.soh,
+    }
+}
+
+impl InsightsBuilder {
+    pub fn new() -> InsightsBuilder {
+        InsightsBuilder::default()
+    }
+
+    /// Feeds one event (timestamp order). Events other than the runtime's GC events cost a
+    /// provider check.
+    pub fn on_event(&mut self, e: &Event<'_>) {
+        if !clr::names::is_runtime_provider(e.provider) {
+            return;
+        }
+        let Some(Ok(ev)) = clr::decode(e) else {
+            // Undecodable payloads are counted and noted by the model.
+            return;
+        };
+        let ms = e.time_ms;
+        let was_burst = core::mem::replace(&mut self.in_range_burst, false);
+        match ev {
+            ClrEvent::GcAllocationTick(a) => {
+                let name = a.type_name.map(|n| n.to_string_lossy()).unwrap_or_default();
+                let type_index = self.intern(name);
+                self.samples.push(AllocSample {
+                    ms,
+                    type_index,
+                    bytes: a.amount(),
+                    kind: AllocKind::from_code(a.kind.raw()),
+                    heap: a.heap_index,
+                });
+            }
+            ClrEvent::GcMarkWithType(_) => self.mark_events += 1,
+            ClrEvent::GcBulk(b) if b.kind == BulkKind::MovedObjectRanges => {
+                let (mut ranges, mut bytes, mut relocated) = (0u64, 0u64, 0u64);
+                for r in b.moved_ranges() {
+                    ranges += 1;
+                    bytes = bytes.saturating_add(r.range_length);
+                    if r.old_range_base != r.new_range_base {
+                        relocated = relocated.saturating_add(r.range_length);
+                    }
+                }
+                self.range_events.push(RangeEvent {
+                    ms,
+                    moved: true,
+                    ranges,
+                    bytes,
+                    relocated_bytes: relocated,
+                });
+            }
+            ClrEvent::GcBulk(b) if b.kind == BulkKind::SurvivingObjectRanges => {
+                let (mut ranges, mut bytes) = (0u64, 0u64);
+                for r in b.surviving_ranges() {
+                    ranges += 1;
+                    bytes = bytes.saturating_add(r.range_length);
+                }
+                self.range_events.push(RangeEvent {
+                    ms,
+                    moved: false,
+                    ranges,
+                    bytes,
+                    relocated_bytes: 0,
+                });
+            }
+            ClrEvent::GcSuspendEeBegin(s) => {
+                self.close_suspension();
+                self.suspensions.push(Suspension {
+                    begin_ms: ms,
+                    reason: Cow::Borrowed(s.reason.name()),
+                    reason_code: s.reason.raw(),
+                    thread: e.thread_id,
+                    suspend_ms: None,
+                    pause_ms: None,
+                    gc_number: None,
+                });
+                self.open_suspension = Some(self.suspensions.len() - 1);
+            }
+            ClrEvent::GcSuspendEeEnd(_) => {
+                if let Some(s) = self.open_suspension.map(|i| &mut self.suspensions[i]) {
+                    if s.suspend_ms.is_none() {
+                        s.suspend_ms = Some(ms - s.begin_ms);
+                    }
+                }
+            }
+            ClrEvent::GcRestartEeEnd(_) => {
+                if let Some(s) = self.open_suspension.map(|i| &mut self.suspensions[i]) {
+                    s.pause_ms = Some(ms - s.begin_ms);
+                }
+                self.open_suspension = None;
+            }
+            ClrEvent::GcFinalizersBegin(_) => self.finalizers_begin = Some(ms),
+            ClrEvent::GcFinalizersEnd(f) => {
+                let begin_ms = self.finalizers_begin.take();
+                self.finalizer_ends.push(FinalizerEnd {
+                    begin_ms,
+                    end_ms: ms,
+                    count: f.count,
+                });
+            }
+            ClrEvent::FinalizeObject(f) => {
+                self.finalize_object_events += 1;
+                *self.finalize_objects.entry(f.type_id).or_insert(0) += 1;
+                if let Some(n) = f.type_name {
+                    self.finalize_names
+                        .entry(f.type_id)
+                        .or_insert_with(|| n.to_string_lossy());
+                }
+            }
+            ClrEvent::BulkType(t) => {
+                for d in t.types() {
+                    self.bulk_type_names
+                        .entry(d.type_id)
+                        .or_insert_with(|| d.name.to_string_lossy());
+                }
+            }
+            ClrEvent::IncreaseMemoryPressure(p) => self.on_pressure(ms, p.bytes, true),
+            ClrEvent::DecreaseMemoryPressure(p) => self.on_pressure(ms, p.bytes, false),
+            ClrEvent::GcCreateSegment(s) => {
+                let kind = segment_kind(s.segment_type);
+                let sg = &mut self.segments;
+                sg.has_events = true;
+                sg.created += 1;
+                self.live_segments.insert(s.address, sg.segments.len());
+                sg.segments.push(Segment {
+                    address: s.address,
+                    size_bytes: Some(s.size),
+                    kind: Cow::Borrowed(kind),
+                    created_ms: Some(ms),
+                    freed_ms: None,
+                });
+                let slot = reserved_slot(&mut self.reserved, kind);
+                *slot = slot.saturating_add(s.size);
+                self.push_reserved(ms);
+            }
+            ClrEvent::GcFreeSegment(s) => {
+                let sg = &mut self.segments;
+                sg.has_events = true;
+                sg.freed += 1;
+                match self.live_segments.remove(&s.address) {
+                    Some(i) => {
+                        let seg = &mut sg.segments[i];
+                        seg.freed_ms = Some(ms);
+                        let (size, kind) = (seg.size_bytes.unwrap_or(0), seg.kind.clone());
+                        let slot = reserved_slot(&mut self.reserved, &kind);
+                        *slot = slot.saturating_sub(size);
+                        self.push_reserved(ms);
+                    }
+                    None => sg.segments.push(Segment {
+                        address: s.address,
+                        size_bytes: None,
+                        kind: Cow::Borrowed("Unknown"),
+                        created_ms: None,
+                        freed_ms: Some(ms),
+                    }),
+                }
+            }
+            ClrEvent::GcGenerationRange(r) => {
+                let sg = &mut self.segments;
+                sg.generation_range_events += 1;
+                if !was_burst || sg.range_snapshots.is_empty() {
+                    sg.range_snapshots.push(RangeSnapshot {
+                        ms,
+                        gc_number: None,
+                        ranges: 0,
+                        used_bytes: GenBytes::default(),
+                        reserved_bytes: GenBytes::default(),
+                    });
+                }
+                if let Some(snap) = sg.range_snapshots.last_mut() {
+                    snap.ranges += 1;
+                    snap.used_bytes.add(r.generation, r.range_used_length);
+                    snap.reserved_bytes
+                        .add(r.generation, r.range_reserved_length);
+                }
+                self.in_range_burst = true;
+            }
+            _ => {}
+        }
+    }
+
+    fn intern(&mut self, name: String) -> u32 {
+        if let Some(&i) = self.type_index.get(&name) {
+            return i;
+        }
+        let i = self.type_names.len() as u32;
+        self.type_names.push(name.clone());
+        self.type_index.insert(name, i);
+        i
+    }
+
+    fn close_suspension(&mut self) {
+        self.open_suspension = None;
+    }
+
+    fn on_pressure(&mut self, ms: f64, bytes: u64, increase: bool) {
+        let p = &mut self.pressure;
+        p.has_events = true;
+        let delta = i64::try_from(bytes).unwrap_or(i64::MAX);
+        let delta = if increase {
+            p.increase_count += 1;
+            p.increased_bytes = p.increased_bytes.saturating_add(bytes);
+            delta
+        } else {
+            p.decrease_count += 1;
+            p.decreased_bytes = p.decreased_bytes.saturating_add(bytes);
+            -delta
+        };
+        p.net_bytes = p.net_bytes.saturating_add(delta);
+        p.peak_net_bytes = p.peak_net_bytes.max(p.net_bytes);
+        p.over_time.push(PressurePoint {
+            ms,
+            delta_bytes: delta,
+            net_bytes: p.net_bytes,
+        });
+    }
+
+    fn push_reserved(&mut self, ms: f64) {
+        let r = &mut self.reserved;
+        r.total = r.soh + r.loh + r.poh + r.read_only;
+        self.segments
+            .reserved_over_time
+            .push(ReservedPoint { ms, bytes: *r });
+    }
+
+    /// Attributes the records to the model's GCs and aggregates every view.
+    pub fn finish(mut self, model: &GcModel) -> Insights {
+        let finalize_names = core::mem::take(&mut self.finalize_names);
+        let bulk_names = core::mem::take(&mut self.bulk_type_names);
+        let mut finalization = super::per_gc::finalization(&self, &model.gcs);
+        let mut by_type: Vec<FinalizedType> = self
+            .finalize_objects
+            .iter()
+            .map(|(id, &count)| FinalizedType {
+                type_name: finalize_names
+                    .get(id)
+                    .or_else(|| bulk_names.get(id))
+                    .cloned()
+                    .unwrap_or_else(|| alloc::format!("type {id:#x}")),
+                count,
+            })
+            .collect();
+        by_type.sort_by(|a, b| b.count.cmp(&a.count).then(a.type_name.cmp(&b.type_name)));
+        finalization.by_type = by_type;
+        finalization.finalize_object_events = self.finalize_object_events;
+
+        let mut segments = core::mem::take(&mut self.segments);
+        for snap in &mut segments.range_snapshots {
+            snap.gc_number = super::gc_at(&model.gcs, snap.ms).map(|i| model.gcs[i].number);
+        }
+        segments.has_events |= segments.generation_range_events > 0;
+
+        Insights {
+            budgets: super::per_gc::budgets(&model.gcs),
+            roots: super::per_gc::roots(self.mark_events, &model.gcs),
+            compaction: super::per_gc::compaction(&self.range_events, &model.gcs),
+            suspensions: super::per_gc::suspensions(
+                core::mem::take(&mut self.suspensions),
+                &model.gcs,
+            ),
+            finalization,
+            memory_pressure: core::mem::take(&mut self.pressure),
+            segments,
+            counters: super::counters::counters(&model.gcs),
+            allocations: super::alloc_view::allocations(
+                core::mem::take(&mut self.type_names),
+                core::mem::take(&mut self.samples),
+            ),
+        }
+    }
+}
+
+/// Suspension reasons that belong to a GC.
+pub(crate) fn is_for_gc(code: u32) -> bool {
+    matches!(
+        GcSuspendEeReason::from_raw(code),
+        GcSuspendEeReason::ForGc | GcSuspendEeReason::ForGcPrep
+    )
+}
