@@ -27,6 +27,46 @@ const STACK_POOL: u64 = 4096;
 /// Allocation between two AllocationTick events (the runtime's ~100 KB).
 const TICK_BYTES: u64 = 100 * 1024;
 const NS_PER_MS: i64 = 1_000_000;
+/// How often the simulated runtime writes its per-thread buffers to the file.
+const FLUSH_NS: i64 = 100 * NS_PER_MS;
+
+/// Per-thread event buffers, written thread by thread as the runtime's V4+ writer does: each
+/// thread's events stay in order, but across threads the file goes back in time at every switch.
+#[derive(Default)]
+struct Buffers {
+    /// (capture thread, events (header, payload start, payload length), payload bytes).
+    threads: Vec<(u64, Vec<Buffered>, Vec<u8>)>,
+}
+
+/// A buffered event: its header fields and where its payload is in the thread's bytes.
+type Buffered = (EventFields, usize, usize);
+
+impl Buffers {
+    fn push(&mut self, f: EventFields, payload: &[u8]) {
+        let i = match self.threads.iter().position(|t| t.0 == f.capture_thread_id) {
+            Some(i) => i,
+            None => {
+                self.threads
+                    .push((f.capture_thread_id, Vec::new(), Vec::new()));
+                self.threads.len() - 1
+            }
+        };
+        let (_, events, bytes) = &mut self.threads[i];
+        events.push((f, bytes.len(), payload.len()));
+        bytes.extend_from_slice(payload);
+    }
+
+    fn write(&mut self, w: &mut NetTraceWriter) {
+        for (_, events, bytes) in &mut self.threads {
+            for (f, start, len) in events.iter() {
+                w.event(f, &bytes[*start..*start + *len]);
+            }
+            events.clear();
+            bytes.clear();
+        }
+        w.flush_events();
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -216,9 +256,10 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
     let threads = cfg.threads.max(1) as u64;
     let tid = |i: u64| 0x1000 + 17 * i;
     let ps = cfg.pointer_size;
-    let ev = |w: &mut NetTraceWriter, id: u32, thread: u64, ts: i64, stack: u32, p: &[u8]| {
-        w.event(
-            &EventFields {
+    let mut bufs = Buffers::default();
+    let ev = |b: &mut Buffers, id: u32, thread: u64, ts: i64, stack: u32, p: &[u8]| {
+        b.push(
+            EventFields {
                 metadata_id: id,
                 thread_id: thread,
                 capture_thread_id: thread,
@@ -233,7 +274,7 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
 
     let mut t: i64 = header.sync_time_qpc + 5 * NS_PER_MS;
     ev(
-        &mut w,
+        &mut bufs,
         ids.process_info,
         tid(0),
         t,
@@ -241,7 +282,7 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
         &payload::process_info("dotnet MyApp.dll --serve", "Linux 6.1.0-bench", "X64"),
     );
     let mut method_id: u64 = 0x7ff0_0000_0000;
-    let mut method_load = |w: &mut NetTraceWriter, rng: &mut Rng, thread: u64, ts: i64| {
+    let mut method_load = |b: &mut Buffers, rng: &mut Rng, thread: u64, ts: i64| {
         method_id += 0x40 + rng.below(0x400);
         let ns = NAMESPACES[rng.below(NAMESPACES.len() as u64) as usize];
         let name = alloc::format!("Method{}", rng.below(100_000));
@@ -254,12 +295,12 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
             0x0600_0000 + rng.below(0xffff) as u32,
             (ns, &name, sig),
         );
-        ev(w, ids.method_load, thread, ts, 0, &p);
+        ev(b, ids.method_load, thread, ts, 0, &p);
     };
     // JIT at startup.
     for i in 0..1500u64 {
         t += 2_000 + rng.below(20_000) as i64;
-        method_load(&mut w, &mut rng, tid(i % threads), t);
+        method_load(&mut bufs, &mut rng, tid(i % threads), t);
         truth.method_loads += 1;
     }
 
@@ -270,6 +311,7 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
     let mut since_gc: u64 = 0;
     let mut tick_acc = vec![0u64; threads as usize];
     let mut last_sp = w.position();
+    let mut last_flush = t;
     let per_thread = cfg.alloc_per_ms / threads;
     let mut gc_trigger: Option<u64> = None;
     while w.position() < cfg.target_bytes {
@@ -287,7 +329,7 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
             }
             let stack = w.stack(key, &ips[..depth]);
             ev(
-                &mut w,
+                &mut bufs,
                 ids.sample,
                 th,
                 at,
@@ -315,13 +357,13 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
                     if large { 90_000 } else { 24 + rng.below(200) },
                     ps,
                 );
-                ev(&mut w, ids.alloc_tick, th, at, 0, &p);
+                ev(&mut bufs, ids.alloc_tick, th, at, 0, &p);
                 truth.allocation_ticks += 1;
             }
             tick_acc[i as usize] += alloc;
             if rng.below(400) == 0 {
                 at += 1_000;
-                method_load(&mut w, &mut rng, th, at);
+                method_load(&mut bufs, &mut rng, th, at);
                 truth.method_loads += 1;
             }
             if gc_trigger.is_none() && since_gc >= cfg.gen0_budget {
@@ -331,7 +373,8 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
         t = slice + NS_PER_MS;
         if let Some(i) = gc_trigger.take() {
             t = write_gc(
-                &mut w,
+                &mut bufs,
+                ps,
                 &ids,
                 &mut rng,
                 &mut heap,
@@ -343,14 +386,19 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
             );
             since_gc = 0;
         }
-        if w.position() - last_sp >= cfg.sequence_point_bytes {
-            w.sequence_point(t);
-            last_sp = w.position();
+        if t - last_flush >= FLUSH_NS {
+            bufs.write(&mut w);
+            last_flush = t;
+            if w.position() - last_sp >= cfg.sequence_point_bytes {
+                w.sequence_point(t);
+                last_sp = w.position();
+            }
         }
         if w.pending() >= 256 * 1024 {
             w.drain(out);
         }
     }
+    bufs.write(&mut w);
     w.finish();
     w.drain(out);
     let wr = w.written();
@@ -365,7 +413,8 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
 /// Writes one blocking GC starting at `t` on thread `th`; returns when the EE is restarted.
 #[allow(clippy::too_many_arguments)]
 fn write_gc(
-    w: &mut NetTraceWriter,
+    w: &mut Buffers,
+    pointer_size: u8,
     ids: &Ids,
     rng: &mut Rng,
     heap: &mut Heap,
@@ -386,9 +435,9 @@ fn write_gc(
     } else {
         (0, 0)
     };
-    let ev = |w: &mut NetTraceWriter, id: u32, ts: i64, p: &[u8]| {
-        w.event(
-            &EventFields {
+    let ev = |w: &mut Buffers, id: u32, ts: i64, p: &[u8]| {
+        w.push(
+            EventFields {
                 metadata_id: id,
                 thread_id: th,
                 capture_thread_id: th,
@@ -491,7 +540,7 @@ fn write_gc(
         w,
         ids.per_heap,
         ts,
-        &payload::per_heap_history_v3(&ph, w.pointer_size()),
+        &payload::per_heap_history_v3(&ph, pointer_size),
     );
     ts += 1_000;
     let compacting = gen == 2;
