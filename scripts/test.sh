@@ -23,6 +23,9 @@ cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknow
 step "native tests (core, cli, app logic)"
 cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
 
+step "fresh real traces: run the GC workloads on .NET Core 3.1 and .NET 8, check them against the runtime and TraceEvent"
+tools/tracegen/check-fresh.sh
+
 step "wasm tests in headless Chromium"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \
   cargo test -p gcscope-app --target wasm32-unknown-unknown --test web

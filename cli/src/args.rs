@@ -31,7 +31,11 @@ impl Args {
     }
 
     pub fn value(&self, name: &str) -> Option<&str> {
-        self.flags.iter().rev().find(|(n, _)| n == name).and_then(|(_, v)| v.as_deref())
+        self.flags
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_deref())
     }
 
     /// Rejects options not in `known`, so a typo is an error rather than silently ignored.

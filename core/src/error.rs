@@ -44,7 +44,9 @@ impl fmt::Display for Error {
             ErrorKind::Truncated { what } => {
                 write!(f, "trace cut off at byte {} (inside {what})", self.offset)
             }
-            ErrorKind::Malformed(msg) => write!(f, "malformed trace at byte {}: {msg}", self.offset),
+            ErrorKind::Malformed(msg) => {
+                write!(f, "malformed trace at byte {}: {msg}", self.offset)
+            }
             ErrorKind::Unsupported(msg) => write!(f, "unsupported at byte {}: {msg}", self.offset),
         }
     }
