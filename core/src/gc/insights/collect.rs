@@ -40,8 +40,10 @@ pub struct InsightsBuilder {
     pub(crate) mark_events: u64,
     pub(crate) range_events: Vec<RangeEvent>,
     pub(crate) suspensions: Vec<Suspension>,
-    /// Index in `suspensions` of the suspension not yet restarted.
-    open_suspension: Option<usize>,
+    /// Indices in `suspensions` of suspensions not yet restarted (one per suspending thread;
+    /// restarts are matched by thread, as the model does: traces carry restarts of suspensions
+    /// that began before the trace, on other threads).
+    open_suspensions: Vec<usize>,
     finalizers_begin: Option<f64>,
     pub(crate) finalizer_ends: Vec<FinalizerEnd>,
     pub(crate) finalize_objects: BTreeMap<u64, u64>,
@@ -138,7 +140,9 @@ impl InsightsBuilder {
                 });
             }
             ClrEvent::GcSuspendEeBegin(s) => {
-                self.close_suspension();
+                let th = e.thread_id;
+                let sus = &self.suspensions;
+                self.open_suspensions.retain(|&i| sus[i].thread != th);
                 self.suspensions.push(Suspension {
                     begin_ms: ms,
                     reason: Cow::Borrowed(s.reason.name()),
@@ -148,20 +152,21 @@ impl InsightsBuilder {
                     pause_ms: None,
                     gc_number: None,
                 });
-                self.open_suspension = Some(self.suspensions.len() - 1);
+                self.open_suspensions.push(self.suspensions.len() - 1);
             }
             ClrEvent::GcSuspendEeEnd(_) => {
-                if let Some(s) = self.open_suspension.map(|i| &mut self.suspensions[i]) {
+                if let Some(s) = self.open_on(e.thread_id) {
                     if s.suspend_ms.is_none() {
                         s.suspend_ms = Some(ms - s.begin_ms);
                     }
                 }
             }
             ClrEvent::GcRestartEeEnd(_) => {
-                if let Some(s) = self.open_suspension.map(|i| &mut self.suspensions[i]) {
+                if let Some(s) = self.open_on(e.thread_id) {
                     s.pause_ms = Some(ms - s.begin_ms);
                 }
-                self.open_suspension = None;
+                let (sus, th) = (&self.suspensions, e.thread_id);
+                self.open_suspensions.retain(|&i| sus[i].thread != th);
             }
             ClrEvent::GcFinalizersBegin(_) => self.finalizers_begin = Some(ms),
             ClrEvent::GcFinalizersEnd(f) => {
@@ -173,8 +178,12 @@ impl InsightsBuilder {
                 });
             }
             ClrEvent::FinalizeObject(f) => {
-                self.finalize_object_events += 1;
-                *self.finalize_objects.entry(f.type_id).or_insert(0) += 1;
+                // The private provider repeats each public FinalizeObject with the type name:
+                // count the public one, take the name from the private one.
+                if e.provider != clr::names::PRIVATE_PROVIDER {
+                    self.finalize_object_events += 1;
+                    *self.finalize_objects.entry(f.type_id).or_insert(0) += 1;
+                }
                 if let Some(n) = f.type_name {
                     self.finalize_names
                         .entry(f.type_id)
@@ -263,8 +272,14 @@ impl InsightsBuilder {
         i
     }
 
-    fn close_suspension(&mut self) {
-        self.open_suspension = None;
+    /// The open suspension made by `thread`.
+    fn open_on(&mut self, thread: u64) -> Option<&mut Suspension> {
+        let i = *self
+            .open_suspensions
+            .iter()
+            .rev()
+            .find(|&&i| self.suspensions[i].thread == thread)?;
+        self.suspensions.get_mut(i)
     }
 
     fn on_pressure(&mut self, ms: f64, bytes: u64, increase: bool) {
