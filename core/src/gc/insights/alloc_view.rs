@@ -12,6 +12,8 @@ use super::types::*;
 
 /// Bins of the default allocation-rate series.
 const TARGET_BINS: f64 = 200.0;
+/// Narrowest default bin: a tick stands for ~100 KB, so narrower bins only show single ticks.
+const MIN_BIN_MS: f64 = 1.0;
 
 pub(crate) fn allocations(type_names: Vec<String>, samples: Vec<AllocSample>) -> Allocations {
     let mut a = Allocations {
@@ -34,10 +36,10 @@ pub(crate) fn allocations(type_names: Vec<String>, samples: Vec<AllocSample>) ->
     a
 }
 
-/// 1, 2 or 5 × 10^k ms such that the span is cut into at most about 200 bins.
+/// 1, 2 or 5 × 10^k ms (at least 1 ms) such that the span is cut into at most about 200 bins.
 fn nice_bin(span_ms: f64) -> f64 {
-    let raw = (span_ms / TARGET_BINS).max(0.001);
-    let mut unit = 0.001;
+    let raw = (span_ms / TARGET_BINS).max(MIN_BIN_MS);
+    let mut unit = MIN_BIN_MS;
     loop {
         for m in [1.0, 2.0, 5.0] {
             if unit * m >= raw {
@@ -193,6 +195,8 @@ mod tests {
         assert_eq!(bins[0].rate_bytes_per_s, 1e8);
         assert_eq!(bins[1].bytes.total(), 0);
         assert_eq!(bins[2].bytes.pinned, 50_000);
-        assert_eq!(nice_bin(11.0), 0.1); // 11 ms / 200 = 0.055 -> 0.1
+        assert_eq!(nice_bin(11.0), 1.0); // 11 ms / 200 = 0.055 -> at least 1 ms
+        assert_eq!(nice_bin(3_000.0), 20.0); // 3,000 / 200 = 15 -> 20
+        assert_eq!(nice_bin(50_000.0), 500.0); // 50,000 / 200 = 250 -> 500
     }
 }

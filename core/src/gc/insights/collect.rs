@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::types::*;
 use crate::clr::enums::{GcSegmentType, GcSuspendEeReason};
 use crate::clr::gc::BulkKind;
-use crate::clr::{self, ClrEvent};
+use crate::clr::{self, ClrEvent, Utf16Str};
 use crate::event::Event;
 use crate::gc::GcModel;
 
@@ -34,7 +34,9 @@ pub(crate) struct FinalizerEnd {
 /// Collects the records the insights are made of. Feed it the same events as the model.
 #[derive(Debug, Default)]
 pub struct InsightsBuilder {
-    pub(crate) type_index: BTreeMap<String, u32>,
+    /// Type name index by the name's raw UTF-16 bytes (a tick's name is looked up without
+    /// decoding or allocating).
+    type_index: BTreeMap<Vec<u8>, u32>,
     pub(crate) type_names: Vec<String>,
     pub(crate) samples: Vec<AllocSample>,
     pub(crate) mark_events: u64,
@@ -97,8 +99,7 @@ impl InsightsBuilder {
         let was_burst = core::mem::replace(&mut self.in_range_burst, false);
         match ev {
             ClrEvent::GcAllocationTick(a) => {
-                let name = a.type_name.map(|n| n.to_string_lossy()).unwrap_or_default();
-                let type_index = self.intern(name);
+                let type_index = self.intern(a.type_name.unwrap_or_default());
                 self.samples.push(AllocSample {
                     ms,
                     type_index,
@@ -262,13 +263,13 @@ impl InsightsBuilder {
         }
     }
 
-    fn intern(&mut self, name: String) -> u32 {
-        if let Some(&i) = self.type_index.get(&name) {
+    fn intern(&mut self, name: Utf16Str<'_>) -> u32 {
+        if let Some(&i) = self.type_index.get(name.0) {
             return i;
         }
         let i = self.type_names.len() as u32;
-        self.type_names.push(name.clone());
-        self.type_index.insert(name, i);
+        self.type_names.push(name.to_string_lossy());
+        self.type_index.insert(name.0.to_vec(), i);
         i
     }
 

@@ -44,7 +44,7 @@ pub const ALLOCATION_FIELDS: &[Definition] = &[
     d("allocations.top_types.ticks", "Ticks", "count", "Ticks naming this type (about sampled_bytes / 100 KB)."),
     d("allocations.top_types.by_kind.*", "Bytes by kind", "bytes", "This type's sampled bytes per kind (small, large, pinned)."),
     d("allocations.top_types.pct", "% of sampled", "%", "This type's sampled bytes / all sampled bytes (in the range asked for)."),
-    d("allocations.bin_ms", "Bin", "ms", "Width of the over_time bins: 1, 2 or 5 x 10^k ms, about 200 bins over the ticks' span."),
+    d("allocations.bin_ms", "Bin", "ms", "Width of the over_time bins: 1, 2 or 5 x 10^k ms, at least 1 ms, at most about 200 bins over the ticks' span."),
     d("allocations.over_time.start_ms", "Bin start", "ms", "Start of the bin (a multiple of bin_ms)."),
     d("allocations.over_time.end_ms", "Bin end", "ms", "End of the bin (exclusive)."),
     d("allocations.over_time.bytes.*", "Bytes by kind", "bytes", "Sampled bytes of the ticks in the bin, per kind (small, large, pinned)."),
