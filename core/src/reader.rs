@@ -61,8 +61,14 @@ impl Default for TraceReader {
 
 impl TraceReader {
     pub fn new() -> Self {
+        Self::with_entry(0)
+    }
+
+    /// A reader for the `n`-th trace (0-based) of a .zip holding several; see
+    /// [`trace_entries`](Self::trace_entries). Inputs that are not a .zip ignore `n`.
+    pub fn with_entry(n: usize) -> Self {
         TraceReader {
-            unwrap: Unwrapper::new(),
+            unwrap: Unwrapper::with_entry(n),
             stream: Stream {
                 decoder: Decoder::new(),
                 pending: Vec::new(),
@@ -100,6 +106,10 @@ impl TraceReader {
             ..
         } = self;
         let r = unwrap.push(chunk, &mut |data| stream.feed(data, stats, sink));
+        if r.is_err() {
+            // Nothing more will be read: the events buffered for ordering are complete, deliver them.
+            stream.decoder.flush_buffered(stats, sink);
+        }
         self.stats.dropped_events = self.stream.decoder.dropped_events();
         r.map_err(|e| self.fail(e))
     }
@@ -145,6 +155,12 @@ impl TraceReader {
     fn fail(&mut self, e: Error) -> Error {
         self.failed = Some(e.clone());
         e
+    }
+
+    /// For a .zip: the names of its trace entries, in archive order (complete after `finish`). More
+    /// than one means the user may want another: open it with [`with_entry`](Self::with_entry).
+    pub fn trace_entries(&self) -> Option<&[alloc::string::String]> {
+        self.unwrap.trace_entries()
     }
 
     /// The trace header's facts, once read.

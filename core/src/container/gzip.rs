@@ -9,6 +9,9 @@ const FHCRC: u8 = 0x02;
 const FEXTRA: u8 = 0x04;
 const FNAME: u8 = 0x08;
 const FCOMMENT: u8 = 0x10;
+/// Longest file name or comment accepted in a gzip header. The header is re-scanned per byte, so an
+/// unterminated name must end the scan early (real names are file names).
+const MAX_HEADER_TEXT: usize = 4096;
 
 enum State {
     /// Collecting the member header.
@@ -114,6 +117,12 @@ fn header_len(h: &[u8], base: u64) -> Result<Option<usize>> {
         if flags & flag != 0 {
             match h.get(p..).and_then(|s| s.iter().position(|&b| b == 0)) {
                 Some(z) => p += z + 1,
+                None if h.len().saturating_sub(p) > MAX_HEADER_TEXT => {
+                    return Err(Error::malformed(
+                        base + p as u64,
+                        "gzip header: file name or comment longer than 4 KiB (not a gzip file?)",
+                    ))
+                }
                 None => return Ok(None),
             }
         }

@@ -10,6 +10,7 @@ mod zip;
 pub use sniff::{describe, sniff, Kind, FAST_SERIALIZATION, NETTRACE_MAGIC};
 
 use crate::error::{Error, ErrorKind, Result};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 /// Bytes needed before we give up recognising a trace and describe what the input is instead.
@@ -20,6 +21,8 @@ pub struct Unwrapper {
     state: State,
     /// Bytes of the input file seen so far (container offsets are file offsets).
     file_offset: u64,
+    /// Which trace entry of a .zip to read (0 = the first).
+    zip_entry: usize,
 }
 
 enum State {
@@ -37,9 +40,24 @@ impl Default for Unwrapper {
 
 impl Unwrapper {
     pub fn new() -> Self {
+        Self::with_entry(0)
+    }
+
+    /// Reads the `n`-th trace entry (0-based) if the input is a .zip with several; other inputs
+    /// ignore `n`.
+    pub fn with_entry(n: usize) -> Self {
         Unwrapper {
             state: State::Sniffing(Vec::new()),
             file_offset: 0,
+            zip_entry: n,
+        }
+    }
+
+    /// For a .zip: the names of its trace entries seen so far (all of them after [`finish`](Self::finish)).
+    pub fn trace_entries(&self) -> Option<&[String]> {
+        match &self.state {
+            State::Zip(z) => Some(z.trace_entries()),
+            _ => None,
         }
     }
 
@@ -97,7 +115,7 @@ impl Unwrapper {
     fn start(&mut self, kind: Kind) {
         self.state = match kind {
             Kind::Trace => State::Raw,
-            Kind::Zip => State::Zip(zip::ZipReader::new()),
+            Kind::Zip => State::Zip(zip::ZipReader::with_entry(self.zip_entry)),
             Kind::Gzip => State::Gzip(gzip::GzipReader::new()),
         };
     }

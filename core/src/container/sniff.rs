@@ -96,8 +96,15 @@ pub fn describe(head: &[u8]) -> String {
             .iter()
             .copied()
             .find(|b| !b.is_ascii_whitespace() && *b != 0xef && *b != 0xbb && *b != 0xbf);
-        if text && matches!(first, Some(b'{') | Some(b'[')) {
-            "looks like JSON text"
+        let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+        if text && matches!(first, Some(b'{') | Some(b'[')) && has(b"speedscope") {
+            "looks like a speedscope profile (JSON, e.g. from dotnet-trace --format speedscope): \
+             it holds CPU stacks only, no GC events; open the .nettrace it was made from"
+        } else if text && matches!(first, Some(b'{') | Some(b'[')) && has(b"traceEvents") {
+            "looks like a Chrome trace (JSON, e.g. from dotnet-trace --format chromium), which has \
+             no GC events; open the .nettrace it was made from"
+        } else if text && matches!(first, Some(b'{') | Some(b'[')) {
+            "looks like JSON text, not a trace; open the .nettrace file itself"
         } else if text && first == Some(b'<') {
             "looks like XML or HTML text"
         } else if text {

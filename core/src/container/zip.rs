@@ -36,7 +36,7 @@ enum State {
     },
     /// Collecting a data descriptor after an entry with flag bit 3.
     Descriptor(Vec<u8>),
-    /// The trace entry is done, or the central directory began: ignore the rest.
+    /// The central directory began (or the entries after the trace could not be read): ignore the rest.
     Done,
 }
 
@@ -46,19 +46,55 @@ pub struct ZipReader {
     descriptor: bool,
     found: bool,
     names: Vec<String>,
+    /// Which trace entry to read (0 = the first `*.nettrace` / `*.netperf`).
+    want: usize,
+    /// Names of the trace entries seen so far (all of them once the archive has been read).
+    traces: Vec<String>,
 }
 
 impl ZipReader {
-    pub fn new() -> Self {
+    /// Reads the `n`-th trace entry (0-based, in archive order) instead of the first.
+    pub fn with_entry(n: usize) -> Self {
         ZipReader {
             state: State::Header(Vec::new()),
             descriptor: false,
             found: false,
             names: Vec::new(),
+            want: n,
+            traces: Vec::new(),
         }
     }
 
+    /// Names of the trace entries seen so far; after the last byte, all of them (the entries after the
+    /// chosen one are skipped, not decoded, to list them).
+    pub fn trace_entries(&self) -> &[String] {
+        &self.traces
+    }
+
     pub fn push(
+        &mut self,
+        data: &[u8],
+        base: u64,
+        out: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let r = self.push_entries(data, base, out);
+        if r.is_err() && self.found && !self.in_trace() {
+            // The trace is complete: damage in the entries after it only cuts the list short.
+            self.state = State::Done;
+            return Ok(());
+        }
+        r
+    }
+
+    /// Whether the chosen trace entry is being read.
+    fn in_trace(&self) -> bool {
+        matches!(
+            self.state,
+            State::Stored { selected: true, .. } | State::Deflated { selected: true, .. }
+        )
+    }
+
+    fn push_entries(
         &mut self,
         mut data: &[u8],
         mut base: u64,
@@ -199,7 +235,11 @@ impl ZipReader {
             csize = zip64_csize(extra)
                 .ok_or_else(|| Error::malformed(hstart, "zip: zip64 entry without a zip64 size"))?;
         }
-        let selected = !self.found && is_trace_name(&name);
+        let is_trace = is_trace_name(&name);
+        let selected = is_trace && !self.found && self.traces.len() == self.want;
+        if is_trace {
+            self.traces.push(name.clone());
+        }
         self.names.push(name.clone());
         if selected && flags & FLAG_ENCRYPTED != 0 {
             return Err(Error::new(
@@ -215,6 +255,11 @@ impl ZipReader {
             Some(csize)
         };
         self.state = match method {
+            // Entries we do not read are skipped by size when it is known (no inflating).
+            _ if !selected && known.is_some_and(|l| l > 0) => State::Stored {
+                left: known.unwrap_or(0),
+                selected: false,
+            },
             METHOD_STORED => match known {
                 Some(left) if left > 0 => State::Stored { left, selected },
                 Some(_) => {
@@ -244,13 +289,8 @@ impl ZipReader {
     }
 
     fn end_entry(&mut self) {
-        let was_trace = matches!(
-            self.state,
-            State::Stored { selected: true, .. } | State::Deflated { selected: true, .. }
-        );
-        self.state = if was_trace {
-            State::Done
-        } else if self.descriptor {
+        // After the trace entry the rest is still walked (cheaply) to list the other trace entries.
+        self.state = if self.descriptor {
             State::Descriptor(Vec::new())
         } else {
             State::Header(Vec::new())
@@ -269,14 +309,44 @@ impl ZipReader {
     }
 
     fn no_trace_message(&self) -> String {
-        if self.names.is_empty() {
-            "a .zip archive with no entries".to_string()
-        } else {
-            format!(
-                "a .zip archive without a .nettrace or .netperf entry (it holds: {})",
-                self.names.join(", ")
-            )
+        if !self.traces.is_empty() {
+            return format!(
+                "the .zip holds {} trace(s) ({}); there is no trace number {}",
+                self.traces.len(),
+                self.traces.join(", "),
+                self.want + 1
+            );
         }
+        if self.names.is_empty() {
+            return "a .zip archive with no entries".to_string();
+        }
+        let base = |n: &String| n.rsplit('/').next().unwrap_or(n).to_ascii_lowercase();
+        if self.names.iter().any(|n| base(n) == "metadata")
+            && self
+                .names
+                .iter()
+                .any(|n| n.to_ascii_lowercase().contains("lttng") || n.contains(".trace/"))
+        {
+            return "a perfcollect (LTTng/CTF) trace .zip: gcscope reads EventPipe traces only; \
+                    record with dotnet-trace (or DOTNET_EnableEventPipe) to get a .nettrace"
+                .to_string();
+        }
+        if self.names.iter().any(|n| base(n).ends_with(".etl")) {
+            return "an ETW .etl trace in a .zip (PerfView's .etl.zip): gcscope does not read ETW; \
+                    record with dotnet-trace to get a .nettrace, or open this file in PerfView"
+                .to_string();
+        }
+        if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {
+            return "a .gcdump heap snapshot in a .zip: gcscope reads GC event traces, not heap \
+                    dumps; open it in PerfView or Visual Studio"
+                .to_string();
+        }
+        const SHOWN: usize = 10;
+        let mut list = self.names[..self.names.len().min(SHOWN)].join(", ");
+        if self.names.len() > SHOWN {
+            list.push_str(&format!(" and {} more", self.names.len() - SHOWN));
+        }
+        format!("a .zip archive without a .nettrace or .netperf entry (it holds: {list})")
     }
 
     pub fn finish(&mut self, end: u64) -> Result<()> {

@@ -64,7 +64,7 @@ fn gen_size_before(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> u64 {
             .heaps
             .iter()
             .map(|h| h.generations[g].size_before_bytes)
-            .sum();
+            .fold(0, u64::saturating_add);
     }
     // Without per-heap history only gen0 (from AllocationTick), and the previous GC's sizes, are known.
     let tick0 = if g == GEN0 {
@@ -161,7 +161,7 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
         None => gcs[0].gc_start_ms,
     };
     let prev_has_heaps = baseline(gcs, i).is_some();
-    let before_total: u64 = before.iter().sum();
+    let before_total: u64 = before.iter().fold(0, |a, b| a.saturating_add(*b));
 
     // Peak: for a background GC, also the sizes before every GC that started while it ran.
     let mut peak = before_total;
@@ -204,8 +204,10 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
     // Heap-stats figures.
     let ngen = gen_count(&gc.heaps);
     let hs = raw.heap_stats;
-    gc.after_bytes = hs.map(|h| h.size.iter().sum());
-    gc.promoted_bytes = hs.map(|h| h.promoted.iter().sum());
+    // Payload values are untrusted: sums saturate rather than overflow.
+    let total = |v: &[u64]| v.iter().fold(0u64, |a, b| a.saturating_add(*b));
+    gc.after_bytes = hs.map(|h| total(&h.size));
+    gc.promoted_bytes = hs.map(|h| total(&h.promoted));
     let measured = gc.complete && (hs.is_some() || ngen > 0);
     gc.before_bytes = measured.then_some(before_total);
     gc.peak_bytes = measured.then_some(peak);
@@ -225,8 +227,12 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
         st.size_after_bytes = hs.filter(|_| poh_known).map(|h| h.size[g]);
         st.promoted_bytes = hs.filter(|_| poh_known).map(|h| h.promoted[g]);
         if g < ngen {
-            let sum =
-                |f: fn(&HeapGen) -> u64| gc.heaps.iter().map(|h| f(&h.generations[g])).sum::<u64>();
+            let sum = |f: fn(&HeapGen) -> u64| {
+                gc.heaps
+                    .iter()
+                    .map(|h| f(&h.generations[g]))
+                    .fold(0, u64::saturating_add)
+            };
             let survived = sum(|x| x.survived_bytes);
             let obj_before = sum(|x| x.obj_space_before_bytes);
             let frag = sum(|x| x.fragmentation_bytes);
@@ -256,8 +262,11 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
     gc.gen0_allocated_bytes = alloc[0];
     gc.loh_allocated_bytes = alloc[1];
     gc.poh_allocated_bytes = alloc[2];
-    gc.allocated_bytes = alloc[0].map(|a| a + alloc[1].unwrap_or(0) + alloc[2].unwrap_or(0));
-    gc.alloc_tick_bytes = raw.alloc_tick.map(|t| t.iter().sum());
+    gc.allocated_bytes = alloc[0].map(|a| {
+        a.saturating_add(alloc[1].unwrap_or(0))
+            .saturating_add(alloc[2].unwrap_or(0))
+    });
+    gc.alloc_tick_bytes = raw.alloc_tick.map(|t| total(&t));
     let since = gc.since_previous_gc_ms.filter(|s| *s > 0.0);
     gc.gen0_alloc_rate_bytes_per_s =
         since.and_then(|s| gc.gen0_allocated_bytes.map(|a| a as f64 * 1000.0 / s));
@@ -283,7 +292,11 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
     }
 
     // Pinning.
-    let obj_bytes: u64 = gc.pinned_objects.iter().map(|p| p.size_bytes).sum();
+    let obj_bytes: u64 = gc
+        .pinned_objects
+        .iter()
+        .map(|p| p.size_bytes)
+        .fold(0, u64::saturating_add);
     gc.pinned_objects_bytes =
         (has_pin_events || !gc.pinned_objects.is_empty()).then_some(obj_bytes);
     let objects = &gc.pinned_objects;
@@ -293,9 +306,9 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
             .iter()
             .any(|o| o.address >= plug.start && o.address < plug.end);
         let size = plug.end.saturating_sub(plug.start);
-        plug_bytes += size;
+        plug_bytes = plug_bytes.saturating_add(size);
         if plug.by_user {
-            user_bytes += size;
+            user_bytes = user_bytes.saturating_add(size);
         }
     }
     let has_plugs = !gc.pinned_plugs.is_empty();

@@ -77,11 +77,15 @@ fn gen_rollup(gcs: &[Gc], gen: Option<u8>, span_ms: f64) -> GenRollup {
         r.max_peak_bytes = r.max_peak_bytes.max(gc.peak_bytes.unwrap_or(0));
         peak_sum += gc.peak_bytes.unwrap_or(0) as f64;
         after_sum += gc.after_bytes.unwrap_or(0) as f64;
-        r.total_allocated_bytes += gc.allocated_bytes.unwrap_or(0);
+        r.total_allocated_bytes = r
+            .total_allocated_bytes
+            .saturating_add(gc.allocated_bytes.unwrap_or(0));
         r.max_alloc_rate_bytes_per_s = r
             .max_alloc_rate_bytes_per_s
             .max(gc.alloc_rate_bytes_per_s.unwrap_or(0.0));
-        r.total_promoted_bytes += gc.promoted_bytes.unwrap_or(0);
+        r.total_promoted_bytes = r
+            .total_promoted_bytes
+            .saturating_add(gc.promoted_bytes.unwrap_or(0));
     }
     if r.count > 0 {
         let n = r.count as f64;

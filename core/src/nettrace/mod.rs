@@ -20,6 +20,7 @@ use crate::read::Cursor;
 use crate::reader::DecodeStats;
 use crate::sort::{Pending, Sorter};
 use alloc::format;
+use alloc::string::String;
 use event_block::{Dialect, EventHeader};
 use framing::{ObjectKind, Peek};
 use metadata::MetadataStore;
@@ -166,6 +167,11 @@ impl Decoder {
         Err(Error::truncated(end, self.current))
     }
 
+    /// Delivers every buffered event now (after an error: nothing later can reorder them).
+    pub fn flush_buffered(&mut self, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
+        self.flush(stats, sink);
+    }
+
     fn flush_upto(&mut self, t: i64, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
         let (meta, info) = (&self.meta, &self.info);
         let Some(info) = info else { return };
@@ -285,6 +291,19 @@ impl Decoder {
                 self.current = "event";
             }
             return Ok(Step::Consumed(h.header_len + body_len));
+        }
+        if self.info.is_none() {
+            // A FastSerialization file that is not a trace: .gcdump heap snapshots share the framing.
+            let name = String::from_utf8_lossy(&buf[15..h.header_len - 1]);
+            let what = if name.contains("HeapDump") || name.contains("MemoryGraph") {
+                format!(
+                    "a .gcdump heap snapshot (FastSerialization type '{name}'): gcscope reads GC \
+                     event traces; open heap dumps in PerfView or Visual Studio"
+                )
+            } else {
+                format!("a FastSerialization file of type '{name}', not an EventPipe trace")
+            };
+            return Err(Error::new(base, ErrorKind::NotATrace(what)));
         }
         self.current = match h.kind {
             ObjectKind::EventBlock => "EventBlock",

@@ -1,0 +1,73 @@
+//! Whole-file decoding: sniffing, unzip/gunzip, every trace format, sorting, and the GC model on the
+//! events. The first two bytes choose how the rest is cut into chunks; the same input is also decoded
+//! in one piece, and both must agree (chunking must never change what is read).
+#![no_main]
+
+use gcscope_core::gc::ModelBuilder;
+use gcscope_core::TraceReader;
+use gcscope_fuzz::{info, Chunker};
+use libfuzzer_sys::fuzz_target;
+
+fn decode(
+    file: &[u8],
+    chunker: Option<&mut Chunker>,
+) -> (Result<(), gcscope_core::error::Error>, u64) {
+    let mut r = TraceReader::new();
+    let mut model = ModelBuilder::new(&info());
+    let mut events = 0u64;
+    let mut sink = |e: &gcscope_core::event::Event<'_>| {
+        events += 1;
+        model.on_event(e);
+    };
+    let mut res = Ok(());
+    match chunker {
+        Some(ch) => {
+            let mut rest = file;
+            while !rest.is_empty() {
+                let n = ch.next_len().min(rest.len());
+                if let Err(e) = r.push(&rest[..n], &mut sink) {
+                    res = Err(e);
+                    break;
+                }
+                rest = &rest[n..];
+            }
+        }
+        None => res = r.push(file, &mut sink),
+    }
+    if res.is_ok() {
+        res = r.finish(&mut sink);
+    }
+    if let Err(e) = &res {
+        let stats = r.stats();
+        assert!(
+            e.offset <= stats.trace_bytes.max(stats.bytes_in),
+            "error offset {} past the input ({} bytes in, {} trace bytes)",
+            e.offset,
+            stats.bytes_in,
+            stats.trace_bytes
+        );
+    }
+    assert_eq!(events, r.stats().events, "events delivered vs counted");
+    let _ = model.completed_gcs().len();
+    let m = model.finish(Some(r.stats()));
+    let _ = m.gcs.len();
+    (res, events)
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 2 {
+        return;
+    }
+    let (seed, file) = (u16::from_le_bytes([data[0], data[1]]), &data[2..]);
+    let (whole, whole_events) = decode(file, None);
+    let (chunked, chunked_events) = decode(file, Some(&mut Chunker::new(seed)));
+    assert_eq!(
+        whole_events, chunked_events,
+        "chunking changed the events ({whole:?} / {chunked:?})"
+    );
+    assert_eq!(
+        whole.is_ok(),
+        chunked.is_ok(),
+        "chunking changed the outcome: {whole:?} / {chunked:?}"
+    );
+});

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Bounded fuzzing of gcscope-core with cargo-fuzz (libFuzzer, nightly): the container decoder fed in
+# random chunkings (with the GC model on its events), the typed payload decoders, and the GC model.
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, all targets)
+#
+# Installs what is missing (idempotent): the nightly toolchain (minimal profile) and cargo-fuzz
+# (pinned). Seeds come from the committed fixtures (and ../shared when present), written by
+# fuzz/examples/seeds.rs; the growing corpus and any findings stay under $FUZZ_DIR (default
+# target/fuzz, not committed). Exit status 1 if any target found a crash, leak, OOM or timeout; each
+# finding is copied to $FUZZ_DIR/findings/ and should become a regression test in core/tests/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SECS=${1:-60}
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(container payloads model)
+CARGO_FUZZ_VERSION=0.13.1
+FUZZ_DIR=${FUZZ_DIR:-$ROOT/target/fuzz}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+# Inputs bigger than the seeds' cap are cut by libFuzzer; keeps the executions per second useful.
+MAX_LEN=262146
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  echo "fuzz.sh: installing the nightly toolchain"
+  rustup toolchain install nightly --profile minimal
+fi
+if [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
+  echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION"
+  cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
+fi
+
+mkdir -p "$FUZZ_DIR/findings"
+echo "fuzz.sh: writing seeds"
+rm -rf "$FUZZ_DIR/seeds"
+cargo run --quiet --release --manifest-path fuzz/Cargo.toml --example seeds -- "$FUZZ_DIR/seeds"
+
+total_execs=0
+findings=0
+for t in "${TARGETS[@]}"; do
+  mkdir -p "$FUZZ_DIR/corpus/$t" "$FUZZ_DIR/artifacts/$t"
+  log="$FUZZ_DIR/$t.log"
+  echo "fuzz.sh: $t for ${SECS}s (log: $log)"
+  set +e
+  cargo +nightly fuzz run --fuzz-dir fuzz --target-dir "$CARGO_TARGET_DIR/fuzz" "$t" \
+    "$FUZZ_DIR/corpus/$t" "$FUZZ_DIR/seeds/$t" -- \
+    -artifact_prefix="$FUZZ_DIR/artifacts/$t/" -max_total_time="$SECS" -max_len=$MAX_LEN \
+    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 >"$log" 2>&1
+  status=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s+=$2} END {print s+0}')
+  found=$(find "$FUZZ_DIR/artifacts/$t" -type f | wc -l)
+  total_execs=$((total_execs + execs))
+  findings=$((findings + found))
+  echo "fuzz.sh: $t: $execs executions, $found findings (exit $status)"
+  if [ "$found" -gt 0 ]; then
+    cp "$FUZZ_DIR/artifacts/$t"/* "$FUZZ_DIR/findings/"
+    grep -m3 -E 'panicked|ERROR: libFuzzer|SUMMARY' "$log" || true
+  elif [ "$status" -ne 0 ]; then
+    echo "fuzz.sh: $t failed without an artifact; last lines of its log:"
+    tail -20 "$log"
+    findings=$((findings + 1))
+  fi
+done
+echo "fuzz.sh: total $total_execs executions, $findings findings"
+[ "$findings" -eq 0 ]
