@@ -474,3 +474,76 @@ fn segments_on_net8_are_regions_created_in_the_trace() {
     assert_eq!(b.soh + b.loh + b.poh + b.read_only, b.total);
     assert!(b.loh > 0 && b.soh > 0);
 }
+
+#[test]
+fn budget_exceeded_and_initial_generation_match_traceevents_condemn_groups() {
+    // TraceEvent's PerHeapCondemnedReasons: per heap, its condemn-reason groups with non-zero
+    // values (Initial_Generation, Final_Generation, Alloc_Exceeded = the generation budgets
+    // condemned, which max_gen1 sets to 2). Blocking GCs outside background GCs (difference 3).
+    for rt in RUNTIMES {
+        for w in [
+            "server",
+            "pinning",
+            "induced",
+            "wks-nonconcurrent",
+            "wks-concurrent",
+            "loh",
+        ] {
+            let (m, ins, _, te) = load(rt, w);
+            let te_gcs: std::collections::BTreeMap<u64, &Value> = te["gcs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| (g["Number"].as_u64().unwrap(), g))
+                .collect();
+            let mut compared = 0;
+            for b in &ins.budgets {
+                let gc = m.gcs.iter().find(|g| g.number == b.gc_number).unwrap();
+                let inside_bgc = m.gcs.iter().any(|o| {
+                    o.gc_type == GcType::Background
+                        && o.start_ms <= gc.start_ms
+                        && gc.start_ms <= o.end_ms.unwrap_or(f64::MAX)
+                });
+                if gc.gc_type != GcType::NonConcurrent || inside_bgc {
+                    continue;
+                }
+                let Some(heaps) = te_gcs
+                    .get(&u64::from(b.gc_number))
+                    .and_then(|g| g["PerHeapCondemnedReasons"].as_array())
+                else {
+                    continue;
+                };
+                assert_eq!(heaps.len(), b.heaps.len(), "{rt}/{w} GC {}", b.gc_number);
+                for (h, t) in b.heaps.iter().zip(heaps) {
+                    let te_gen = |k: &str| t[k].as_u64().unwrap_or(0);
+                    assert_eq!(
+                        u64::from(h.budget_exceeded_gen.unwrap_or(0)),
+                        te_gen("Alloc_Exceeded"),
+                        "{rt}/{w} GC {} heap {}",
+                        b.gc_number,
+                        h.heap
+                    );
+                    compared += 1;
+                }
+                if heaps.len() == 1 {
+                    assert_eq!(
+                        u64::from(b.initial_gen.unwrap_or(0)),
+                        heaps[0]["Initial_Generation"].as_u64().unwrap_or(0),
+                        "{rt}/{w} GC {}",
+                        b.gc_number
+                    );
+                }
+            }
+            assert!(compared > 0, "{rt}/{w}");
+        }
+    }
+    // wks-concurrent .NET 8, GC 7: gen0 GC raised to gen2 by max_gen1 (TraceEvent:
+    // Final_Generation 2, Alloc_Exceeded 2, Too_Small_For_BGC 1, Internal_Tuning 1).
+    let (_, ins, _, _) = load("net8.0", "wks-concurrent");
+    let b = ins.budgets.iter().find(|b| b.gc_number == 7).unwrap();
+    assert_eq!(
+        (b.gen, b.initial_gen, b.budget_exceeded_gen, b.escalated),
+        (2, Some(0), Some(2), true)
+    );
+    assert!(b.why.contains("max_gen1"), "{}", b.why);
+}

@@ -11,10 +11,13 @@ use alloc::vec::Vec;
 use super::collect::{is_for_gc, InsightsBuilder, RangeEvent};
 use super::types::*;
 use super::{gc_at, gc_at_where, gc_ended_before, LOOKBACK};
-use crate::gc::{Gc, GcType, HeapGen, HeapHistory, RootMarks};
+use crate::clr::enums::CondemnCondition;
+use crate::gc::{reasons, CondemnReasons, Gc, GcType, HeapGen, HeapHistory, RootMarks};
 
 /// GCReason AllocSmall: the gen0 budget was used up.
 const REASON_ALLOC_SMALL: u32 = 0;
+/// The condemn condition "gen1 budget exceeded, escalated to gen2".
+const MAX_GEN1: &str = "max_gen1";
 /// Generations whose objects are allocated directly (gen0, LOH, POH): their budget is consumed
 /// by allocation, so "allocated since the previous GC" is meaningful for them.
 const ALLOCATING_GENS: [usize; 3] = [0, 3, 4];
@@ -22,11 +25,18 @@ const ALLOCATING_GENS: [usize; 3] = [0, 3, 4];
 // ---------------------------------------------------------------------------------------------
 // Budgets.
 
-/// The generation whose allocation budget was exceeded. CondemnReasons' 2-bit field reads 0 both
-/// for "gen0" and "none": 0 counts only when the trigger was AllocSmall (the gen0 budget).
-fn budget_exceeded(alloc_budget_gen: u8, reason_code: u32) -> Option<u8> {
-    if alloc_budget_gen > 0 {
-        Some(alloc_budget_gen)
+/// The generation the allocation budgets asked to condemn, read as TraceEvent's "Alloc_Exceeded"
+/// group: CondemnReasons' budget generation, raised to 2 by the max_gen1 condition (gen1 over its
+/// budget: gen2 is collected). The 2-bit field reads 0 both for "gen0" and "none": 0 counts only
+/// when the trigger was AllocSmall (the gen0 budget).
+fn budget_exceeded(c: &CondemnReasons, reason_code: u32) -> Option<u8> {
+    let gen = if c.conditions.iter().any(|x| x == MAX_GEN1) {
+        c.alloc_budget_gen.max(2)
+    } else {
+        c.alloc_budget_gen
+    };
+    if gen > 0 {
+        Some(gen)
     } else {
         (reason_code == REASON_ALLOC_SMALL).then_some(0)
     }
@@ -75,15 +85,25 @@ fn why(gc: &Gc, initial: Option<u8>, exceeded: Option<u8>, tuning: Option<u8>) -
         None => {}
     }
     let mut because: Vec<String> = Vec::new();
-    if let Some(e) = exceeded {
-        because.push(format!("gen{e} budget exceeded"));
+    // The budget field itself (max_gen1's escalation is told by its condition below).
+    match gc.condemn.as_ref().map(|c| c.alloc_budget_gen) {
+        Some(f) if f > 0 => because.push(format!("gen{f} budget exceeded")),
+        _ if exceeded == Some(0) => because.push(String::from("gen0 budget used up")),
+        _ => {}
     }
     if let Some(t) = tuning.filter(|&t| t > 0) {
         because.push(format!("gen{t} not collected for too long"));
     }
     if let Some(c) = &gc.condemn {
         for cond in &c.conditions {
-            because.push(String::from(cond.as_ref()));
+            let help = CondemnCondition::ALL
+                .iter()
+                .find(|k| k.name() == cond.as_ref())
+                .map(|k| reasons::condition_help(*k));
+            because.push(match help {
+                Some(h) => format!("{cond} ({h})"),
+                None => String::from(cond.as_ref()),
+            });
         }
     }
     if gc.induced {
@@ -141,7 +161,7 @@ pub(crate) fn budgets(gcs: &[Gc]) -> Vec<GcBudget> {
             }
             heaps.push(HeapBudgets {
                 heap: h.heap,
-                budget_exceeded_gen: budget_exceeded(h.condemn.alloc_budget_gen, gc.reason_code),
+                budget_exceeded_gen: budget_exceeded(&h.condemn, gc.reason_code),
                 generations: gens,
             });
         }
@@ -157,7 +177,7 @@ pub(crate) fn budgets(gcs: &[Gc]) -> Vec<GcBudget> {
         }
         let c = gc.condemn.as_ref();
         let initial = c.map(|c| c.initial_gen);
-        let exceeded = c.and_then(|c| budget_exceeded(c.alloc_budget_gen, gc.reason_code));
+        let exceeded = c.and_then(|c| budget_exceeded(c, gc.reason_code));
         let tuning = c.map(|c| c.time_tuning_gen);
         out.push(GcBudget {
             gc_number: gc.number,
