@@ -547,3 +547,30 @@ fn budget_exceeded_and_initial_generation_match_traceevents_condemn_groups() {
     );
     assert!(b.why.contains("max_gen1"), "{}", b.why);
 }
+
+#[test]
+fn sampled_bytes_estimate_the_programs_total_allocation() {
+    // GC.GetTotalAllocatedBytes at exit (the oracle) against the sum of AllocationAmount. The
+    // trace covers the whole run, so the estimate misses only the bytes after each heap's last
+    // tick. Measured: within 0.3 % on .NET 8 and 8.3 % on .NET Core 3.1 (whose ticks run ahead
+    // of its allocated-bytes counter); the bounds leave a little room.
+    for (rt, max_pct) in [("net8.0", 1.0), ("netcore3.1", 10.0)] {
+        for w in [
+            "pinning",
+            "mempressure",
+            "loh",
+            "server",
+            "wks-concurrent",
+            "wks-nonconcurrent",
+        ] {
+            let (_, ins, oracle, _) = load(rt, w);
+            let total = oracle["total_allocated_bytes"].as_f64().unwrap();
+            let sampled = ins.allocations.sampled_bytes as f64;
+            let err = (sampled - total).abs() * 100.0 / total;
+            assert!(
+                err < max_pct,
+                "{rt}/{w}: sampled {sampled} vs allocated {total}: {err:.2} %"
+            );
+        }
+    }
+}
