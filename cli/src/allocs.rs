@@ -51,12 +51,7 @@ pub fn run(raw: &[String]) -> Result<(), String> {
     );
     let mut types = a.top_types_in(lo, hi);
     types.truncate(top);
-    let mut by_kind = KindBytes::default();
-    let mut ticks = 0u64;
-    for s in a.samples_in(lo, hi) {
-        by_kind.add(s.kind, s.bytes);
-        ticks += 1;
-    }
+    let (by_kind, ticks) = a.totals_in(lo, hi);
     let over_time: Vec<AllocBin> = a
         .over_time
         .iter()

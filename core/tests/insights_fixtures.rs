@@ -217,7 +217,7 @@ fn counters_match_traceevents_heap_stats_and_the_runtimes_collection_counts() {
 #[test]
 fn pinning_workload_handles_and_pins_per_gc() {
     for rt in RUNTIMES {
-        let (m, ins, _, te) = load(rt, "pinning");
+        let (m, ins, oracle, te) = load(rt, "pinning");
         // The pinning workload pins inside fixed blocks: some GC reports pinned objects.
         assert!(
             ins.counters
@@ -235,6 +235,20 @@ fn pinning_workload_handles_and_pins_per_gc() {
             te_count(&te, "GC/HeapStats"),
             "{rt}: one sample per GCHeapStats"
         );
+        // The workload allocates 150 arrays on the pinned object heap (GC.AllocateArray with
+        // pinned: true): Pinned ticks of System.Byte[] on .NET 8; .NET Core 3.1 has no POH.
+        let pinned = ins
+            .allocations
+            .top_types
+            .iter()
+            .find(|t| t.type_name == "System.Byte[]")
+            .map_or(0, |t| t.by_kind.pinned);
+        if rt == "net8.0" {
+            assert!(oracle["pinned_object_heap_arrays"].as_u64().unwrap() > 0);
+            assert!(pinned > 0, "{rt}");
+        } else {
+            assert_eq!(ins.allocations.ticks_by_kind.pinned, 0, "{rt}");
+        }
     }
 }
 

@@ -58,6 +58,16 @@ impl Allocations {
         &self.samples[lo..hi.max(lo)]
     }
 
+    /// Sampled bytes per kind and the tick count for ticks with `from_ms <= ms < to_ms`.
+    pub fn totals_in(&self, from_ms: f64, to_ms: f64) -> (KindBytes, u64) {
+        let mut k = KindBytes::default();
+        let ticks = self.samples_in(from_ms, to_ms);
+        for s in ticks {
+            k.add(s.kind, s.bytes);
+        }
+        (k, ticks.len() as u64)
+    }
+
     /// The type name of a tick ("" when the tick version has none).
     pub fn type_name(&self, s: &AllocSample) -> &str {
         self.type_names
