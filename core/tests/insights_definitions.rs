@@ -104,3 +104,40 @@ fn docs_insights_md_is_the_generated_definitions_table() {
         "docs/insights.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test insights_definitions"
     );
 }
+
+/// Equal JSON, floats to 1e-12 relative (serde_json's default float parser may be 1 ulp off).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(p), Some(q)) if x.is_f64() || y.is_f64() => {
+                (p - q).abs() <= 1e-12 * p.abs().max(q.abs())
+            }
+            _ => x == y,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+#[test]
+fn insights_survive_a_json_round_trip() {
+    // The app moves the insights between its worker and UI as JSON: every field deserializes.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces/net8.0");
+    for w in ["server", "mempressure"] {
+        let bytes = std::fs::read(dir.join(format!("{w}.nettrace"))).unwrap();
+        let (_, ins) = analyze_with_insights(&bytes).unwrap();
+        let text = serde_json::to_string(&ins).unwrap();
+        let back: gcscope_core::gc::insights::Insights = serde_json::from_str(&text).unwrap();
+        let (a, b) = (
+            serde_json::to_value(&ins).unwrap(),
+            serde_json::to_value(&back).unwrap(),
+        );
+        assert!(same(&a, &b), "{w}");
+        assert_eq!(back.counters.len(), ins.counters.len());
+    }
+}
