@@ -102,6 +102,7 @@ pub fn run(raw: &[String]) -> Result<(), String> {
         sync_blocks_in_use: None,
         time_in_gc_pct: None,
         allocated_bytes_per_s: None,
+        total_committed_bytes: None,
     };
     let head = columns(&empty);
     let mut s = String::new();

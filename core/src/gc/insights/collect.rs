@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::types::*;
 use crate::clr::enums::{GcSegmentType, GcSuspendEeReason};
-use crate::clr::gc::BulkKind;
+use crate::clr::gc::{BulkKind, DynamicPayload};
 use crate::clr::{self, ClrEvent, Utf16Str};
 use crate::event::Event;
 use crate::gc::GcModel;
@@ -59,6 +59,8 @@ pub struct InsightsBuilder {
     reserved: SegmentBytes,
     /// The last event was a GCGenerationRange: the next one extends the same snapshot.
     in_range_burst: bool,
+    /// GC/CommittedUsage (.NET 8+): (time, committed bytes without the GC's bookkeeping).
+    pub(crate) committed: Vec<(f64, u64)>,
 }
 
 fn segment_kind(t: GcSegmentType) -> &'static str {
@@ -239,6 +241,12 @@ impl InsightsBuilder {
                     }),
                 }
             }
+            ClrEvent::GcDynamicEvent(d) => {
+                if let Ok(DynamicPayload::CommittedUsage(c)) = d.payload() {
+                    let heap = c.total().saturating_sub(c.total_bookkeeping_committed);
+                    self.committed.push((ms, heap));
+                }
+            }
             ClrEvent::GcGenerationRange(r) => {
                 let sg = &mut self.segments;
                 sg.generation_range_events += 1;
@@ -351,7 +359,7 @@ impl InsightsBuilder {
             finalization,
             memory_pressure: core::mem::take(&mut self.pressure),
             segments,
-            counters: super::counters::counters(&model.gcs),
+            counters: super::counters::counters(&model.gcs, &self.committed),
             allocations: super::alloc_view::allocations(
                 core::mem::take(&mut self.type_names),
                 core::mem::take(&mut self.samples),

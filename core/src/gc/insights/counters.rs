@@ -7,7 +7,8 @@ use alloc::vec::Vec;
 use super::types::CounterSample;
 use crate::gc::Gc;
 
-pub(crate) fn counters(gcs: &[Gc]) -> Vec<CounterSample> {
+/// `committed`: GC/CommittedUsage events (time, committed bytes), in time order.
+pub(crate) fn counters(gcs: &[Gc], committed: &[(f64, u64)]) -> Vec<CounterSample> {
     let mut done: Vec<(&Gc, f64)> = gcs
         .iter()
         .filter_map(|g| g.end_ms.filter(|_| g.complete).map(|e| (g, e)))
@@ -57,7 +58,18 @@ pub(crate) fn counters(gcs: &[Gc]) -> Vec<CounterSample> {
             sync_blocks_in_use: g.sync_block_count,
             time_in_gc_pct: g.pause_pct,
             allocated_bytes_per_s: g.alloc_rate_bytes_per_s,
+            total_committed_bytes: committed_at(committed, g, end),
         });
     }
     out
+}
+
+/// The committed bytes of the last CommittedUsage fired during the GC (pause start to GCEnd; the
+/// runtime fires one at the start and one at the end of a blocking GC).
+fn committed_at(committed: &[(f64, u64)], g: &Gc, end: f64) -> Option<u64> {
+    let hi = committed.partition_point(|c| c.0 <= end);
+    committed[..hi]
+        .last()
+        .filter(|c| c.0 >= g.start_ms)
+        .map(|c| c.1)
 }

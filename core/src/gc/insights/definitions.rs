@@ -231,6 +231,7 @@ pub const COUNTER_FIELDS: &[Definition] = &[
     d("counters.pinned_objects", "# of Pinned Objects", "count", "Pinned objects the GC found (PinnedObjectCount)."),
     d("counters.sync_blocks_in_use", "# of Sink Blocks in use", "count", "Sync blocks in use (SinkBlockCount): locks, hash codes, COM interop data."),
     d("counters.time_in_gc_pct", "% Time in GC", "%", "Time in this GC as a share of the time since the previous GC ended: pause / (pause + time since the previous GC) (the model's pause_pct; the classic counter used the same interval)."),
+    d("counters.total_committed_bytes", "# Total committed Bytes", "bytes", "Memory the GC heap had committed when the GC ended, as GCMemoryInfo.TotalCommittedBytes: the last GC/CommittedUsage event (.NET 8+) during the GC, in use + in free + in global decommit + in global free (the GC's own bookkeeping left out); null without it."),
     d("counters.allocated_bytes_per_s", "Allocated Bytes/sec", "bytes/s", "Bytes allocated between the previous GC and this one / that interval (the model's alloc_rate_bytes_per_s); the classic counter too was updated only at GCs."),
 ];
 

@@ -466,4 +466,5 @@ pub struct CounterSample {
     pub sync_blocks_in_use: Option<u32>,
     pub time_in_gc_pct: Option<f64>,
     pub allocated_bytes_per_s: Option<f64>,
+    pub total_committed_bytes: Option<u64>,
 }
