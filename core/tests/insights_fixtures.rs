@@ -642,3 +642,52 @@ fn committed_bytes_match_gc_memory_info_of_the_last_gcs() {
         .iter()
         .all(|c| c.total_committed_bytes.is_none()));
 }
+
+#[test]
+fn budget_sizes_match_gc_memory_info_generation_info() {
+    // GC.GetGCMemoryInfo(kind).GenerationInfo (.NET 5+): per generation, size and fragmentation
+    // before and after the last GC of each kind, as the runtime itself reports them.
+    let mut compared = 0;
+    for w in [
+        "mempressure",
+        "pinning",
+        "loh",
+        "server",
+        "wks-nonconcurrent",
+        "induced",
+        "wks-concurrent",
+    ] {
+        let (_, ins, oracle, _) = load("net8.0", w);
+        for (kind, info) in oracle["gc_memory_info_by_kind"].as_object().unwrap() {
+            let n = info["Index"].as_u64().unwrap();
+            let Some(b) = ins.budgets.iter().find(|b| u64::from(b.gc_number) == n) else {
+                continue;
+            };
+            for (i, gi) in info["GenerationInfo"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+            {
+                let g = b.total.get(i).unwrap();
+                let at = |k: &str| gi[k].as_u64().unwrap();
+                let what = format!("{w} {kind} GC {n} gen {i}");
+                assert_eq!(g.size_before_bytes, at("SizeBeforeBytes"), "{what}");
+                assert_eq!(g.size_after_bytes, at("SizeAfterBytes"), "{what}");
+                assert_eq!(
+                    g.fragmentation_bytes,
+                    at("FragmentationAfterBytes"),
+                    "{what}"
+                );
+                // Fragmentation before = size before - objects before (free list + free objects).
+                assert_eq!(
+                    g.size_before_bytes - g.obj_size_before_bytes,
+                    at("FragmentationBeforeBytes"),
+                    "{what}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 5 * 20, "{compared}");
+}
