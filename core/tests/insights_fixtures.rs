@@ -691,3 +691,39 @@ fn budget_sizes_match_gc_memory_info_generation_info() {
     }
     assert!(compared >= 5 * 20, "{compared}");
 }
+
+#[test]
+fn finalization_survivors_and_pinned_objects_match_gc_memory_info() {
+    // GCMemoryInfo.FinalizationPendingCount and PinnedObjectsCount of the last GC of each kind
+    // (.NET 8 oracle) are the classic counters "Finalization Survivors" and "# of Pinned Objects".
+    let mut compared = 0;
+    for w in [
+        "mempressure",
+        "pinning",
+        "loh",
+        "server",
+        "wks-nonconcurrent",
+        "induced",
+        "wks-concurrent",
+    ] {
+        let (_, ins, oracle, _) = load("net8.0", w);
+        for (kind, info) in oracle["gc_memory_info_by_kind"].as_object().unwrap() {
+            let n = info["Index"].as_u64().unwrap();
+            let Some(c) = ins.counters.iter().find(|c| u64::from(c.gc_number) == n) else {
+                continue;
+            };
+            assert_eq!(
+                c.finalization_survivors,
+                info["FinalizationPendingCount"].as_u64(),
+                "{w} {kind}"
+            );
+            assert_eq!(
+                c.pinned_objects.map(u64::from),
+                info["PinnedObjectsCount"].as_u64(),
+                "{w} {kind}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "{compared}");
+}
