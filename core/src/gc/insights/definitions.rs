@@ -349,4 +349,14 @@ const METHOD: &str = "\
   the background GC running. Finalizer batches belong to the GC that ended last before they began.
 * **Per-GC figures the model has are reused**: budgets come from the model's per-heap
   GCPerHeapHistory, mark roots from its `marked_bytes`, counters from its GCHeapStats figures.
+
+## API for views
+
+* `InsightsBuilder::new()`, `on_event(&Event)` beside `ModelBuilder::on_event`, then
+  `finish(&GcModel) -> Insights`; or `analyze_with_insights(bytes) -> (GcModel, Insights)`.
+* `Allocations::samples_in(from_ms, to_ms)`, `totals_in(from_ms, to_ms)` (bytes per kind, ticks),
+  `top_types_in(from_ms, to_ms)`, `rate_over_time(bin_ms)`, `type_name(&sample)`.
+* `GenBudgets::get(i)` (0..=4: gen0, gen1, gen2, LOH, POH); `root_values(&RootMarks)` in
+  `ROOT_KINDS` order.
+* `definitions::TABLES` (title, rows), `definitions::field(json_path)` for hover text.
 ";
