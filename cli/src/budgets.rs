@@ -24,8 +24,8 @@ pub fn run(raw: &[String]) -> Result<(), String> {
     s.push_str("Budget = NewAllocation left after the GC (MB, all heaps); Used % = allocated since the previous GC / the budget it left (gen0, LOH, POH).\n\n");
     let mut t = Table::new(&[
         ("GC", Align::Right),
-        ("Gen", Align::Right),
-        ("Gen", Align::Left),
+        ("GC gen", Align::Right),
+        ("Generation", Align::Left),
         ("Budget MB", Align::Right),
         ("Used %", Align::Right),
         ("Before MB", Align::Right),
