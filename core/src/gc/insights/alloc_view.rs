@@ -12,6 +12,8 @@ use super::types::*;
 
 /// Bins of the default allocation-rate series.
 const TARGET_BINS: f64 = 200.0;
+/// Most bins [`Allocations::rate_over_time`] makes (a caller's tiny bin must not exhaust memory).
+const MAX_BINS: usize = 1_000_000;
 /// Narrowest default bin: a tick stands for ~100 KB, so narrower bins only show single ticks.
 const MIN_BIN_MS: f64 = 1.0;
 
@@ -114,7 +116,8 @@ impl Allocations {
     }
 
     /// Sampled bytes per kind in consecutive bins of `bin_ms`, from the first tick's bin (bins
-    /// start at multiples of `bin_ms`) to the last tick's. Empty bins are included.
+    /// start at multiples of `bin_ms`) to the last tick's. Empty bins are included; empty when
+    /// that would take more than a million bins.
     pub fn rate_over_time(&self, bin_ms: f64) -> Vec<AllocBin> {
         let (Some(first), Some(last)) = (self.samples.first(), self.samples.last()) else {
             return Vec::new();
@@ -124,6 +127,9 @@ impl Allocations {
         }
         let b0 = floor(first.ms / bin_ms);
         let n = (floor(last.ms / bin_ms) - b0) as usize + 1;
+        if n > MAX_BINS {
+            return Vec::new();
+        }
         let mut bins: Vec<AllocBin> = (0..n)
             .map(|i| {
                 let start = (b0 + i as f64) * bin_ms;
@@ -205,6 +211,9 @@ mod tests {
         assert_eq!(bins[0].rate_bytes_per_s, 1e8);
         assert_eq!(bins[1].bytes.total(), 0);
         assert_eq!(bins[2].bytes.pinned, 50_000);
+        // A bin so small it would need more than a million bins gives nothing.
+        assert!(a.rate_over_time(1e-6).is_empty());
+        assert!(a.rate_over_time(0.0).is_empty());
         assert_eq!(nice_bin(11.0), 1.0); // 11 ms / 200 = 0.055 -> at least 1 ms
         assert_eq!(nice_bin(3_000.0), 20.0); // 3,000 / 200 = 15 -> 20
         assert_eq!(nice_bin(50_000.0), 500.0); // 50,000 / 200 = 250 -> 500

@@ -338,8 +338,8 @@ pub(crate) fn suspensions(all: Vec<Suspension>, gcs: &[Gc]) -> Suspensions {
     let mut per: BTreeMap<usize, GcSuspension> = BTreeMap::new();
     for mut s in all {
         // By reason.
-        let r = match out.by_reason.iter().position(|r| r.reason == s.reason) {
-            Some(i) => &mut out.by_reason[i],
+        let i = match out.by_reason.iter().position(|r| r.reason == s.reason) {
+            Some(i) => i,
             None => {
                 out.by_reason.push(SuspendReasonStats {
                     reason: s.reason.clone(),
@@ -349,9 +349,10 @@ pub(crate) fn suspensions(all: Vec<Suspension>, gcs: &[Gc]) -> Suspensions {
                     total_pause_ms: 0.0,
                     max_pause_ms: 0.0,
                 });
-                out.by_reason.last_mut().expect("just pushed")
+                out.by_reason.len() - 1
             }
         };
+        let r = &mut out.by_reason[i];
         r.count += 1;
         let (sus, pause) = (s.suspend_ms.unwrap_or(0.0), s.pause_ms.unwrap_or(0.0));
         r.total_suspend_ms += sus;
