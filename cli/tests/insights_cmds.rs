@@ -191,3 +191,32 @@ fn bad_options_are_errors() {
         assert!(!out.stderr.is_empty());
     }
 }
+
+#[test]
+fn roots_and_memory_on_the_dotnetcore3_trace_match_its_baseline() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    if !dir.join("traces").is_dir() {
+        eprintln!("skipping: {} not found", dir.display());
+        return;
+    }
+    let zip = dir.join("traces/perfview/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip");
+    let zip = zip.to_str().unwrap();
+    // Baseline: GC/MarkWithType, 1912, first HeapNum 0 Type 0 Promoted 104,989 (in GC 1).
+    let roots = json_of(&["roots", zip, "--json"]);
+    assert_eq!(roots["event_count"], 1912);
+    assert_eq!(roots["per_gc"][0]["gc_number"], 1);
+    assert_eq!(roots["per_gc"][0]["marked"]["stack"], 104_989);
+    // Baseline: GC/BulkMovedObjectRanges, 478, the first with Count 142 in GC 1.
+    let m = json_of(&["memory", zip, "--json"]);
+    assert_eq!(m["compaction"]["moved_events"], 478);
+    assert!(
+        m["compaction"]["per_gc"][0]["moved_ranges"]
+            .as_u64()
+            .unwrap()
+            >= 142
+    );
+    // Baseline: GC/SuspendEEStart, 5953; the first is SuspendOther, listed apart.
+    let text = text_of(&["suspensions", zip]);
+    assert!(text.contains("5953 suspensions"), "{text}");
+    assert!(text.contains("Not for a GC"));
+}
