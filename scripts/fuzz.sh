@@ -20,7 +20,7 @@ CARGO_FUZZ_VERSION=0.13.1
 FUZZ_DIR=${FUZZ_DIR:-$ROOT/target/fuzz}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 # Inputs bigger than the seeds' cap are cut by libFuzzer; keeps the executions per second useful.
-MAX_LEN=262146
+MAX_LEN=65538
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz.sh: installing the nightly toolchain"

@@ -3,10 +3,12 @@
 //! The model must never panic (overflow included: tests run with overflow checks), and must say
 //! what it could not make sense of instead of inventing figures.
 //! Regression for the fuzzer's first finding (scripts/fuzz.sh, targets `model` and `container`):
-//! "attempt to add with overflow" summing per-generation sizes in gc::derive.
+//! "attempt to add with overflow" summing per-generation sizes in gc::derive, and the same in the
+//! insights' per-heap budget totals.
 
 use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::event::{Event, TraceInfo};
+use gcscope_core::gc::insights::InsightsBuilder;
 use gcscope_core::gc::ModelBuilder;
 
 fn ev(id: u32, version: u32, time_ms: f64, payload: &[u8]) -> Event<'_> {
@@ -164,5 +166,54 @@ fn events_out_of_order_duplicated_or_alone_do_not_panic() {
         for cut in 0..e.3.len() {
             run(&[(e.0, e.1, e.2, e.3[..cut].to_vec())]);
         }
+    }
+}
+
+/// GCPerHeapHistory v3 (id 204) for `heap` with every generation figure `v`: ClrInstanceID, six
+/// pointer-sized allocation figures, six u32 (efficiency, condemn reasons 0/1, compact/expand
+/// mechanisms, heap index), ExtraGen0Commit, Count, then Count x 10 pointer-sized figures.
+fn per_heap_history(heap: u32, v: u64) -> Vec<u8> {
+    let mut f = vec![(0, 2)];
+    f.extend([(0, 8); 6]);
+    f.extend([
+        (0, 4),
+        (0, 4),
+        (0, 4),
+        (0, 4),
+        (0, 4),
+        (heap as u64, 4),
+        (0, 8),
+        (5, 4),
+    ]);
+    f.extend(std::iter::repeat_n((v, 8), 5 * 10));
+    le(&f)
+}
+
+#[test]
+fn per_heap_totals_near_u64_max_saturate_in_the_model_and_insights() {
+    for gcs in 1..=2u32 {
+        let mut events = Vec::new();
+        for n in 1..=gcs {
+            let mut g = gc_events(n, 1, 0, 0, 1 << 30, 10.0 * n as f64);
+            // Two heaps' histories between GCStart and GCEnd.
+            let t = g[2].2;
+            g.insert(3, (204, 3, t + 0.01, per_heap_history(0, u64::MAX / 2 + 7)));
+            g.insert(4, (204, 3, t + 0.02, per_heap_history(1, u64::MAX / 2 + 7)));
+            events.extend(g);
+        }
+        let m = run(&events);
+        let mut ib = InsightsBuilder::new();
+        for (id, v, t, p) in &events {
+            ib.on_event(&ev(*id, *v, *t, p));
+        }
+        let insights = ib.finish(&m);
+        serde_json::to_string(&insights).expect("insights serialize");
+        assert_eq!(m.gcs.len(), gcs as usize);
+        let gen0 = m.gcs[0].generations.get(0).expect("gen0");
+        assert_eq!(
+            gen0.size_before_bytes,
+            Some(u64::MAX),
+            "two heaps' sizes saturate"
+        );
     }
 }

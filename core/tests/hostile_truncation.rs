@@ -323,3 +323,32 @@ fn cut_zip_keeps_the_events_before_the_cut() {
     }
     assert!(prev > 0, "the late cuts deliver events");
 }
+
+/// A block corrupted in the middle of a trace: the error names it, and every event before it is
+/// still delivered, including those held back for ordering since the last sequence point (as many
+/// as a clean cut at that block's start gives).
+#[test]
+fn a_corrupt_block_still_delivers_every_event_before_it() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
+    for name in ["net8.0/wks-concurrent.nettrace", "netcore3.1/server.nettrace"] {
+        let bytes = std::fs::read(root.join(name)).unwrap();
+        let boundaries = object_boundaries(&bytes);
+        let n = boundaries.len();
+        for &b in [boundaries[n / 3], boundaries[n / 2], boundaries[n - 3]].iter() {
+            let clean = decode(&bytes[..b], 1 << 16);
+            clean.result.as_ref().unwrap();
+            let mut bad = bytes.clone();
+            bad[b] = 9; // not an object tag
+            let d = decode(&bad, 1 << 16);
+            let e = d.result.as_ref().unwrap_err();
+            assert_eq!(e.offset, b as u64, "{name}: {e}");
+            assert!(matches!(e.kind, ErrorKind::Malformed(_)), "{name}: {e}");
+            assert_eq!(
+                d.events.len(),
+                clean.events.len(),
+                "{name}: corrupt block at {b}: events before it"
+            );
+            assert_eq!(d.model.gcs.len(), clean.model.gcs.len(), "{name}: GCs before it");
+        }
+    }
+}

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Container seeds larger than this are cut (libFuzzer's -max_len is set to match in fuzz.sh).
-const MAX_SEED: usize = 256 * 1024;
+const MAX_SEED: usize = 64 * 1024;
 
 fn main() {
     let out = PathBuf::from(std::env::args().nth(1).expect("usage: seeds OUT_DIR"));

@@ -147,13 +147,19 @@ pub(crate) fn budgets(gcs: &[Gc]) -> Vec<GcBudget> {
                 }
                 if let Some(t) = total.get_mut(g) {
                     t.budget_bytes = t.budget_bytes.saturating_add(b.budget_bytes);
-                    t.size_before_bytes += b.size_before_bytes;
-                    t.size_after_bytes += b.size_after_bytes;
-                    t.obj_size_before_bytes += b.obj_size_before_bytes;
-                    t.obj_size_after_bytes += b.obj_size_after_bytes;
-                    t.survived_bytes += b.survived_bytes;
-                    t.in_bytes += b.in_bytes;
-                    t.fragmentation_bytes += b.fragmentation_bytes;
+                    // Payload values are untrusted: saturate rather than overflow (fuzz finding).
+                    t.size_before_bytes = t.size_before_bytes.saturating_add(b.size_before_bytes);
+                    t.size_after_bytes = t.size_after_bytes.saturating_add(b.size_after_bytes);
+                    t.obj_size_before_bytes = t
+                        .obj_size_before_bytes
+                        .saturating_add(b.obj_size_before_bytes);
+                    t.obj_size_after_bytes = t
+                        .obj_size_after_bytes
+                        .saturating_add(b.obj_size_after_bytes);
+                    t.survived_bytes = t.survived_bytes.saturating_add(b.survived_bytes);
+                    t.in_bytes = t.in_bytes.saturating_add(b.in_bytes);
+                    t.fragmentation_bytes =
+                        t.fragmentation_bytes.saturating_add(b.fragmentation_bytes);
                 }
                 if let Some(slot) = gens.get_mut(g) {
                     *slot = b;
