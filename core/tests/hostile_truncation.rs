@@ -330,7 +330,10 @@ fn cut_zip_keeps_the_events_before_the_cut() {
 #[test]
 fn a_corrupt_block_still_delivers_every_event_before_it() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
-    for name in ["net8.0/wks-concurrent.nettrace", "netcore3.1/server.nettrace"] {
+    for name in [
+        "net8.0/wks-concurrent.nettrace",
+        "netcore3.1/server.nettrace",
+    ] {
         let bytes = std::fs::read(root.join(name)).unwrap();
         let boundaries = object_boundaries(&bytes);
         let n = boundaries.len();
@@ -348,7 +351,11 @@ fn a_corrupt_block_still_delivers_every_event_before_it() {
                 clean.events.len(),
                 "{name}: corrupt block at {b}: events before it"
             );
-            assert_eq!(d.model.gcs.len(), clean.model.gcs.len(), "{name}: GCs before it");
+            assert_eq!(
+                d.model.gcs.len(),
+                clean.model.gcs.len(),
+                "{name}: GCs before it"
+            );
         }
     }
 }
