@@ -67,6 +67,7 @@ impl Analyzer {
             decode_ms: 0.0,
             event_counts,
             gc_starts: self.gc_starts as f64,
+            model: None,
             error: None,
         }
     }
@@ -104,7 +105,10 @@ mod tests {
         a.on_event(&ev("Other", "GC/Start", 3.0));
         let r = a.finish(None, "t.nettrace", 10.0);
         assert_eq!(r.events, 4.0);
-        assert_eq!(r.gc_starts, 2.0, "only the runtime provider's GC/Start counts");
+        assert_eq!(
+            r.gc_starts, 2.0,
+            "only the runtime provider's GC/Start counts"
+        );
         assert_eq!(r.duration_ms, 5.5);
         assert_eq!(
             r.event_counts,

@@ -2,8 +2,15 @@
 //! (`worker.rs`, protocol in `protocol.rs`, UI side in `worker_client.rs`).
 
 pub mod analysis;
+pub mod charts;
+pub mod columns;
 pub mod format;
 pub mod protocol;
+pub mod report;
+pub mod tables;
+#[cfg(test)]
+mod testdata;
+pub mod view_state;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 #[cfg(target_arch = "wasm32")]

@@ -1,6 +1,7 @@
 //! Messages between the UI thread and the decoding worker. Both sides use these types, serialized
 //! with serde-wasm-bindgen (structured clone), so the protocol lives in one place.
 
+use gcscope_core::gc::{Gc, GcModel};
 use serde::{Deserialize, Serialize};
 
 /// Worker -> UI.
@@ -11,6 +12,9 @@ pub enum ToUi {
     Ready,
     /// Sent at most every ~100 ms while decoding.
     Progress(Progress),
+    /// GC rows settled since the previous batch (sent while decoding, so the table fills early).
+    /// The model in `Done` supersedes them: figures are recomputed when the trace ends.
+    Gcs { rows: Vec<Gc> },
     /// Decoding finished (possibly with an error after partial results).
     Done(Box<Analysis>),
 }
@@ -21,6 +25,7 @@ pub struct Progress {
     pub total: f64,
     pub events: f64,
     pub elapsed_ms: f64,
+    pub gcs: f64,
 }
 
 /// What the UI shows for one trace.
@@ -38,6 +43,8 @@ pub struct Analysis {
     /// (`Provider/EventName`, count), sorted by name.
     pub event_counts: Vec<(String, f64)>,
     pub gc_starts: f64,
+    /// The GC model (`None` only when nothing could be decoded).
+    pub model: Option<GcModel>,
     /// Set when decoding stopped on an error; the figures above cover everything before it.
     pub error: Option<String>,
 }

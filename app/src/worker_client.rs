@@ -70,7 +70,9 @@ pub fn start(blob: Blob, on_event: impl Fn(JobEvent) + 'static) -> Result<(), St
         let data = msg.data();
         if let Ok(reason) = js_sys::Reflect::get(&data, &JsValue::from_str("boot_failed")) {
             if let Some(reason) = reason.as_string() {
-                cb(JobEvent::Crashed(format!("the decoder could not start: {reason}")));
+                cb(JobEvent::Crashed(format!(
+                    "the decoder could not start: {reason}"
+                )));
                 return;
             }
         }
@@ -78,11 +80,15 @@ pub fn start(blob: Blob, on_event: impl Fn(JobEvent) + 'static) -> Result<(), St
             Ok(ToUi::Ready) => {
                 // Only now is the worker listening; earlier messages would be dropped.
                 if let Err(e) = w.post_message(&blob) {
-                    cb(JobEvent::Crashed(format!("cannot send the file to the worker: {e:?}")));
+                    cb(JobEvent::Crashed(format!(
+                        "cannot send the file to the worker: {e:?}"
+                    )));
                 }
             }
             Ok(m) => cb(JobEvent::Message(m)),
-            Err(e) => cb(JobEvent::Crashed(format!("bad message from the worker: {e}"))),
+            Err(e) => cb(JobEvent::Crashed(format!(
+                "bad message from the worker: {e}"
+            ))),
         }
     });
     let cb = on_event;

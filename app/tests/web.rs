@@ -11,7 +11,8 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 const FIXTURE: &[u8] = include_bytes!("../../fixtures/traces/net8.0/wks-concurrent.nettrace");
-const TRACEEVENT: &str = include_str!("../../fixtures/traces/net8.0/wks-concurrent.traceevent.json");
+const TRACEEVENT: &str =
+    include_str!("../../fixtures/traces/net8.0/wks-concurrent.traceevent.json");
 
 /// GC/Start count from TraceEvent's own reading, parsed with the browser's JSON.
 fn traceevent_gc_starts() -> f64 {
@@ -20,7 +21,8 @@ fn traceevent_gc_starts() -> f64 {
     let rows: js_sys::Array = rows.dyn_into().expect("events is an array");
     for row in rows.iter() {
         let get = |k: &str| js_sys::Reflect::get(&row, &k.into()).ok();
-        if get("provider").and_then(|p| p.as_string()).as_deref() == Some("Microsoft-Windows-DotNETRuntime")
+        if get("provider").and_then(|p| p.as_string()).as_deref()
+            == Some("Microsoft-Windows-DotNETRuntime")
             && get("name").and_then(|p| p.as_string()).as_deref() == Some("GC/Start")
         {
             return get("count").and_then(|c| c.as_f64()).expect("count");
@@ -35,19 +37,84 @@ fn decoder_in_wasm_counts_the_same_gcs_as_traceevent_in_odd_sized_chunks() {
     let mut a = Analyzer::default();
     // 65,521 is prime: chunk edges fall everywhere, as with Blob.slice of any size.
     for chunk in FIXTURE.chunks(65_521) {
-        reader.push(chunk, &mut |ev| a.on_event(ev)).expect("decodes");
+        reader
+            .push(chunk, &mut |ev| a.on_event(ev))
+            .expect("decodes");
     }
     reader.finish(&mut |ev| a.on_event(ev)).expect("finishes");
-    let result = a.finish(reader.info(), "wks-concurrent.nettrace", FIXTURE.len() as f64);
+    let result = a.finish(
+        reader.info(),
+        "wks-concurrent.nettrace",
+        FIXTURE.len() as f64,
+    );
     assert_eq!(result.gc_starts, traceevent_gc_starts());
-    assert_eq!(result.format.is_empty(), false);
+    assert!(!result.format.is_empty());
 }
 
 #[wasm_bindgen_test]
 fn app_mounts_and_shows_the_empty_state() {
     leptos::mount::mount_to_body(gcscope_app::App);
     let doc = web_sys::window().unwrap().document().unwrap();
-    let h2 = doc.query_selector(".empty h2").unwrap().expect("empty state heading");
+    let h2 = doc
+        .query_selector(".empty h2")
+        .unwrap()
+        .expect("empty state heading");
     assert!(h2.text_content().unwrap().contains("Drop a .nettrace"));
     assert!(doc.get_element_by_id("file-input").is_some());
+}
+
+/// What the worker does, in wasm: decode in chunks, feed the model, post the settled rows in
+/// batches and the model at the end, through serde-wasm-bindgen both ways (as the real messages).
+#[wasm_bindgen_test]
+fn worker_messages_carry_streamed_rows_and_the_model_through_structured_clone() {
+    use gcscope_app::protocol::{Analysis, ToUi};
+    use gcscope_core::event::TraceInfo;
+    use gcscope_core::gc::ModelBuilder;
+    let mut reader = TraceReader::new();
+    let mut model = ModelBuilder::new(&TraceInfo::default());
+    let mut streamed = Vec::new();
+    for chunk in FIXTURE.chunks(65_521) {
+        reader
+            .push(chunk, &mut |ev| model.on_event(ev))
+            .expect("decodes");
+        let settled = model.completed_gcs();
+        if settled.len() > streamed.len() {
+            let msg = ToUi::Gcs {
+                rows: settled[streamed.len()..].to_vec(),
+            };
+            let back: ToUi = serde_wasm_bindgen::from_value(
+                serde_wasm_bindgen::to_value(&msg).expect("serializes"),
+            )
+            .expect("deserializes");
+            match back {
+                ToUi::Gcs { rows } => streamed.extend(rows),
+                _ => panic!("wrong message"),
+            }
+        }
+    }
+    reader
+        .finish(&mut |ev| model.on_event(ev))
+        .expect("finishes");
+    let m = model.finish(Some(reader.stats()));
+    assert!(!streamed.is_empty(), "rows are streamed before the end");
+    assert_eq!(m.gcs.len() as f64, traceevent_gc_starts());
+    // Streamed rows are the final rows' GCs, in order.
+    let nums: Vec<u32> = m
+        .gcs
+        .iter()
+        .map(|g| g.number)
+        .take(streamed.len())
+        .collect();
+    assert_eq!(streamed.iter().map(|g| g.number).collect::<Vec<_>>(), nums);
+    let done = ToUi::Done(Box::new(Analysis {
+        model: Some(m.clone()),
+        ..Default::default()
+    }));
+    let back: ToUi =
+        serde_wasm_bindgen::from_value(serde_wasm_bindgen::to_value(&done).expect("serializes"))
+            .expect("deserializes");
+    match back {
+        ToUi::Done(a) => assert_eq!(a.model.as_ref(), Some(&m)),
+        _ => panic!("wrong message"),
+    }
 }

@@ -24,7 +24,7 @@ async function baselineCount(name) {
 }
 
 async function shownGcCount(page) {
-  const text = await page.locator('#gc-count').textContent({ timeout: 30_000 });
+  const text = await page.locator('#fact-gcs').textContent({ timeout: 30_000 });
   return Number(text.replace(/,/g, ''));
 }
 

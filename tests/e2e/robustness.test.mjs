@@ -19,7 +19,7 @@ test('a worker whose wasm cannot be compiled shows an error instead of waiting f
   // The page is still usable: with the real wasm back, the same file opens.
   await page.unroute('**/worker_bg.wasm');
   await page.setInputFiles('#file-input', FIXTURE);
-  await page.locator('#gc-count').waitFor({ timeout: 30_000 });
+  await page.locator('#fact-gcs').waitFor({ timeout: 30_000 });
   await context.close();
 });
 

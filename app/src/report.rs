@@ -1,0 +1,143 @@
+//! The self-contained HTML report: the whole analysis in one file that opens offline with no
+//! script (inline CSS and SVG). Every string from the trace is escaped.
+
+use gcscope_core::gc::{Gc, GcModel};
+
+use crate::charts::{self, Axis};
+use crate::columns;
+use crate::protocol::Analysis;
+use crate::tables::{self, Table};
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn table_html(t: &Table) -> String {
+    let mut s = format!(
+        "<h2>{}</h2>\n<table id=\"{}\"><thead><tr>",
+        esc(&t.title),
+        t.id
+    );
+    for c in &t.cols {
+        let cls = if c.unit == "name" { "" } else { " class=\"n\"" };
+        s.push_str(&format!(
+            "<th{cls} title=\"{}\">{}</th>",
+            esc(c.help),
+            esc(&c.label)
+        ));
+    }
+    s.push_str("</tr></thead><tbody>\n");
+    for r in 0..t.rows.len() {
+        s.push_str("<tr>");
+        for c in 0..t.cols.len() {
+            let cls = if t.cols[c].unit == "name" {
+                ""
+            } else {
+                " class=\"n\""
+            };
+            s.push_str(&format!("<td{cls}>{}</td>", esc(&t.shown(r, c))));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+fn pause_svg(m: &GcModel, gcs: &[Gc]) -> String {
+    let axis = Axis::new(0.0, m.process.trace_duration_ms.max(1.0));
+    let max = charts::nice_max(gcs.iter().filter_map(|g| g.pause_ms).fold(0.0, f64::max));
+    let mut s = format!(
+        "<svg viewBox=\"0 0 {} {}\" preserveAspectRatio=\"none\" class=\"chart\" role=\"img\" aria-label=\"Pause per GC over time\">",
+        charts::WIDTH,
+        charts::HEIGHT
+    );
+    for (gen, color) in [(0u8, "#3b82f6"), (1, "#f59e0b"), (2, "#dc2626")] {
+        let pts = gcs
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.gen == gen)
+            .filter_map(|(i, g)| g.pause_ms.map(|p| (g.start_ms, p, i)));
+        let cols = charts::max_per_column(&axis, pts);
+        s.push_str(&format!(
+            "<path d=\"{}\" stroke=\"{color}\" fill=\"none\"/>",
+            charts::bars_path(&cols, max)
+        ));
+    }
+    s.push_str("</svg>");
+    format!(
+        "<h2>Pause per GC</h2><p class=\"m\">0 to {} over the whole trace ({}); blue gen0, amber gen1, red gen2.</p>{s}",
+        crate::format::ms(max),
+        crate::format::ms(axis.t1)
+    )
+}
+
+pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
+    let mut body = String::new();
+    body.push_str(&format!(
+        "<h1>gcscope report: {}</h1>\n<dl>",
+        esc(&a.file_name)
+    ));
+    for (k, v, _) in tables::facts(m, &a.file_name, a.file_size) {
+        body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v)));
+    }
+    if let Some(p) = m.rollup.first().and_then(|r| r.pause_time_pct) {
+        body.push_str(&format!("<dt>Time paused</dt><dd>{p:.2}%</dd>"));
+    }
+    body.push_str("</dl>\n");
+    body.push_str(&table_html(&tables::rollup_table(m)));
+    body.push_str(&pause_svg(m, gcs));
+    body.push_str(&table_html(&tables::reasons_table(m, false)));
+    body.push_str(&table_html(&tables::reasons_table(m, true)));
+    body.push_str(&table_html(&tables::pins_table(m)));
+    body.push_str(&table_html(&tables::kinds_table(m)));
+    let cols: Vec<&columns::Column> = columns::DEFAULT_COLUMNS
+        .iter()
+        .filter_map(|c| columns::by_id(c))
+        .collect();
+    let rows: Vec<u32> = (0..gcs.len() as u32).collect();
+    body.push_str(&table_html(&tables::gc_table(gcs, &rows, &cols)));
+    if !m.notes.is_empty() {
+        body.push_str("<h2>Notes</h2><ul>");
+        for n in &m.notes {
+            body.push_str(&format!("<li>{}</li>", esc(n)));
+        }
+        body.push_str("</ul>");
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"color-scheme\" content=\"light dark\">\
+<title>gcscope report: {}</title><style>{CSS}</style></head><body>\n{body}\n<p class=\"m\">Made by gcscope in the browser; figures are defined in docs/model.md.</p></body></html>\n",
+        esc(&a.file_name)
+    )
+}
+
+const CSS: &str = "body{font:13px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d1f21;background:#fff}\
+h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.5rem}dl{display:grid;grid-template-columns:max-content auto;gap:.1rem 1rem}\
+dt{color:#5f6368}dd{margin:0}table{border-collapse:collapse;font-variant-numeric:tabular-nums}\
+th,td{padding:.1rem .5rem;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}.n{text-align:right}\
+.m{color:#5f6368}.chart{width:100%;height:160px;border:1px solid #ddd}\
+@media (prefers-color-scheme:dark){body{background:#16181b;color:#e3e5e8}th,td{border-color:#33373c}.chart{border-color:#33373c}}";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_from_the_trace() {
+        assert_eq!(
+            esc("<script>\"x\" & 'y'</script>"),
+            "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;"
+        );
+    }
+}

@@ -1,0 +1,90 @@
+// Screenshots of every view (light, and the overview in dark) for docs/screenshots/, taken from the
+// committed fixtures. Each view is also checked to have rendered its main element.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { ROOT, serveDist, launch, dropFile } from './harness.mjs';
+
+const DOCS = path.join(ROOT, 'docs/screenshots');
+const FIX = (name) => path.join(ROOT, 'fixtures/traces/net8.0', `${name}.nettrace`);
+let server, browser;
+before(async () => { server = await serveDist(); browser = await launch(); await mkdir(DOCS, { recursive: true }); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+async function page(colorScheme = 'light') {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 860 }, colorScheme });
+  const p = await context.newPage();
+  const problems = [];
+  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  p.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  await p.goto(server.base);
+  return { p, context, problems };
+}
+const shot = (p, name) => p.screenshot({ path: path.join(DOCS, `${name}.png`) });
+
+test('empty, loading and error states', async () => {
+  const { p, context, problems } = await page();
+  await p.locator('#sample-0').waitFor({ timeout: 10_000 });
+  await shot(p, '01-empty');
+  // Slow the CPU so the progress bar stays long enough to be photographed.
+  const cdp = await context.newCDPSession(p);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 30 });
+  await p.setInputFiles('#file-input', FIX('server'));
+  await p.locator('#progress').waitFor({ timeout: 10_000 });
+  await p.waitForTimeout(400);
+  await shot(p, '02-loading');
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  await p.locator('#fact-gcs').waitFor({ timeout: 60_000 });
+  await dropFile(p, '#drop-zone', 'notes.txt', Buffer.from('this is not a trace file at all'));
+  await p.locator('#error').waitFor({ timeout: 30_000 });
+  await shot(p, '03-error');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('every view of a server-GC trace, and pinning', async () => {
+  const { p, context, problems } = await page();
+  await p.setInputFiles('#file-input', FIX('server'));
+  await p.locator('#fact-gcs').waitFor({ timeout: 30_000 });
+  await shot(p, '04-overview');
+  await p.click('#tab-gcs');
+  await p.locator('#gc-table tbody tr[data-gc]').first().waitFor();
+  await shot(p, '05-gc-table');
+  await p.click('#gc-table th[data-col="pause_ms"]');
+  await p.click('#gc-table th[data-col="pause_ms"]');
+  await p.locator('#gc-table tbody tr[data-gc]').first().click();
+  await p.locator('#detail-heaps').waitFor();
+  await shot(p, '06-gc-detail');
+  await p.keyboard.press('Escape');
+  await p.click('#column-chooser summary');
+  await shot(p, '07-column-chooser');
+  await p.click('#column-chooser summary');
+  await p.click('#tab-reasons');
+  await p.locator('#condition-grid').waitFor();
+  await shot(p, '08-condemn-reasons');
+  await p.click('#tab-charts');
+  await p.locator('#heap-chart').waitFor();
+  await shot(p, '09-charts');
+  await p.click('#tab-events');
+  await p.locator('#event-table').waitFor();
+  await shot(p, '10-events');
+  await p.setInputFiles('#file-input', FIX('pinning'));
+  await p.click('#tab-pins');
+  await p.locator('#pinned-types tbody tr').first().waitFor({ timeout: 30_000 });
+  await shot(p, '11-pinning-handles');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('dark: overview and GC table', async () => {
+  const { p, context, problems } = await page('dark');
+  await p.setInputFiles('#file-input', FIX('wks-concurrent'));
+  await p.locator('#fact-gcs').waitFor({ timeout: 30_000 });
+  await shot(p, '12-overview-dark');
+  await p.click('#tab-gcs');
+  await p.locator('#gc-table tbody tr[data-gc]').nth(4).click();
+  await shot(p, '13-gc-table-dark');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
