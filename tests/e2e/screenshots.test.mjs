@@ -27,15 +27,16 @@ test('empty, loading and error states', async () => {
   const { p, context, problems } = await page();
   await p.locator('#sample-0').waitFor({ timeout: 10_000 });
   await shot(p, '01-empty');
-  // Slow the CPU so the progress bar stays long enough to be photographed.
-  const cdp = await context.newCDPSession(p);
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 30 });
+  // Hold the worker's wasm back a moment so the loading state stays long enough to be photographed.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await p.route('**/worker_bg.wasm', async (route) => { await held; await route.continue(); });
   await p.setInputFiles('#file-input', FIX('server'));
   await p.locator('#progress').waitFor({ timeout: 10_000 });
-  await p.waitForTimeout(400);
   await shot(p, '02-loading');
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  release();
   await p.locator('#fact-gcs').waitFor({ timeout: 60_000 });
+  await p.unroute('**/worker_bg.wasm');
   await dropFile(p, '#drop-zone', 'notes.txt', Buffer.from('this is not a trace file at all'));
   await p.locator('#error').waitFor({ timeout: 30_000 });
   await shot(p, '03-error');
