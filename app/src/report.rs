@@ -26,7 +26,7 @@ pub fn esc(s: &str) -> String {
 
 fn table_html(t: &Table) -> String {
     let mut s = format!(
-        "<h2>{}</h2>\n<table id=\"{}\"><thead><tr>",
+        "<h2>{}</h2>\n<div class=\"w\"><table id=\"{}\"><thead><tr>",
         esc(&t.title),
         t.id
     );
@@ -51,7 +51,7 @@ fn table_html(t: &Table) -> String {
         }
         s.push_str("</tr>\n");
     }
-    s.push_str("</tbody></table>\n");
+    s.push_str("</tbody></table></div>\n");
     s
 }
 
@@ -126,7 +126,7 @@ const CSS: &str = "body{font:13px/1.4 system-ui,sans-serif;margin:1.5rem;color:#
 h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.5rem}dl{display:grid;grid-template-columns:max-content auto;gap:.1rem 1rem}\
 dt{color:#5f6368}dd{margin:0}table{border-collapse:collapse;font-variant-numeric:tabular-nums}\
 th,td{padding:.1rem .5rem;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}.n{text-align:right}\
-.m{color:#5f6368}.chart{width:100%;height:160px;border:1px solid #ddd}\
+.m{color:#5f6368}.w{overflow-x:auto}.chart{width:100%;height:160px;border:1px solid #ddd}\
 @media (prefers-color-scheme:dark){body{background:#16181b;color:#e3e5e8}th,td{border-color:#33373c}.chart{border-color:#33373c}}";
 
 #[cfg(test)]
