@@ -1,0 +1,134 @@
+// Scale benchmark: generated traces of 100 MB / 1 GB / 2 GB opened in the built app in Debian's
+// headless Chromium (file input), next to the native CLI, the native decoder and `cat` on the same file.
+//
+//   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--dist DIR] [--runs N] [--json OUT]
+//                                      [--no-build] [--no-native] [--no-browser]
+//
+// Sizes are MiB; the traces are generated on demand into /tmp (gcscope-scale-<size>mb.nettrace) by
+// the native generator (core/examples/bigtrace.rs) and reused. DIST defaults to dist/ (scripts/build-app.sh).
+// CARGO_TARGET_DIR is honoured for the native tools. Timings in the browser are measured on the page's
+// clock from the file input's change event; memory is sampled through the DevTools protocol (page and
+// worker: JS heap + ArrayBuffer backing stores, which include wasm memory) and read from the kernel
+// (the renderer process's peak RSS, VmHWM, reset before each file).
+import os from 'node:os';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  ROOT, BENCH_STREAM, GCSCOPE, buildTools, ensureTrace, timed, serveDir, measureOpen, measureWorkerOnly, launchForMeasuring,
+} from './scale-lib.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+const flag = (name) => argv.includes(`--${name}`);
+const sizes = opt('sizes', '100,1024,2048').split(',').map(Number);
+const dist = path.resolve(opt('dist', path.join(ROOT, 'dist')));
+const runs = Number(opt('runs', '1'));
+const jsonOut = opt('json', '/tmp/gcscope-bench.json');
+
+const GOALS = { firstRowMs: 1000, oneGbDoneMs: 3000, wasmVsNative: 0.5, tabPeakMiB: 256 };
+
+function machine() {
+  const cpu = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'))?.split(':')[1]?.trim();
+  const chromium = timed('/usr/bin/chromium', ['--version']).stdout.trim();
+  return { nproc: os.cpus().length, cpu, memGiB: +(os.totalmem() / 2 ** 30).toFixed(1), node: process.version, chromium, load: os.loadavg().map((x) => +x.toFixed(2)) };
+}
+
+const best = (xs, key) => xs.reduce((a, b) => (b[key] < a[key] ? b : a));
+
+async function main() {
+  if (!flag('no-build')) buildTools();
+  const report = { machine: machine(), when: new Date().toISOString(), files: [] };
+  console.log(`machine: ${report.machine.nproc} cores, ${report.machine.cpu}, ${report.machine.memGiB} GiB, ${report.machine.chromium}`);
+  const server = flag('no-browser') ? null : await serveDir(dist);
+  try {
+    for (const mb of sizes) {
+      const t = ensureTrace(mb);
+      const entry = { sizeMiB: mb, bytes: t.bytes, events: t.events, gcs: t.gcs };
+      console.log(`\n== ${t.file}: ${(t.bytes / 1e6).toFixed(0)} MB, ${t.events} events, ${t.gcs} GCs`);
+      if (!flag('no-native')) {
+        timed('sh', ['-c', `cat '${t.file}' > /dev/null`]); // warm the page cache: every reader below sees the same
+        const cat = [];
+        const cli = [];
+        const stream = [];
+        for (let i = 0; i < runs; i++) {
+          cat.push(timed('sh', ['-c', `cat '${t.file}' > /dev/null`]).seconds);
+          cli.push(timed(GCSCOPE, ['summary', t.file, '--json']).seconds);
+          stream.push(JSON.parse(timed(BENCH_STREAM, [t.file]).stdout));
+        }
+        const s = best(stream, 'decode_s');
+        entry.native = {
+          catS: Math.min(...cat), catMBs: t.bytes / 1e6 / Math.min(...cat),
+          cliSummaryS: Math.min(...cli), cliSummaryMBs: t.bytes / 1e6 / Math.min(...cli),
+          decodeS: s.decode_s, decodeMBs: s.decode_mbps, decodeModelS: s.model_s, decodeModelMBs: s.model_mbps,
+          readS: s.read_s, peakRssMiB: s.peak_rss_mb,
+        };
+        const n = entry.native;
+        console.log(`native: cat ${n.catS.toFixed(2)} s (${n.catMBs.toFixed(0)} MB/s) | gcscope summary ${n.cliSummaryS.toFixed(2)} s (${n.cliSummaryMBs.toFixed(0)} MB/s) | decode ${n.decodeMBs} MB/s, decode+model ${n.decodeModelMBs} MB/s, peak RSS ${n.peakRssMiB} MiB`);
+      }
+      if (server) {
+        const results = [];
+        for (let i = 0; i < runs; i++) {
+          // A fresh browser per run: nothing left over from the previous file (and a second
+          // measurement in the same browser has crashed its renderer here).
+          const browser = await launchForMeasuring();
+          let m;
+          try {
+            m = await measureOpen(browser, server.base, t.file);
+            await m.close();
+          } finally {
+            await browser.close();
+          }
+          results.push(m.result);
+          if (m.result.problems.length) console.log(`  problems: ${m.result.problems.join(' | ')}`);
+        }
+        const workerRuns = [];
+        for (let i = 0; i < runs; i++) {
+          const browser = await launchForMeasuring();
+          try { workerRuns.push(await measureWorkerOnly(browser, server.base, t.file)); } finally { await browser.close(); }
+        }
+        const wo = best(workerRuns, 'ms');
+        entry.workerOnly = wo;
+        console.log(`worker alone (no UI): ${wo.ms.toFixed(0)} ms (${wo.mbPerS.toFixed(0)} MB/s), first rows ${wo.firstRows?.toFixed(0)} ms, ${wo.batches} row batches${wo.error ? `, error: ${wo.error}` : ''}`);
+        const b = best(results, 'doneMs');
+        entry.browser = b;
+        entry.browserRuns = results;
+        console.log(`browser: first GC row ${b.firstRowMs.toFixed(0)} ms | full analysis ${b.doneMs.toFixed(0)} ms (${b.mbPerS.toFixed(0)} MB/s) | shown: ${b.shown.rowCount}`);
+        console.log(`  worker messages: first rows at ${b.firstRowsMessageMs.toFixed(0)} ms, final analysis at ${b.doneMessageMs.toFixed(0)} ms (${b.rowBatches} row batches, ${b.progressMessages} progress)`);
+        console.log(`  renderer before the file (MiB): RSS ${b.rendererBeforeMiB.rss}, private ${b.rendererBeforeMiB.private}`);
+        console.log(`  memory peaks (MiB): renderer RSS ${b.rendererPeakRssMiB}, private ${b.peakMiB.private} | page JS ${b.peakMiB.pageJs} + buffers ${b.peakMiB.pageBacking} + wasm ${b.peakMiB.pageWasm} | worker JS ${b.peakMiB.workerJs} + buffers ${b.peakMiB.workerBacking} | sum ${b.peakMiB.total} (${b.samples} DevTools samples, ${b.procSamples} /proc samples) | measureUserAgentSpecificMemory mid-run: ${JSON.stringify(b.uaMemoryMidRunMiB)}`);
+        if (entry.native) {
+          entry.wasmVsNative = wo.mbPerS / entry.native.decodeModelMBs;
+          entry.appVsNative = b.mbPerS / entry.native.decodeModelMBs;
+          console.log(`  wasm worker alone / native decode+model: ${(100 * entry.wasmVsNative).toFixed(0)} % | whole app / native: ${(100 * entry.appVsNative).toFixed(0)} %`);
+        }
+      }
+      report.files.push(entry);
+    }
+  } finally {
+    await server?.close();
+  }
+  // Goals.
+  const goals = [];
+  for (const f of report.files) {
+    if (!f.browser) continue;
+    goals.push([`first GC row < ${GOALS.firstRowMs} ms (${f.sizeMiB} MiB)`, f.browser.firstRowMs, f.browser.firstRowMs < GOALS.firstRowMs]);
+    goals.push([`tab peak < ${GOALS.tabPeakMiB} MiB (${f.sizeMiB} MiB, renderer private memory)`, f.browser.peakMiB.private, f.browser.peakMiB.private < GOALS.tabPeakMiB]);
+    goals.push([`tab peak < ${GOALS.tabPeakMiB} MiB (${f.sizeMiB} MiB, renderer RSS incl. shared libraries)`, f.browser.rendererPeakRssMiB, f.browser.rendererPeakRssMiB < GOALS.tabPeakMiB]);
+    if (f.sizeMiB === 1024) {
+      goals.push(['1 GiB fully analysed < 3 s (app, shown)', f.browser.doneMs, f.browser.doneMs < GOALS.oneGbDoneMs]);
+      if (f.workerOnly) goals.push(['1 GiB fully analysed < 3 s (worker alone)', f.workerOnly.ms, f.workerOnly.ms < GOALS.oneGbDoneMs]);
+    }
+    if (f.wasmVsNative !== undefined) goals.push([`wasm (worker alone) >= 50% of native decode+model (${f.sizeMiB} MiB)`, +(100 * f.wasmVsNative).toFixed(0), f.wasmVsNative >= GOALS.wasmVsNative]);
+  }
+  report.goals = goals.map(([goal, value, met]) => ({ goal, value, met }));
+  console.log('\ngoals:');
+  for (const g of report.goals) console.log(`  ${g.met ? 'MET ' : 'MISS'} ${g.goal}: ${typeof g.value === 'number' ? g.value.toFixed(0) : g.value}`);
+  await writeFile(jsonOut, JSON.stringify(report, null, 2));
+  console.log(`\nfull results: ${jsonOut}`);
+}
+
+await main();
