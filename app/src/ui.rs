@@ -848,7 +848,13 @@ fn GcTable(cx: Ctx) -> impl IntoView {
                         {move || {
                             let r = rows.get();
                             let first = ((scroll.get() / ROW_H).floor() as usize).saturating_sub(5);
-                            let count = (viewport.get() / ROW_H).ceil() as usize + 12;
+                            // Enough rows for the scroller at any height it can have (it is never
+                            // taller than the window), before its first scroll event is measured.
+                            let window_h = web_sys::window()
+                                .and_then(|w| w.inner_height().ok())
+                                .and_then(|h| h.as_f64())
+                                .unwrap_or(0.0);
+                            let count = (viewport.get().max(window_h) / ROW_H).ceil() as usize + 12;
                             let last = (first + count).min(r.len());
                             let first = first.min(last);
                             let cs: Vec<&columns::Column> = cols.get().iter().filter_map(|c| columns::by_id(c)).collect();
