@@ -3,7 +3,7 @@
 // directory, and measuring one trace opened in the app (timings and the tab's memory).
 import { createServer } from 'node:http';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,13 +28,18 @@ export function buildTools({ quiet = false } = {}) {
 export function ensureTrace(mb, { seed } = {}) {
   const file = `/tmp/gcscope-scale-${mb}mb${seed ? `-s${seed}` : ''}.nettrace`;
   const meta = `${file}.json`;
-  if (existsSync(file) && existsSync(meta)) return { file, ...JSON.parse(readFileSync(meta, 'utf8')) };
+  // Reused while the generator binary is the one that wrote it.
+  const generator = statSync(BIGTRACE).mtimeMs;
+  if (existsSync(file) && existsSync(meta)) {
+    const m = JSON.parse(readFileSync(meta, 'utf8'));
+    if (m.generator === generator) return { file, ...m };
+  }
   const args = [file, String(mb)];
   if (seed) args.push('--seed', String(seed));
   const r = spawnSync(BIGTRACE, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`bigtrace failed: ${r.stderr}`);
   const written = JSON.parse(r.stdout);
-  writeFileSync(meta, JSON.stringify(written));
+  writeFileSync(meta, JSON.stringify({ ...written, generator }));
   return { file, ...written };
 }
 
