@@ -15,6 +15,7 @@ step "format and lints"
 cargo fmt --all -- --check
 cargo clippy -p gcscope-core -p gcscope-cli --all-targets -- -D warnings
 cargo clippy -p gcscope-core --no-default-features -- -D warnings
+cargo clippy -p gcscope-core --features encode --all-targets -- -D warnings
 cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 step "core builds for wasm32 without std"
@@ -22,6 +23,8 @@ cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknow
 
 step "native tests (core, cli, app logic)"
 cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
+# The test-only encoder round-trips (in release: one of them writes and reads back 300 MB).
+cargo test --release -p gcscope-core --features encode --test encode_roundtrip
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1 and .NET 8, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
@@ -34,4 +37,7 @@ step "build the app"
 scripts/build-app.sh
 
 step "end-to-end tests in headless Chromium"
+# The scale test compares the app with the native CLI on a generated 100 MB trace.
+cargo build --release -p gcscope-cli
+cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream
 (cd tests && npm test)
