@@ -89,7 +89,7 @@ fn main() {
         if zipped.len() <= MAX_SEED {
             let mut s = vec![3, 1];
             s.extend_from_slice(&zipped);
-            write(&dirs[0], format!("{name}"), &s, &mut n[0]);
+            write(&dirs[0], name.to_string(), &s, &mut n[0]);
         }
         let mut raw = vec![5, 1];
         let mut u = Unwrapper::new();
