@@ -217,3 +217,16 @@ fn per_heap_totals_near_u64_max_saturate_in_the_model_and_insights() {
         );
     }
 }
+
+#[test]
+fn segment_sizes_near_u64_max_saturate_in_the_insights() {
+    // GCCreateSegment v1 (id 5): Address, Size, Type (0 small, 1 large object heap), ClrInstanceID.
+    let seg = |addr: u64, ty: u64| le(&[(addr, 8), (u64::MAX / 2 + 1, 8), (ty, 4), (0, 2)]);
+    let events = [(5, 1, 1.0, seg(0x1000, 0)), (5, 1, 2.0, seg(0x2000, 1))];
+    let m = run(&events);
+    let mut ib = InsightsBuilder::new();
+    for (id, v, t, p) in &events {
+        ib.on_event(&ev(*id, *v, *t, p));
+    }
+    serde_json::to_string(&ib.finish(&m)).expect("insights serialize");
+}

@@ -315,7 +315,12 @@ impl InsightsBuilder {
 
     fn push_reserved(&mut self, ms: f64) {
         let r = &mut self.reserved;
-        r.total = r.soh + r.loh + r.poh + r.read_only;
+        // Segment sizes come from payloads: saturate rather than overflow (fuzz finding).
+        r.total = r
+            .soh
+            .saturating_add(r.loh)
+            .saturating_add(r.poh)
+            .saturating_add(r.read_only);
         self.segments
             .reserved_over_time
             .push(ReservedPoint { ms, bytes: *r });
