@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bounded fuzzing of gcscope-core with cargo-fuzz (libFuzzer, nightly): the container decoder fed in
+# Bounded fuzzing of gcscope-core with cargo-fuzz (libFuzzer, a pinned nightly): the container decoder fed in
 # random chunkings (with the GC model on its events), the typed payload decoders, and the GC model.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, all targets)
@@ -17,14 +17,16 @@ shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(container payloads model)
 CARGO_FUZZ_VERSION=0.13.1
+# libFuzzer needs nightly; a dated one so that CI builds the same thing every day.
+NIGHTLY=nightly-2026-05-19
 FUZZ_DIR=${FUZZ_DIR:-$ROOT/target/fuzz}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 # Inputs bigger than the seeds' cap are cut by libFuzzer; keeps the executions per second useful.
 MAX_LEN=65538
 
-if ! rustup run nightly rustc --version >/dev/null 2>&1; then
-  echo "fuzz.sh: installing the nightly toolchain"
-  rustup toolchain install nightly --profile minimal
+if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1; then
+  echo "fuzz.sh: installing the $NIGHTLY toolchain"
+  rustup toolchain install "$NIGHTLY" --profile minimal
 fi
 if [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
   echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION"
@@ -43,7 +45,7 @@ for t in "${TARGETS[@]}"; do
   log="$FUZZ_DIR/$t.log"
   echo "fuzz.sh: $t for ${SECS}s (log: $log)"
   set +e
-  cargo +nightly fuzz run --fuzz-dir fuzz --target-dir "$CARGO_TARGET_DIR/fuzz" "$t" \
+  cargo "+$NIGHTLY" fuzz run --fuzz-dir fuzz --target-dir "$CARGO_TARGET_DIR/fuzz" "$t" \
     "$FUZZ_DIR/corpus/$t" "$FUZZ_DIR/seeds/$t" -- \
     -artifact_prefix="$FUZZ_DIR/artifacts/$t/" -max_total_time="$SECS" -max_len=$MAX_LEN \
     -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 >"$log" 2>&1

@@ -36,6 +36,9 @@ WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \
 step "build the app"
 scripts/build-app.sh
 
+step "fuzzing, bounded: 30 s per target (scripts/fuzz.sh SECONDS for longer runs)"
+scripts/fuzz.sh 30
+
 step "end-to-end tests in headless Chromium"
 # The scale test compares the app with the native CLI on a generated 100 MB trace.
 cargo build --release -p gcscope-cli
