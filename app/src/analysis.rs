@@ -69,6 +69,8 @@ impl Analyzer {
             gc_starts: self.gc_starts as f64,
             model: None,
             error: None,
+            trace_entries: Vec::new(),
+            entry: 0,
         }
     }
 }

@@ -47,4 +47,13 @@ pub struct Analysis {
     pub model: Option<GcModel>,
     /// Set when decoding stopped on an error; the figures above cover everything before it.
     pub error: Option<String>,
+    /// The traces inside a .zip that holds more than one (empty otherwise), and which one this is.
+    #[serde(default)]
+    pub trace_entries: Vec<String>,
+    #[serde(default)]
+    pub entry: usize,
 }
+
+/// UI -> worker: the file, and which trace inside it when it is a .zip of several.
+pub const MSG_BLOB: &str = "blob";
+pub const MSG_ENTRY: &str = "entry";

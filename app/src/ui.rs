@@ -52,7 +52,25 @@ impl Ctx {
     }
 }
 
+thread_local! {
+    /// The file open now (a `Blob` is not `Send`, so it cannot live in a signal): opening another
+    /// trace of the same .zip reads it again.
+    static CURRENT_FILE: std::cell::RefCell<Option<(String, Blob)>> = const { std::cell::RefCell::new(None) };
+}
+
 fn open_blob(cx: Ctx, name: String, blob: Blob) {
+    open_entry(cx, name, blob, 0);
+}
+
+/// Opens trace number `entry` of the current .zip (listed in `Analysis::trace_entries`).
+fn open_other_entry(cx: Ctx, entry: usize) {
+    if let Some((name, blob)) = CURRENT_FILE.with(|c| c.borrow().clone()) {
+        open_entry(cx, name, blob, entry);
+    }
+}
+
+fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
+    CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name.clone(), blob.clone())));
     cx.error.set(None);
     cx.gcs.set(Vec::new());
     cx.model.set(None);
@@ -66,7 +84,7 @@ fn open_blob(cx: Ctx, name: String, blob: Blob) {
             ..Default::default()
         },
     )));
-    let started = worker_client::start(blob, move |ev| match ev {
+    let started = worker_client::start(blob, entry, move |ev| match ev {
         JobEvent::Message(ToUi::Progress(p)) => cx.loading.update(|l| {
             if let Some((_, progress)) = l {
                 *progress = p;
@@ -394,6 +412,7 @@ pub fn App() -> impl IntoView {
             </header>
             <main>
                 {move || cx.error.get().map(|msg| view! { <div id="error" class="error" role="alert">{msg}</div> })}
+                <ZipEntries cx=cx />
                 {move || cx.loading.get().map(|(name, p)| view! { <Loading cx=cx name=name progress=p /> })}
                 {move || if has_data() {
                     view! { <Results cx=cx /> }.into_any()
@@ -1712,5 +1731,39 @@ fn Charts(cx: Ctx) -> impl IntoView {
                 <LineChart cx=cx series=vec![("pinned objects".into(), "var(--gen2)".into(), pinned)] unit="count" id="pinned-chart" />
             </section>
         }
+    }
+}
+
+/// A .zip holding several traces: say which one is shown and open any other with one click.
+#[component]
+fn ZipEntries(cx: Ctx) -> impl IntoView {
+    move || {
+        let a = cx.analysis.get()?;
+        if a.trace_entries.len() < 2 {
+            return None;
+        }
+        let shown = a.trace_entries.get(a.entry).cloned().unwrap_or_default();
+        let others = a
+            .trace_entries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != a.entry)
+            .map(|(i, name)| {
+                let name = name.clone();
+                view! {
+                    <button class="zip-entry" data-entry=i on:click=move |_| open_other_entry(cx, i)>
+                        {name}
+                    </button>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <div id="zip-entries" class="notice" role="status">
+                {format!("This .zip holds {} traces; showing ", a.trace_entries.len())}
+                <strong>{shown}</strong>
+                ". Open another: "
+                {others}
+            </div>
+        })
     }
 }

@@ -9,7 +9,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
 
 use crate::analysis::Analyzer;
-use crate::protocol::{Progress, ToUi};
+use crate::protocol::{Progress, ToUi, MSG_BLOB, MSG_ENTRY};
 
 /// Bytes read per `Blob.slice`: large enough to amortise the JS call, small enough to bound memory.
 const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
@@ -28,9 +28,9 @@ pub fn run_worker() {
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
         let reply = reply.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let result = match msg.data().dyn_into::<Blob>() {
-                Ok(blob) => decode_blob(&reply, &blob).await,
-                Err(_) => Err("the worker expects a Blob or File".to_string()),
+            let result = match request(msg.data()) {
+                Some((blob, entry)) => decode_blob(&reply, &blob, entry).await,
+                None => Err("the worker expects a Blob or File".to_string()),
             };
             if let Err(message) = result {
                 let analysis = crate::protocol::Analysis {
@@ -44,6 +44,20 @@ pub fn run_worker() {
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
     post(&scope, &ToUi::Ready);
+}
+
+/// A bare `Blob` (entry 0) or `{ blob, entry }` (see `protocol::MSG_BLOB`).
+fn request(data: JsValue) -> Option<(Blob, usize)> {
+    if let Some(blob) = data.dyn_ref::<Blob>() {
+        return Some((blob.clone(), 0));
+    }
+    let blob = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_BLOB)).ok()?;
+    let entry = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_ENTRY))
+        .ok()
+        .and_then(|e| e.as_f64())
+        .filter(|e| *e >= 0.0 && e.fract() == 0.0)
+        .unwrap_or(0.0) as usize;
+    Some((blob.dyn_into::<Blob>().ok()?, entry))
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
@@ -79,14 +93,18 @@ fn chunk_end(offset: f64, total: f64) -> f64 {
     (offset + size).min(total)
 }
 
-async fn decode_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Result<(), String> {
+async fn decode_blob(
+    scope: &DedicatedWorkerGlobalScope,
+    blob: &Blob,
+    entry: usize,
+) -> Result<(), String> {
     let started = js_sys::Date::now();
     let name = blob
         .dyn_ref::<File>()
         .map(|f| f.name())
         .unwrap_or_else(|| "trace".into());
     let total = blob.size();
-    let mut reader = TraceReader::new();
+    let mut reader = TraceReader::with_entry(entry);
     let mut analyzer = Analyzer::default();
     let mut model = ModelBuilder::new(&TraceInfo::default());
     let mut info_set = false;
@@ -167,6 +185,11 @@ async fn decode_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Result<
     analysis.model = Some(model.finish(Some(reader.stats())));
     analysis.decode_ms = js_sys::Date::now() - started;
     analysis.error = error;
+    analysis.trace_entries = reader
+        .trace_entries()
+        .map(<[_]>::to_vec)
+        .unwrap_or_default();
+    analysis.entry = entry;
     post(scope, &ToUi::Done(Box::new(analysis)));
     Ok(())
 }

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
-use crate::protocol::ToUi;
+use crate::protocol::{ToUi, MSG_BLOB, MSG_ENTRY};
 
 struct Job {
     worker: Worker,
@@ -60,7 +60,12 @@ fn spawn_worker() -> Result<Worker, JsValue> {
 
 /// Starts decoding `blob` in a fresh worker; `on_event` gets every message until the job ends or
 /// another job replaces it.
-pub fn start(blob: Blob, on_event: impl Fn(JobEvent) + 'static) -> Result<(), String> {
+/// `entry` picks a trace inside a .zip that holds several (0 = the first).
+pub fn start(
+    blob: Blob,
+    entry: usize,
+    on_event: impl Fn(JobEvent) + 'static,
+) -> Result<(), String> {
     cancel();
     let worker = spawn_worker().map_err(|e| format!("cannot start the decoding worker: {e:?}"))?;
     let on_event = std::rc::Rc::new(on_event);
@@ -79,7 +84,10 @@ pub fn start(blob: Blob, on_event: impl Fn(JobEvent) + 'static) -> Result<(), St
         match serde_wasm_bindgen::from_value::<ToUi>(data) {
             Ok(ToUi::Ready) => {
                 // Only now is the worker listening; earlier messages would be dropped.
-                if let Err(e) = w.post_message(&blob) {
+                let request = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&request, &MSG_BLOB.into(), &blob);
+                let _ = js_sys::Reflect::set(&request, &MSG_ENTRY.into(), &(entry as f64).into());
+                if let Err(e) = w.post_message(&request) {
                     cb(JobEvent::Crashed(format!(
                         "cannot send the file to the worker: {e:?}"
                     )));
