@@ -17,7 +17,8 @@ shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(container payloads model)
 CARGO_FUZZ_VERSION=0.13.1
-# libFuzzer needs nightly; a dated one so that CI builds the same thing every day.
+# libFuzzer needs nightly; a dated one so that CI builds the same thing every day. Invoked through
+# `rustup run`, which works whether or not `cargo` on PATH is rustup's proxy.
 NIGHTLY=nightly-2026-05-19
 FUZZ_DIR=${FUZZ_DIR:-$ROOT/target/fuzz}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -45,13 +46,14 @@ for t in "${TARGETS[@]}"; do
   log="$FUZZ_DIR/$t.log"
   echo "fuzz.sh: $t for ${SECS}s (log: $log)"
   set +e
-  cargo "+$NIGHTLY" fuzz run --fuzz-dir fuzz --target-dir "$CARGO_TARGET_DIR/fuzz" "$t" \
+  rustup run "$NIGHTLY" cargo fuzz run --fuzz-dir fuzz --target-dir "$CARGO_TARGET_DIR/fuzz" "$t" \
     "$FUZZ_DIR/corpus/$t" "$FUZZ_DIR/seeds/$t" -- \
     -artifact_prefix="$FUZZ_DIR/artifacts/$t/" -max_total_time="$SECS" -max_len=$MAX_LEN \
     -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 >"$log" 2>&1
   status=$?
   set -e
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s+=$2} END {print s+0}')
+  # `|| true`: a run that never started (build error) has no stats; it is reported below.
+  execs=$({ grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" || true; } | awk '{s+=$2} END {print s+0}')
   found=$(find "$FUZZ_DIR/artifacts/$t" -type f | wc -l)
   total_execs=$((total_execs + execs))
   findings=$((findings + found))
