@@ -140,7 +140,8 @@ test('a panic in the worker (wasm trap) shows an error and the next file opens',
   // A trap in the wasm surfaces as an uncaught RuntimeError in the worker's message handler; this
   // raises exactly that for a file named panic.nettrace, before the decoder's handler runs.
   await instrumentWorker(page, `self.addEventListener('message', (e) => {
-    if (e.data && e.data.name === 'panic.nettrace') { e.stopImmediatePropagation(); throw new WebAssembly.RuntimeError('unreachable executed'); }
+    const file = e.data && (e.data.blob ?? e.data); // the UI posts { blob, entry } (protocol.rs)
+    if (file && file.name === 'panic.nettrace') { e.stopImmediatePropagation(); throw new WebAssembly.RuntimeError('unreachable executed'); }
   });`);
   await dropFile(page, '#drop-zone', 'panic.nettrace', await readFile(FIXTURE));
   const err = await page.locator('#error').textContent({ timeout: 15_000 });
