@@ -1,0 +1,98 @@
+//! Allocations: sampled bytes by type and kind, overall or in the time range, and the sampled
+//! allocation rate over time by kind.
+
+use leptos::prelude::*;
+
+use crate::format::ms;
+use crate::ui::{Ctx, LineChart, Series};
+
+use super::tables;
+use super::widgets::{analysis, fact, reading, Empty, Facts, InsightTable};
+
+const HOW: &str =
+    "These figures are samples, not exact counts. The runtime fires a GCAllocationTick \
+each time about 100 KB more has been allocated on a heap (separately for small, large and pinned \
+objects); it names the type of the object whose allocation crossed the threshold and the bytes \
+allocated since the previous tick. Summing those amounts per type estimates what each type \
+allocated: every byte between two ticks is charged to the type that happened to cross the \
+threshold, so types allocated often are estimated well and a rare small type may be missed or \
+over-counted.";
+
+#[component]
+pub fn Allocations(cx: Ctx) -> impl IntoView {
+    move || {
+        let Some(a) = analysis(cx) else {
+            return reading("Allocations");
+        };
+        let Some(ti) = a.insights.as_ref() else {
+            return reading("Allocations");
+        };
+        let al = &ti.insights.allocations;
+        if !al.has_events {
+            return view! {
+                <section class="insights allocations">
+                    <Empty id="allocs-empty" text="This trace has no GCAllocationTick events, so there is nothing to sample allocations from: \
+                        they need the GC keyword at Verbose level (e.g. dotnet-trace collect --providers Microsoft-Windows-DotNETRuntime:0x1:5).".to_string() />
+                </section>
+            }.into_any();
+        }
+        let (t0, t1) = cx.vs.with(|v| (v.filter.t0, v.filter.t1));
+        let ranged = t0.is_some() || t1.is_some();
+        let (types, other, by_kind, ticks, covered) = if ranged {
+            let r = ti.type_bins.in_range(
+                &al.type_names,
+                t0.unwrap_or(f64::NEG_INFINITY),
+                t1.unwrap_or(f64::INFINITY),
+            );
+            (r.types, Some(r.other), r.by_kind, r.ticks, Some(r.covered))
+        } else {
+            (al.top_types.clone(), None, al.by_kind, al.tick_count, None)
+        };
+        let total = by_kind.total();
+        let table = tables::alloc_types(&types, other.as_ref(), total);
+        let kind_series = |name: &str,
+                           color: &str,
+                           get: fn(&gcscope_core::gc::insights::KindBytes) -> u64|
+         -> Option<Series> {
+            let pts: Vec<(f64, f64)> = al
+                .over_time
+                .iter()
+                .map(|b| (b.start_ms, get(&b.bytes) as f64 * 1000.0 / al.bin_ms))
+                .collect();
+            pts.iter()
+                .any(|p| p.1 > 0.0)
+                .then(|| (name.to_string(), color.to_string(), pts))
+        };
+        let series: Vec<Series> = [
+            kind_series("small (SOH)", "var(--gen0)", |k| k.small),
+            kind_series("large (LOH)", "var(--loh)", |k| k.large),
+            kind_series("pinned (POH)", "var(--poh)", |k| k.pinned),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let covered_note = covered.map(|c| match c {
+            Some((lo, hi)) => format!(
+                "Ticks in {} – {}: the selected range widened to whole {} bins (the worker keeps per-type sums per bin, the 20 types with the most bytes in each bin; the rest is counted as other types).",
+                ms(lo.max(0.0)), ms(hi), ms(ti.type_bins.bin_ms)
+            ),
+            None => "No allocation ticks in the selected range.".to_string(),
+        });
+        view! {
+            <section class="insights allocations">
+                <p class="explain" id="allocs-how">{HOW}</p>
+                <Facts id="alloc-facts" facts=vec![
+                    fact("alloc-ticks", "allocations.tick_count", "count", ticks as f64),
+                    fact("alloc-bytes", "allocations.sampled_bytes", "bytes", total as f64),
+                    super::widgets::Fact { label: Some("Small (SOH)"), ..fact("alloc-small", "allocations.by_kind.small", "bytes", by_kind.small as f64) },
+                    super::widgets::Fact { label: Some("Large (LOH)"), ..fact("alloc-large", "allocations.by_kind.large", "bytes", by_kind.large as f64) },
+                    super::widgets::Fact { label: Some("Pinned (POH)"), ..fact("alloc-pinned", "allocations.by_kind.pinned", "bytes", by_kind.pinned as f64) },
+                ] />
+                {covered_note.map(|n| view! { <p class="muted range-note" id="alloc-range-note">{n}</p> })}
+                <h2>{format!("Sampled allocation rate by kind ({} bins; drag to select a time range)", ms(al.bin_ms))}</h2>
+                <LineChart cx=cx series=series unit="bytes/s" id="alloc-rate-chart" />
+                <InsightTable cx=cx table=table id="alloc-types" />
+            </section>
+        }.into_any()
+    }
+}

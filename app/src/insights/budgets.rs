@@ -1,0 +1,67 @@
+//! Generation budgets per GC (summed over heaps, and per heap for server GC) and which
+//! generation's budget was exceeded.
+
+use gcscope_core::gc::insights::GcBudget;
+use leptos::prelude::*;
+
+use crate::ui::{Ctx, LineChart, Series};
+
+use super::tables;
+use super::widgets::{analysis, reading, Empty, InsightTable};
+
+#[component]
+pub fn Budgets(cx: Ctx) -> impl IntoView {
+    move || {
+        let Some(a) = analysis(cx) else {
+            return reading("Budgets");
+        };
+        let Some(ti) = a.insights.as_ref() else {
+            return reading("Budgets");
+        };
+        let all = &ti.insights.budgets;
+        if all.is_empty() {
+            return view! {
+                <section class="insights budgets">
+                    <Empty id="budgets-empty" text="This trace has no GCPerHeapHistory events, which carry the budgets: \
+                        they need the GC keyword at Informational level or above (Microsoft-Windows-DotNETRuntime:0x1:4).".to_string() />
+                </section>
+            }.into_any();
+        }
+        let f = cx.vs.with(|v| v.filter.clone());
+        let rows: Vec<&GcBudget> = all.iter().filter(|b| f.in_range(b.start_ms)).collect();
+        let server = rows.iter().any(|b| b.heaps.len() > 1);
+        let used = |name: &str, color: &str, get: fn(&GcBudget) -> Option<f64>| -> Series {
+            (
+                name.to_string(),
+                color.to_string(),
+                all.iter()
+                    .filter_map(|b| get(b).map(|v| (b.start_ms, v)))
+                    .collect(),
+            )
+        };
+        let series = vec![
+            used("gen0 budget used", "var(--gen0)", |b| {
+                b.total.gen0.budget_used_pct
+            }),
+            used("LOH budget used", "var(--loh)", |b| {
+                b.total.loh.budget_used_pct
+            }),
+        ];
+        view! {
+            <section class="insights budgets">
+                <p class="explain">"Each generation has an allocation budget; a GC is triggered when one is used up, and the GC then decides which generation to collect. \
+                    The first table counts GCs by the generation whose budget was exceeded and the generation collected; \"Why\" says what raised a GC's generation. \
+                    Budgets are NewAllocation from GCPerHeapHistory (negative = exceeded); hover a header for its definition."</p>
+                <InsightTable cx=cx table=tables::exceeded(&rows) id="budget-exceeded" />
+                <h2>"Budget used before each GC (allocated since the previous GC / the budget it left)"</h2>
+                <LineChart cx=cx series=series unit="%" id="budget-chart" />
+                <InsightTable cx=cx table=tables::budgets(&rows) id="budgets" />
+                {if server {
+                    view! { <InsightTable cx=cx table=tables::budgets_per_heap(&rows) id="budgets-per-heap" /> }.into_any()
+                } else {
+                    view! { <p class="muted" id="budgets-one-heap">"One heap (workstation GC): the per-GC figures are that heap's."</p> }.into_any()
+                }}
+            </section>
+        }.into_any()
+    }
+}

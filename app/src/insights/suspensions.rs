@@ -1,0 +1,62 @@
+//! Suspensions: reasons and time to suspend per GC; suspensions that were not for a GC apart.
+
+use leptos::prelude::*;
+
+use crate::ui::{Ctx, LineChart};
+
+use super::tables;
+use super::widgets::{analysis, fact, range_note, reading, starts, Empty, Facts, InsightTable};
+
+#[component]
+pub fn Suspensions(cx: Ctx) -> impl IntoView {
+    move || {
+        let Some(a) = analysis(cx) else {
+            return reading("Suspensions");
+        };
+        let Some(ti) = a.insights.as_ref() else {
+            return reading("Suspensions");
+        };
+        let s = &ti.insights.suspensions;
+        if !s.has_events {
+            return view! {
+                <section class="insights suspensions">
+                    <Empty id="suspensions-empty" text="This trace has no GCSuspendEEBegin events: they need the GC keyword at Informational level (Microsoft-Windows-DotNETRuntime:0x1:4).".to_string() />
+                </section>
+            }.into_any();
+        }
+        let f = cx.vs.with(|v| v.filter.clone());
+        let st = starts(cx);
+        let suspend: Vec<(f64, f64)> = s
+            .for_gc
+            .iter()
+            .filter_map(|x| x.suspend_ms.map(|v| (x.begin_ms, v)))
+            .collect();
+        let others = tables::not_for_gc(&s.not_for_gc, &f);
+        let dropped = ti.not_for_gc_dropped;
+        view! {
+            <section class="insights suspensions">
+                <p class="explain">"Before a blocking GC (and twice for a background GC) the runtime suspends every managed thread. \
+                    Time to suspend is how long that took (SuspendEEBegin to SuspendEEEnd): threads running long loops without a safe point or in native code delay every GC. \
+                    Suspensions for other reasons (debugger, tiered compilation, thread abort) stop the program too and are listed apart."</p>
+                <Facts id="suspension-facts" facts=vec![
+                    fact("suspensions-count", "suspensions.count", "count", s.count as f64),
+                    super::widgets::Fact { label: Some("For GCs"), ..fact("suspensions-for-gc", "suspensions.for_gc.reason", "count", s.for_gc.len() as f64) },
+                    super::widgets::Fact { label: Some("Not for GCs"), ..fact("suspensions-not-for-gc", "suspensions.not_for_gc.reason", "count", (s.not_for_gc.len() as u64 + dropped) as f64) },
+                ] />
+                {range_note(cx, "suspensions that began in it; GCs whose pause started in it")}
+                <InsightTable cx=cx table=tables::suspend_reasons(&ti.insights, &f) id="suspend-reasons" />
+                <h2>"Time to suspend for each GC suspension"</h2>
+                <LineChart cx=cx series=vec![("time to suspend".into(), "var(--accent)".into(), suspend)] unit="ms" id="suspend-chart" />
+                <InsightTable cx=cx table=tables::suspend_per_gc(&ti.insights, &f, &st) id="suspend-per-gc" />
+                {if s.not_for_gc.is_empty() {
+                    view! { <p class="muted" id="suspend-not-for-gc-none">"Every suspension in this trace was for a GC."</p> }.into_any()
+                } else {
+                    view! {
+                        <InsightTable cx=cx table=others id="suspend-not-for-gc" />
+                        {(dropped > 0).then(|| view! { <p class="muted">{format!("{dropped} more suspensions not for a GC are left out (the first {} are listed).", super::ship::MAX_NOT_FOR_GC)}</p> })}
+                    }.into_any()
+                }}
+            </section>
+        }.into_any()
+    }
+}
