@@ -727,3 +727,52 @@ fn finalization_survivors_and_pinned_objects_match_gc_memory_info() {
     }
     assert!(compared >= 20, "{compared}");
 }
+
+/// The browser's bounded builder (ticks folded into time bins, no samples kept) gives the same
+/// allocation figures as keeping every tick, and every tick TraceEvent saw is in its bins.
+#[test]
+fn bounded_allocations_equal_the_exact_ones_on_every_fixture() {
+    use gcscope_core::gc::insights::{InsightsBuilder, MAX_TICK_BINS};
+    use gcscope_core::reader::TraceReader;
+    let workloads = [
+        "induced",
+        "loh",
+        "mempressure",
+        "pinning",
+        "server",
+        "wks-concurrent",
+        "wks-nonconcurrent",
+    ];
+    for rt in RUNTIMES {
+        for w in workloads {
+            let (model, exact, _, te) = load(rt, w);
+            let bytes = std::fs::read(dir().join(rt).join(format!("{w}.nettrace"))).unwrap();
+            let mut reader = TraceReader::new();
+            let mut ib = InsightsBuilder::bounded();
+            reader.push(&bytes, &mut |e| ib.on_event(e)).unwrap();
+            reader.finish(&mut |e| ib.on_event(e)).unwrap();
+            let bounded = ib.finish(&model);
+            let (a, b) = (&exact.allocations, &bounded.allocations);
+            assert!(b.samples.is_empty(), "{rt}/{w}");
+            assert_eq!(b.tick_count, te_count(&te, "GC/AllocationTick"), "{rt}/{w}");
+            assert_eq!(
+                (b.tick_count, b.sampled_bytes, b.by_kind, b.ticks_by_kind),
+                (a.tick_count, a.sampled_bytes, a.by_kind, a.ticks_by_kind),
+                "{rt}/{w}"
+            );
+            assert_eq!(b.top_types, a.top_types, "{rt}/{w}");
+            assert_eq!(b.tick_bins, a.tick_bins, "{rt}/{w}: both modes bin alike");
+            assert!(b.tick_bins.bins.len() <= MAX_TICK_BINS);
+            // The bounded rate series covers every sampled byte.
+            let over: u64 = b.over_time.iter().map(|x| x.bytes.total()).sum();
+            assert_eq!(over, a.sampled_bytes, "{rt}/{w}");
+            // Everything else is the same.
+            let strip = |i: &Insights| {
+                let mut i = i.clone();
+                i.allocations = Default::default();
+                i
+            };
+            assert!(strip(&exact) == strip(&bounded), "{rt}/{w}");
+        }
+    }
+}

@@ -8,6 +8,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::tick_bins::{TickBins, TypeTicks};
 use super::types::*;
 
 /// Bins of the default allocation-rate series.
@@ -17,11 +18,19 @@ const MAX_BINS: usize = 1_000_000;
 /// Narrowest default bin: a tick stands for ~100 KB, so narrower bins only show single ticks.
 const MIN_BIN_MS: f64 = 1.0;
 
-pub(crate) fn allocations(type_names: Vec<String>, samples: Vec<AllocSample>) -> Allocations {
+pub(crate) fn allocations(
+    type_names: Vec<String>,
+    samples: Vec<AllocSample>,
+    tick_bins: TickBins,
+) -> Allocations {
+    if samples.is_empty() {
+        return from_bins(type_names, tick_bins);
+    }
     let mut a = Allocations {
         has_events: !samples.is_empty(),
         type_names,
         samples,
+        tick_bins,
         ..Allocations::default()
     };
     for s in &a.samples {
@@ -36,6 +45,84 @@ pub(crate) fn allocations(type_names: Vec<String>, samples: Vec<AllocSample>) ->
         a.over_time = a.rate_over_time(a.bin_ms);
     }
     a
+}
+
+/// The same figures from the bins alone (the builder kept no samples): totals and top types are
+/// exact; `over_time` uses the bins' own width, with a zero bin at each edge of a gap.
+fn from_bins(type_names: Vec<String>, tick_bins: TickBins) -> Allocations {
+    let mut a = Allocations {
+        has_events: !tick_bins.bins.is_empty(),
+        bin_ms: tick_bins.bin_ms,
+        ticks_by_kind: tick_bins.ticks_by_kind,
+        ..Allocations::default()
+    };
+    let per = tick_bins.per_type(type_names.len());
+    for t in &per {
+        a.tick_count += t.ticks;
+        a.by_kind.small = a.by_kind.small.saturating_add(t.bytes.small);
+        a.by_kind.large = a.by_kind.large.saturating_add(t.bytes.large);
+        a.by_kind.pinned = a.by_kind.pinned.saturating_add(t.bytes.pinned);
+    }
+    a.sampled_bytes = a.by_kind.total();
+    a.top_types = ranked(&type_names, &per);
+    let w = tick_bins.bin_ms;
+    let bin = |start_ms: f64, bytes: KindBytes| AllocBin {
+        start_ms,
+        end_ms: start_ms + w,
+        bytes,
+        rate_bytes_per_s: bytes.total() as f64 * 1000.0 / w,
+    };
+    let mut prev_end: Option<f64> = None;
+    for b in &tick_bins.bins {
+        if let Some(end) = prev_end.filter(|&e| e < b.start_ms) {
+            a.over_time.push(bin(end, KindBytes::default()));
+            if end + w < b.start_ms {
+                a.over_time.push(bin(b.start_ms - w, KindBytes::default()));
+            }
+        }
+        let mut bytes = KindBytes::default();
+        for t in &b.types {
+            bytes.small = bytes.small.saturating_add(t.bytes.small);
+            bytes.large = bytes.large.saturating_add(t.bytes.large);
+            bytes.pinned = bytes.pinned.saturating_add(t.bytes.pinned);
+        }
+        a.over_time.push(bin(b.start_ms, bytes));
+        prev_end = Some(b.start_ms + w);
+    }
+    a.type_names = type_names;
+    a.tick_bins = tick_bins;
+    a
+}
+
+/// Per-type sums (dense by type index) as [`TypeAlloc`]s, most bytes first (ties: by name).
+pub fn ranked(type_names: &[String], per: &[TypeTicks]) -> Vec<TypeAlloc> {
+    let total = per
+        .iter()
+        .fold(0u64, |acc, t| acc.saturating_add(t.bytes.total()));
+    let mut out: Vec<TypeAlloc> = per
+        .iter()
+        .filter(|t| t.ticks > 0)
+        .map(|t| TypeAlloc {
+            type_name: type_names
+                .get(t.type_index as usize)
+                .cloned()
+                .unwrap_or_default(),
+            sampled_bytes: t.bytes.total(),
+            ticks: t.ticks,
+            by_kind: t.bytes,
+            pct: if total > 0 {
+                t.bytes.total() as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            },
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.sampled_bytes
+            .cmp(&a.sampled_bytes)
+            .then_with(|| a.type_name.cmp(&b.type_name))
+    });
+    out
 }
 
 /// 1, 2 or 5 × 10^k ms (at least 1 ms) such that the span is cut into at most about 200 bins.
@@ -153,7 +240,7 @@ impl Allocations {
 }
 
 /// `f64::floor` without std.
-fn floor(x: f64) -> f64 {
+pub(super) fn floor(x: f64) -> f64 {
     let t = x as i64 as f64;
     if t > x {
         t - 1.0
@@ -187,6 +274,7 @@ mod tests {
                 s(3.0, 0, 100_000, AllocKind::Small),
                 s(12.0, 0, 50_000, AllocKind::Pinned),
             ],
+            TickBins::default(),
         );
         assert_eq!(a.tick_count, 4);
         // 100000 + 300000 + 100000 + 50000

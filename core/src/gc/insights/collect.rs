@@ -6,6 +6,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::tick_bins::TickBinner;
 use super::types::*;
 use crate::clr::enums::{GcSegmentType, GcSuspendEeReason};
 use crate::clr::gc::{BulkKind, DynamicPayload};
@@ -39,6 +40,9 @@ pub struct InsightsBuilder {
     type_index: BTreeMap<Vec<u8>, u32>,
     pub(crate) type_names: Vec<String>,
     pub(crate) samples: Vec<AllocSample>,
+    /// False: ticks are only folded into `tick_bins` (see [`InsightsBuilder::bounded`]).
+    keep_samples: bool,
+    tick_bins: TickBinner,
     pub(crate) mark_events: u64,
     pub(crate) range_events: Vec<RangeEvent>,
     pub(crate) suspensions: Vec<Suspension>,
@@ -83,7 +87,17 @@ fn reserved_slot<'a>(b: &'a mut SegmentBytes, kind: &str) -> &'a mut u64 {
 }
 
 impl InsightsBuilder {
+    /// Keeps every allocation tick (`Allocations::samples`: exact figures for any time range).
     pub fn new() -> InsightsBuilder {
+        InsightsBuilder {
+            keep_samples: true,
+            ..InsightsBuilder::default()
+        }
+    }
+
+    /// Keeps allocation ticks only as per-type sums in time bins (`Allocations::tick_bins`), so
+    /// memory does not grow with the number of ticks; `samples` stays empty. For the browser.
+    pub fn bounded() -> InsightsBuilder {
         InsightsBuilder::default()
     }
 
@@ -102,13 +116,17 @@ impl InsightsBuilder {
         match ev {
             ClrEvent::GcAllocationTick(a) => {
                 let type_index = self.intern(a.type_name.unwrap_or_default());
-                self.samples.push(AllocSample {
-                    ms,
-                    type_index,
-                    bytes: a.amount(),
-                    kind: AllocKind::from_code(a.kind.raw()),
-                    heap: a.heap_index,
-                });
+                let kind = AllocKind::from_code(a.kind.raw());
+                self.tick_bins.add(ms, type_index, kind, a.amount());
+                if self.keep_samples {
+                    self.samples.push(AllocSample {
+                        ms,
+                        type_index,
+                        bytes: a.amount(),
+                        kind,
+                        heap: a.heap_index,
+                    });
+                }
             }
             ClrEvent::GcMarkWithType(_) => self.mark_events += 1,
             ClrEvent::GcBulk(b) if b.kind == BulkKind::MovedObjectRanges => {
@@ -368,6 +386,7 @@ impl InsightsBuilder {
             allocations: super::alloc_view::allocations(
                 core::mem::take(&mut self.type_names),
                 core::mem::take(&mut self.samples),
+                core::mem::take(&mut self.tick_bins).finish(),
             ),
         }
     }

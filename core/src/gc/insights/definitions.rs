@@ -26,6 +26,8 @@ pub const KEY_GROUPS: &[&str] = &[
     "allocations.ticks_by_kind",
     "allocations.top_types.by_kind",
     "allocations.over_time.bytes",
+    "allocations.tick_bins.bins.types.bytes",
+    "allocations.tick_bins.ticks_by_kind",
     "roots.total",
     "roots.per_gc.marked",
     "segments.reserved_over_time.bytes",
@@ -55,6 +57,12 @@ pub const ALLOCATION_FIELDS: &[Definition] = &[
     d("allocations.samples.bytes", "Bytes", "bytes", "AllocationAmount64 (AllocationAmount before version 2): bytes allocated on this heap and kind since its previous tick."),
     d("allocations.samples.kind", "Kind", "name", "Small, Large or Pinned."),
     d("allocations.samples.heap", "Heap", "count", "Heap that allocated (HeapIndex, version 2+)."),
+    d("allocations.tick_bins.bin_ms", "Bin", "ms", "Width of the tick bins: a power of two of ms, from 1 ms, doubled whenever more than 512 bins hold ticks (so the bins stay bounded however long the trace)."),
+    d("allocations.tick_bins.bins.start_ms", "Bin start", "ms", "Start of the bin (a multiple of bin_ms); only bins with ticks are listed."),
+    d("allocations.tick_bins.bins.types.type_index", "Type #", "count", "Index of the type in type_names."),
+    d("allocations.tick_bins.bins.types.bytes.*", "Bytes by kind", "bytes", "Exact sum of AllocationAmount of this type's ticks in the bin, per kind (small, large, pinned)."),
+    d("allocations.tick_bins.bins.types.ticks", "Ticks", "count", "This type's ticks in the bin."),
+    d("allocations.tick_bins.ticks_by_kind.*", "Ticks by kind", "count", "Ticks per kind over the whole trace (small, large, pinned)."),
 ];
 
 pub const BUDGET_FIELDS: &[Definition] = &[

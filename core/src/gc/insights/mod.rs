@@ -18,10 +18,12 @@ mod collect;
 mod counters;
 pub mod definitions;
 mod per_gc;
+mod tick_bins;
 mod types;
 
 pub use collect::InsightsBuilder;
 pub use per_gc::{root_values, ROOT_KINDS};
+pub use tick_bins::{TickBin, TickBins, TypeTicks, MAX_BINS as MAX_TICK_BINS};
 pub use types::*;
 
 use super::{Gc, GcModel, ModelBuilder};

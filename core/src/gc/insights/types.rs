@@ -6,6 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::tick_bins::TickBins;
 use crate::gc::{Name, RootMarks};
 
 /// Everything beyond the GC table, for one trace.
@@ -125,8 +126,11 @@ pub struct Allocations {
     pub over_time: Vec<AllocBin>,
     /// Interned type names ("" when the tick carries none: versions 0-1).
     pub type_names: Vec<String>,
-    /// Every tick, in time order (for ranges: [`Allocations::top_types_in`]).
+    /// Every tick, in time order (for ranges: [`Allocations::top_types_in`]); empty when the
+    /// builder was [`super::InsightsBuilder::bounded`].
     pub samples: Vec<AllocSample>,
+    /// The ticks as exact per-type sums in time bins (always filled; bounded in size).
+    pub tick_bins: TickBins,
 }
 
 // ---------------------------------------------------------------------------------------------
