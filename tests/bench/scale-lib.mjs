@@ -210,7 +210,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
       const w = new W(...args);
       w.addEventListener('message', (e) => {
         const d = e.data;
-        log.push({ at: performance.now(), type: d?.type ?? '?', rows: d?.type === 'gcs' ? (d.rows ?? d.value ?? []).length ?? 0 : undefined });
+        log.push({ at: performance.now(), type: d?.type ?? "?", rows: d?.type === "gcs" ? (typeof d.rows === "number" ? d.rows : (d.rows ?? []).length) : undefined });
       });
       return w;
     };

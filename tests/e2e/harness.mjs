@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const DIST = path.join(ROOT, 'dist');
+/** The built app: dist/, or another build given by GCSCOPE_DIST (each engineer can test their own). */
+export const DIST = process.env.GCSCOPE_DIST ? path.resolve(process.env.GCSCOPE_DIST) : path.join(ROOT, 'dist');
 export const SHARED = path.resolve(ROOT, '../shared');
 export const OUT = path.join(ROOT, 'tests/output');
 /** dist/ is served under this prefix to prove relative asset URLs. */
