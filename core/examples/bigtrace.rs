@@ -3,7 +3,10 @@
 //!
 //! ```text
 //! cargo run --release -p gcscope-core --features encode --example bigtrace -- OUT.nettrace SIZE_MB [--v4] [--seed N]
+//!     [--threads N] [--gc-every-kib N]
 //! ```
+//! `--threads 1 --gc-every-kib 512` makes a GC-dense trace (~100,000 GCs in ~200 MB) for the
+//! viewer's huge-table tests.
 //! Prints a JSON line with what was written (GC count, total pause, events, bytes, seconds).
 
 use std::io::Write;
@@ -14,7 +17,8 @@ use gcscope_core::encode::Flavor;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N]";
+    let usage =
+        "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N] [--threads N] [--gc-every-kib N]";
     let (Some(path), Some(mb)) = (
         args.first(),
         args.get(1).and_then(|s| s.parse::<f64>().ok()),
@@ -36,6 +40,21 @@ fn main() {
                     eprintln!("{usage}");
                     std::process::exit(2)
                 });
+            }
+            "--threads" => {
+                i += 1;
+                cfg.threads = args.get(i).and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+                    eprintln!("{usage}");
+                    std::process::exit(2)
+                });
+            }
+            "--gc-every-kib" => {
+                i += 1;
+                let kib: u64 = args.get(i).and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+                    eprintln!("{usage}");
+                    std::process::exit(2)
+                });
+                cfg.gen0_budget = kib.max(1) << 10;
             }
             other => {
                 eprintln!("unknown argument {other}\n{usage}");

@@ -25,8 +25,8 @@ export function buildTools({ quiet = false } = {}) {
 }
 
 /** A generated trace of about `mb` MiB in /tmp (made once, reused; never committed). */
-export function ensureTrace(mb, { seed } = {}) {
-  const file = `/tmp/gcscope-scale-${mb}mb${seed ? `-s${seed}` : ''}.nettrace`;
+export function ensureTrace(mb, { seed, extra = [], tag = '' } = {}) {
+  const file = `/tmp/gcscope-scale-${mb}mb${seed ? `-s${seed}` : ''}${tag ? `-${tag}` : ''}.nettrace`;
   const meta = `${file}.json`;
   // Reused while the generator binary is the one that wrote it.
   const generator = statSync(BIGTRACE).mtimeMs;
@@ -36,6 +36,7 @@ export function ensureTrace(mb, { seed } = {}) {
   }
   const args = [file, String(mb)];
   if (seed) args.push('--seed', String(seed));
+  args.push(...extra);
   const r = spawnSync(BIGTRACE, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`bigtrace failed: ${r.stderr}`);
   const written = JSON.parse(r.stdout);
