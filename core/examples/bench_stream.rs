@@ -3,7 +3,8 @@
 //!     cargo run --release -p gcscope-core --example bench_stream -- FILE [CHUNK_MB]
 //!
 //! Prints one JSON line: seconds and MB/s (MB = 10^6 bytes) for reading the file alone, reading +
-//! decoding (every event delivered, payload bytes summed), and reading + decoding + the GC model;
+//! decoding (every event delivered, payload bytes summed), reading + decoding + the GC model, and
+//! the same with the reader filtered to what the model reads (`gc::interest`, as the app does);
 //! plus the process's peak resident memory (Linux VmHWM) at the end.
 
 use gcscope_core::event::TraceInfo;
@@ -80,13 +81,31 @@ fn main() {
     }
     let model = m.finish(Some(r.stats()));
     let model_s = model_s + t.elapsed().as_secs_f64();
+    let gcs = model.gcs.len();
+    drop(model);
+
+    // The same with the reader skipping what the model does not read (as the app and CLI do).
+    let mut r = TraceReader::new().with_filter(gcscope_core::gc::interest);
+    let mut m = ModelBuilder::new(&TraceInfo::default());
+    let filtered_s = each_chunk(path, chunk, |b| {
+        r.push(b, &mut |e| m.on_event(e)).expect("decode")
+    });
+    let t = Instant::now();
+    r.finish(&mut |e| m.on_event(e)).expect("finish");
+    if let Some(info) = r.info() {
+        m.set_info(info);
+    }
+    let filtered = m.finish(Some(r.stats()));
+    let filtered_s = filtered_s + t.elapsed().as_secs_f64();
+    assert_eq!(filtered.gcs.len(), gcs, "filtered model");
     let mbps = |s: f64| size / 1e6 / s;
     println!(
-        "{{\"file\":{path:?},\"bytes\":{size},\"events\":{events},\"payload_bytes\":{payload},\"gcs\":{},\"read_s\":{read_s:.3},\"read_mbps\":{:.0},\"decode_s\":{decode_s:.3},\"decode_mbps\":{:.0},\"model_s\":{model_s:.3},\"model_mbps\":{:.0},\"peak_rss_mb\":{:.1},\"checksum\":{sum}}}",
-        model.gcs.len(),
+        "{{\"file\":{path:?},\"bytes\":{size},\"events\":{events},\"payload_bytes\":{payload},\"gcs\":{},\"read_s\":{read_s:.3},\"read_mbps\":{:.0},\"decode_s\":{decode_s:.3},\"decode_mbps\":{:.0},\"model_s\":{model_s:.3},\"model_mbps\":{:.0},\"filtered_s\":{filtered_s:.3},\"filtered_mbps\":{:.0},\"peak_rss_mb\":{:.1},\"checksum\":{sum}}}",
+        gcs,
         mbps(read_s),
         mbps(decode_s),
         mbps(model_s),
+        mbps(filtered_s),
         peak_rss_kb() as f64 / 1024.0
     );
 }

@@ -16,10 +16,12 @@ pub mod container;
 pub mod encode;
 pub mod error;
 pub mod event;
+pub mod filter;
 pub mod gc;
 pub mod nettrace;
 pub mod read;
 pub mod reader;
 pub mod sort;
 
+pub use filter::Interest;
 pub use reader::{decode_all, DecodeStats, TraceReader};

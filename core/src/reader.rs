@@ -7,18 +7,29 @@
 use crate::container::Unwrapper;
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
+use crate::filter::{EventCount, Filter, Interest};
 use crate::nettrace::{Decoder, Sink, Step};
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 /// Counters for what was read.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DecodeStats {
     /// Bytes of the input file (compressed, if it was a .zip / gzip).
     pub bytes_in: u64,
     /// Bytes of the trace stream itself (after unzip / gunzip).
     pub trace_bytes: u64,
-    /// Events delivered to the sink.
+    /// Events decoded: delivered to the sink, or only counted when a filter skips them (see
+    /// [`TraceReader::set_filter`]).
     pub events: u64,
+    /// Of `events`, those the consumer's filter skipped: counted, never delivered.
+    pub filtered_events: u64,
+    /// The same per provider (as named in the metadata), in order of first definition.
+    pub filtered_by_provider: Vec<(alloc::string::String, u64)>,
+    /// Time (ms since the trace start) of the first event in delivery order, delivered or skipped.
+    pub first_event_ms: Option<f64>,
+    /// Time of the latest event, delivered or skipped.
+    pub last_event_ms: Option<f64>,
     /// Blocks (objects) read.
     pub blocks: u64,
     /// Metadata definitions read.
@@ -81,6 +92,28 @@ impl TraceReader {
         }
     }
 
+    /// Delivers only the events of metadata for which `filter(provider, event_id, version)` says
+    /// [`Interest::Deliver`]; the others are counted (in [`stats`](Self::stats) and
+    /// [`event_counts`](Self::event_counts)) but never buffered, sorted or delivered. Set it before
+    /// the first push. The default delivers everything.
+    pub fn set_filter(&mut self, filter: impl Fn(&str, u32, u32) -> Interest + 'static) {
+        self.stream
+            .decoder
+            .set_filter(Some(Box::new(filter) as Box<Filter>));
+    }
+
+    /// [`set_filter`](Self::set_filter), builder style.
+    pub fn with_filter(mut self, filter: impl Fn(&str, u32, u32) -> Interest + 'static) -> Self {
+        self.set_filter(filter);
+        self
+    }
+
+    /// Every event decoded so far, delivered or skipped, counted per provider, id and name (the name
+    /// events are delivered under), sorted by provider, name, id.
+    pub fn event_counts(&self) -> Vec<EventCount<'_>> {
+        self.stream.decoder.event_counts()
+    }
+
     /// Feeds the next chunk (any size). Calls `sink` for every event that became available, in
     /// timestamp order (sorted per sequence-point region). After an error, every later call returns it.
     pub fn push(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&Event<'_>)) -> Result<()> {
@@ -110,7 +143,7 @@ impl TraceReader {
             // Nothing more will be read: the events buffered for ordering are complete, deliver them.
             stream.decoder.flush_buffered(stats, sink);
         }
-        self.stats.dropped_events = self.stream.decoder.dropped_events();
+        self.stream.decoder.update_stats(&mut self.stats);
         r.map_err(|e| self.fail(e))
     }
 
@@ -138,7 +171,7 @@ impl TraceReader {
         let container = unwrap.finish(&mut |data| stream.feed(data, stats, sink));
         let pending = core::mem::take(&mut stream.pending);
         let trace = stream.decoder.finish(&pending, stream.offset, stats, sink);
-        self.stats.dropped_events = self.stream.decoder.dropped_events();
+        self.stream.decoder.update_stats(&mut self.stats);
         container.and(trace).map_err(|e| self.fail(e))?;
         if self.stream.decoder.info().is_none() {
             let e = Error::new(

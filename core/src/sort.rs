@@ -73,6 +73,15 @@ impl Sorter {
         self.events.len() * core::mem::size_of::<Pending>() + self.arena.len()
     }
 
+    /// The smallest buffered timestamp that is <= `t`.
+    pub fn min_timestamp_upto(&self, t: i64) -> Option<i64> {
+        self.events
+            .iter()
+            .map(|p| p.timestamp)
+            .filter(|&ts| ts <= t)
+            .min()
+    }
+
     /// Copies a block's event rows into the arena; events then point into them with
     /// [`push_at`](Self::push_at). Returns the arena offset of `bytes[0]`, or None if the region's
     /// arena would pass 4 GiB.
@@ -135,7 +144,7 @@ impl Sorter {
         if self.order.len() == self.events.len() {
             return self.flush(emit);
         }
-        self.order.sort();
+        self.order.sort_unstable();
         for &(_, i) in &self.order {
             let p = &self.events[i as usize];
             emit(
@@ -196,7 +205,7 @@ impl Sorter {
                         ((p.timestamp.wrapping_sub(min) as u64) << idx_bits) | i as u64
                     }),
                 );
-                self.keys.sort();
+                self.keys.sort_unstable();
                 let mask = (1u64 << idx_bits) - 1;
                 for &k in &self.keys {
                     let p = &self.events[(k & mask) as usize];
@@ -214,7 +223,7 @@ impl Sorter {
                         .enumerate()
                         .map(|(i, p)| (p.timestamp, i as u32)),
                 );
-                self.order.sort();
+                self.order.sort_unstable();
                 for &(_, i) in &self.order {
                     let p = &self.events[i as usize];
                     emit(

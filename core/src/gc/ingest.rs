@@ -76,6 +76,61 @@ pub(crate) fn dropped_events(stats: &DecodeStats) -> u64 {
     stats.dropped_events
 }
 
+/// Whether [`on_event`] (and so the model and the insights, which read the same typed events) can
+/// use events of this provider and id, at any version: the process-describing events read here and
+/// every event [`clr::decode`] has a layout for (asked with an empty payload: it answers `None` only
+/// for events it does not decode, whatever the payload). The rest are only counted by the model,
+/// which [`add_filtered`] does from the reader's stats.
+pub(crate) fn wants(provider: &str, event_id: u32) -> bool {
+    if provider == clr::names::EVENTPIPE_PROVIDER {
+        return event_id == PROCESS_INFO;
+    }
+    if !clr::names::is_runtime_provider(provider) {
+        return false;
+    }
+    if event_id == RUNTIME_INFORMATION && provider != clr::names::PRIVATE_PROVIDER {
+        return true;
+    }
+    let probe = Event {
+        provider,
+        event_id,
+        // The highest version: layouts only ever gain versions.
+        version: u32::MAX,
+        name: "",
+        timestamp: 0,
+        time_ms: 0.0,
+        thread_id: 0,
+        capture_thread_id: 0,
+        sequence: 0,
+        processor: 0,
+        stack_id: 0,
+        pointer_size: 8,
+        payload: &[],
+    };
+    clr::decode(&probe).is_some()
+}
+
+/// What [`on_event`] would have counted of the events a filtering reader skipped (the filter must
+/// deliver at least what [`wants`] accepts): totals, runtime events, first and last event times.
+pub(crate) fn add_filtered(b: &mut ModelBuilder, stats: &DecodeStats) {
+    if stats.filtered_events == 0 {
+        return;
+    }
+    let p = &mut b.process;
+    p.events += stats.filtered_events;
+    p.runtime_events += stats
+        .filtered_by_provider
+        .iter()
+        .filter(|(provider, _)| clr::names::is_runtime_provider(provider))
+        .map(|(_, n)| n)
+        .sum::<u64>();
+    p.first_event_ms = stats.first_event_ms.or(p.first_event_ms);
+    p.last_event_ms = match (p.last_event_ms, stats.last_event_ms) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+}
+
 pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
     let p = &mut b.process;
     p.events += 1;

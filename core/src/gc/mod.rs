@@ -28,6 +28,7 @@ pub use types::*;
 
 use crate::error::Result;
 use crate::event::{Event, TraceInfo};
+use crate::filter::Interest;
 use crate::reader::{DecodeStats, TraceReader};
 
 impl ModelBuilder {
@@ -37,16 +38,35 @@ impl ModelBuilder {
     }
 
     /// Closes every GC and computes the whole-trace summaries. `stats` (the decoder's) supplies the
-    /// dropped-event count.
-    pub fn finish(self, stats: Option<&DecodeStats>) -> GcModel {
+    /// dropped-event count, and the counts of the events a reader filtered with [`interest`] skipped.
+    pub fn finish(mut self, stats: Option<&DecodeStats>) -> GcModel {
+        if let Some(s) = stats {
+            ingest::add_filtered(&mut self, s);
+        }
         let dropped = stats.map(ingest::dropped_events);
         self.finish_model(dropped)
     }
 }
 
+/// Whether the GC model or its insights read events of `provider` and `event_id` (any version).
+/// The others only need counting: a [`TraceReader`] filtered with [`interest`] skips them, and the
+/// model takes their counts from the reader's stats in [`ModelBuilder::finish`].
+pub fn wants(provider: &str, event_id: u32) -> bool {
+    ingest::wants(provider, event_id)
+}
+
+/// [`wants`] as a reader filter: `TraceReader::new().with_filter(gc::interest)`.
+pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
+    if wants(provider, event_id) {
+        Interest::Deliver
+    } else {
+        Interest::Skip
+    }
+}
+
 /// Decodes a whole trace file (nettrace/netperf, zipped or gzipped) and builds its model.
 pub fn analyze(bytes: &[u8]) -> Result<GcModel> {
-    let mut reader = TraceReader::new();
+    let mut reader = TraceReader::new().with_filter(interest);
     // Event times come precomputed from the decoder; the header only adds process facts.
     let mut b = ModelBuilder::new(&TraceInfo::default());
     {

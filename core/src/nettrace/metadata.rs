@@ -7,7 +7,9 @@
 //! or implied by a `...Start`/`...Stop` suffix which is then stripped) and shows `Name/Opcode`.
 
 use crate::error::{Error, Result};
+use crate::filter::{Filter, Interest};
 use crate::read::Cursor;
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -43,6 +45,8 @@ pub struct Metadata {
     pub name: String,
     /// The name depends on the payload (GCDynamicEvent): ask [`crate::clr::event_name_for`] per event.
     pub payload_named: bool,
+    /// The consumer's [`Interest`] in these events is `Deliver` (see [`crate::filter`]).
+    pub deliver: bool,
 }
 
 /// All metadata seen so far, plus interned provider names.
@@ -54,6 +58,8 @@ pub struct MetadataStore {
     /// metadata id -> entry index + 1 (0 = unknown), for small ids.
     dense: Vec<u32>,
     sparse: BTreeMap<u32, u32>,
+    /// The consumer's filter; none delivers everything.
+    filter: Option<Box<Filter>>,
 }
 
 impl MetadataStore {
@@ -85,6 +91,22 @@ impl MetadataStore {
     #[inline]
     pub fn provider(&self, index: u32) -> &str {
         &self.providers[index as usize]
+    }
+
+    /// Sets the consumer's filter and decides again for the entries already defined.
+    pub fn set_filter(&mut self, filter: Option<Box<Filter>>) {
+        self.filter = filter;
+        for i in 0..self.entries.len() {
+            let m = &self.entries[i];
+            let deliver = self.decide(m.provider, m.event_id, m.version);
+            self.entries[i].deliver = deliver;
+        }
+    }
+
+    fn decide(&self, provider: u32, event_id: u32, version: u32) -> bool {
+        self.filter
+            .as_ref()
+            .is_none_or(|f| f(self.provider(provider), event_id, version) == Interest::Deliver)
     }
 
     /// Forgets every id (V6 sequence point with the flush-metadata flag). Entries stay allocated until
@@ -123,6 +145,7 @@ impl MetadataStore {
         m.name = display_name(provider, &m);
         m.payload_named = provider == crate::clr::names::RUNTIME_PROVIDER
             && m.event_id == crate::clr::ids::runtime::GC_DYNAMIC_EVENT;
+        m.deliver = self.decide(m.provider, m.event_id, m.version);
         self.entries.push(m);
         let index = (self.entries.len() - 1) as u32;
         if id < DENSE_IDS {
@@ -210,6 +233,7 @@ pub fn parse_payload(
         raw_name: String::new(),
         name: String::new(),
         payload_named: false,
+        deliver: true,
     };
     read_event_description(&mut c, &mut m)?;
     Ok((id, m))
@@ -297,6 +321,7 @@ pub fn parse_payload_v1v2(
         raw_name: String::new(),
         name: String::new(),
         payload_named: false,
+        deliver: true,
     };
     m.event_id = c.u32("event id")?;
     m.version = c.u32("event version")?;
@@ -370,6 +395,7 @@ pub fn parse_v6_row(store: &mut MetadataStore, row: &[u8], base: u64) -> Result<
         raw_name,
         name: String::new(),
         payload_named: false,
+        deliver: true,
     };
     skip_v6_fields(&mut c, 0)?;
     if c.remaining() >= 2 {
@@ -455,6 +481,7 @@ mod tests {
             raw_name: name.to_string(),
             name: String::new(),
             payload_named: false,
+            deliver: true,
         };
         display_name(provider, &m)
     }

@@ -16,11 +16,15 @@ pub mod v6;
 use crate::container::NETTRACE_MAGIC;
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
+use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
 use crate::reader::DecodeStats;
 use crate::sort::{Pending, Sorter};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 use event_block::{Dialect, EventHeader};
 use framing::{ObjectKind, Peek};
 use metadata::MetadataStore;
@@ -67,6 +71,8 @@ pub struct Decoder {
     sorter: Sorter,
     seq: SequenceTracker,
     v6: V6State,
+    /// Counts of every event, delivered or skipped.
+    tally: Tally,
     /// What the unit at the start of the unconsumed input is, for truncation messages.
     current: &'static str,
 }
@@ -88,6 +94,7 @@ impl Decoder {
             sorter: Sorter::new(),
             seq: SequenceTracker::default(),
             v6: V6State::default(),
+            tally: Tally::default(),
             current: "stream header",
         }
     }
@@ -102,6 +109,70 @@ impl Decoder {
 
     pub fn metadata_count(&self) -> usize {
         self.meta.len()
+    }
+
+    /// Sets the consumer's filter (None: deliver everything). See [`crate::filter`].
+    pub fn set_filter(&mut self, filter: Option<Box<Filter>>) {
+        self.meta.set_filter(filter);
+    }
+
+    /// Brings the counters that are kept elsewhere into `stats`.
+    pub fn update_stats(&self, stats: &mut DecodeStats) {
+        stats.dropped_events = self.seq.dropped;
+        let Some(info) = &self.info else { return };
+        let t = &self.tally;
+        stats.first_event_ms = t.first.map(|ts| info.ms_since_start(ts));
+        stats.last_event_ms = t
+            .last_since_sync
+            .map(|d| info.ms_since_start(info.sync_time_qpc.wrapping_add(d)));
+        let skipped = t.skipped_per_provider.iter().filter(|&&n| n > 0).count();
+        if stats.filtered_by_provider.len() != skipped {
+            stats.filtered_by_provider.clear();
+            for (i, &n) in t.skipped_per_provider.iter().enumerate() {
+                if n > 0 {
+                    stats
+                        .filtered_by_provider
+                        .push((String::from(self.meta.provider(i as u32)), n));
+                }
+            }
+        } else {
+            let counts = t.skipped_per_provider.iter().filter(|&&n| n > 0);
+            for (line, &n) in stats.filtered_by_provider.iter_mut().zip(counts) {
+                line.1 = n;
+            }
+        }
+    }
+
+    /// Events seen so far (delivered or skipped) per provider, id and name, sorted by them.
+    pub fn event_counts(&self) -> Vec<EventCount<'_>> {
+        let mut by_key: BTreeMap<(&str, &str, u32), u64> = BTreeMap::new();
+        let mut add = |index: u32, name: Option<&'static str>, n: u64| {
+            if n == 0 || index as usize >= self.meta.len() {
+                return;
+            }
+            let m = self.meta.entry(index);
+            let key = (
+                self.meta.provider(m.provider),
+                name.unwrap_or(m.name.as_str()),
+                m.event_id,
+            );
+            *by_key.entry(key).or_insert(0) += n;
+        };
+        for (i, &n) in self.tally.per_entry.iter().enumerate() {
+            add(i as u32, None, n);
+        }
+        for &(i, name, n) in &self.tally.renamed {
+            add(i, Some(name), n);
+        }
+        by_key
+            .into_iter()
+            .map(|((provider, name, event_id), count)| EventCount {
+                provider,
+                event_id,
+                name,
+                count,
+            })
+            .collect()
     }
 
     /// Decodes one unit from the start of `buf` (stream offset `base`).
@@ -173,23 +244,51 @@ impl Decoder {
     }
 
     fn flush_upto(&mut self, t: i64, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
-        let (meta, info) = (&self.meta, &self.info);
+        let (meta, info, tally) = (&self.meta, &self.info, &mut self.tally);
         let Some(info) = info else { return };
+        if tally.first.is_none() {
+            tally.before_flush(t, self.sorter.min_timestamp_upto(t));
+        }
         let ptr = self.pointer_size;
         self.sorter.flush_upto(t, &mut |p, payload| {
             stats.events += 1;
-            emit(meta, info, ptr, p, payload, sink);
+            emit(meta, tally, info, ptr, p, payload, sink);
         });
     }
 
     fn flush(&mut self, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
-        let (meta, info) = (&self.meta, &self.info);
+        let (meta, info, tally) = (&self.meta, &self.info, &mut self.tally);
         let Some(info) = info else { return };
+        if tally.first.is_none() {
+            tally.before_flush(i64::MAX, self.sorter.min_timestamp_upto(i64::MAX));
+        }
         let ptr = self.pointer_size;
         self.sorter.flush(&mut |p, payload| {
             stats.events += 1;
-            emit(meta, info, ptr, p, payload, sink);
+            emit(meta, tally, info, ptr, p, payload, sink);
         });
+    }
+
+    /// Counts an event the consumer's filter skips (entry `index`, in `payload`).
+    fn skip(
+        &mut self,
+        index: u32,
+        version: u32,
+        timestamp: i64,
+        payload: &[u8],
+        stats: &mut DecodeStats,
+    ) {
+        stats.events += 1;
+        stats.filtered_events += 1;
+        let m = self.meta.entry(index);
+        match renamed(&self.meta, index, version, self.pointer_size, payload) {
+            Some(name) => self.tally.count_renamed(index, name),
+            None => self.tally.count(index),
+        }
+        self.tally.skipped(m.provider, timestamp);
+        if let Some(info) = &self.info {
+            self.tally.saw(timestamp, info.sync_time_qpc);
+        }
     }
 
     fn step_start(&mut self, buf: &[u8], base: u64) -> Result<Step> {
@@ -389,22 +488,24 @@ impl Decoder {
                 stats.skipped_events += 1;
                 continue;
             };
-            let (thread, capture, version) = if dialect == Dialect::V6 {
-                let version = match self.v6.version_override(h.label_list) {
-                    Some(v) => v as u32,
-                    None => self.meta.entry(index).version,
-                };
+            let m = self.meta.entry(index);
+            let (deliver, mut version) = (m.deliver, m.version);
+            if dialect == Dialect::V6 {
+                if let Some(v) = self.v6.version_override(h.label_list) {
+                    version = v as u32;
+                }
+            }
+            if !deliver {
+                self.skip(index, version, h.timestamp, payload, stats);
+                continue;
+            }
+            let (thread, capture) = if dialect == Dialect::V6 {
                 (
                     self.v6.os_thread(h.thread_id),
                     self.v6.os_thread(h.capture_thread_id),
-                    version,
                 )
             } else {
-                (
-                    h.thread_id,
-                    h.capture_thread_id,
-                    self.meta.entry(index).version,
-                )
+                (h.thread_id, h.capture_thread_id)
             };
             let base = match arena_base {
                 Some(b) => b,
@@ -508,6 +609,15 @@ impl Decoder {
             return Ok(());
         };
         let m = self.meta.entry(index);
+        // Unsorted formats: file order is delivery order.
+        if self.tally.first.is_none() {
+            self.tally.first = Some(e.timestamp);
+        }
+        if !m.deliver {
+            let version = m.version;
+            self.skip(index, version, e.timestamp, e.payload, stats);
+            return Ok(());
+        }
         let p = Pending {
             timestamp: e.timestamp,
             thread_id: e.thread_id as u64,
@@ -521,7 +631,15 @@ impl Decoder {
             payload_len: 0,
         };
         stats.events += 1;
-        emit(&self.meta, info, self.pointer_size, &p, e.payload, sink);
+        emit(
+            &self.meta,
+            &mut self.tally,
+            info,
+            self.pointer_size,
+            &p,
+            e.payload,
+            sink,
+        );
         Ok(())
     }
 
@@ -701,10 +819,41 @@ impl Decoder {
     }
 }
 
-/// Hands one event to the sink, with the interned strings it refers to.
+/// For a payload-named entry: the event's name when it is not the entry's.
+fn renamed(
+    meta: &MetadataStore,
+    index: u32,
+    version: u32,
+    pointer_size: u8,
+    payload: &[u8],
+) -> Option<&'static str> {
+    let m = meta.entry(index);
+    if !m.payload_named {
+        return None;
+    }
+    let ev = Event {
+        provider: meta.provider(m.provider),
+        event_id: m.event_id,
+        version,
+        name: &m.name,
+        timestamp: 0,
+        time_ms: 0.0,
+        thread_id: 0,
+        capture_thread_id: 0,
+        sequence: 0,
+        processor: u32::MAX,
+        stack_id: 0,
+        pointer_size,
+        payload,
+    };
+    crate::clr::event_name_for(&ev).filter(|n| *n != m.name)
+}
+
+/// Hands one event to the sink, with the interned strings it refers to, and counts it.
 #[inline]
 fn emit(
     meta: &MetadataStore,
+    tally: &mut Tally,
     info: &TraceInfo,
     pointer_size: u8,
     p: &Pending,
@@ -728,9 +877,15 @@ fn emit(
         payload,
     };
     if m.payload_named {
-        if let Some(n) = crate::clr::event_name_for(&ev) {
+        if let Some(n) = renamed(meta, p.metadata, p.version, pointer_size, payload) {
             ev.name = n;
+            tally.count_renamed(p.metadata, n);
+        } else {
+            tally.count(p.metadata);
         }
+    } else {
+        tally.count(p.metadata);
     }
+    tally.saw(p.timestamp, info.sync_time_qpc);
     sink(info, &ev);
 }
