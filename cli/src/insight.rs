@@ -9,7 +9,7 @@ use serde::Serialize;
 pub fn load(path: &str) -> Result<(GcModel, Insights), String> {
     let mut builder: Option<ModelBuilder> = None;
     let mut ib = InsightsBuilder::new();
-    let (info, stats) = crate::load::read_trace(path, &mut |info, e| {
+    let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
         builder
             .get_or_insert_with(|| ModelBuilder::new(info))
             .on_event(e);

@@ -3,6 +3,7 @@
 
 use gcscope_core::error::{Error, ErrorKind};
 use gcscope_core::event::{Event, TraceInfo};
+use gcscope_core::gc;
 use gcscope_core::{DecodeStats, TraceReader};
 use std::fs::File;
 use std::io::Read;
@@ -17,8 +18,24 @@ pub fn read_trace(
     path: &str,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
+    read_trace_with(path, TraceReader::new(), sink)
+}
+
+/// [`read_trace`] for the GC model and its insights: only the events they read are delivered (the
+/// rest are counted in the stats, which `ModelBuilder::finish` takes them from).
+pub fn read_trace_for_model(
+    path: &str,
+    sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
+) -> Result<(TraceInfo, DecodeStats), String> {
+    read_trace_with(path, TraceReader::new().with_filter(gc::interest), sink)
+}
+
+fn read_trace_with(
+    path: &str,
+    mut reader: TraceReader,
+    sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
+) -> Result<(TraceInfo, DecodeStats), String> {
     let mut file = File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
-    let mut reader = TraceReader::new();
     let mut buf = vec![0u8; CHUNK];
     let result = loop {
         let n = match file.read(&mut buf) {

@@ -11,7 +11,7 @@ use crate::table::{self, Align, Table};
 /// Decodes FILE and builds its GC model, streaming the file through the decoder.
 pub fn load_model(path: &str) -> Result<GcModel, String> {
     let mut builder: Option<ModelBuilder> = None;
-    let (info, stats) = crate::load::read_trace(path, &mut |info, e| {
+    let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
         builder
             .get_or_insert_with(|| ModelBuilder::new(info))
             .on_event(e);
