@@ -71,6 +71,7 @@ impl Analyzer {
             error: None,
             trace_entries: Vec::new(),
             entry: 0,
+            insights: None,
         }
     }
 }

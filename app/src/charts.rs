@@ -58,27 +58,32 @@ pub fn bars_path(cols: &[Option<(f64, usize)>], max: f64) -> String {
     d
 }
 
-/// A step line through (t, value) points, decimated to the min and max per column.
+/// A line through (t, value) points, decimated per pixel column to the first value, the range
+/// (min and max) and the last value, so the line leaves each column where its data ends.
 pub fn line_path(axis: &Axis, points: &[(f64, f64)], max: f64) -> String {
     let mut d = String::new();
     let y = |v: f64| HEIGHT - (v / max).clamp(0.0, 1.0) * (HEIGHT - 2.0);
-    let mut col: Option<(usize, f64, f64, f64)> = None; // (column, first, min, max)
-    let flush = |d: &mut String, c: (usize, f64, f64, f64)| {
+    // (column, first, min, max, last)
+    let mut col: Option<(usize, f64, f64, f64, f64)> = None;
+    let flush = |d: &mut String, c: (usize, f64, f64, f64, f64)| {
         let cmd = if d.is_empty() { 'M' } else { 'L' };
         d.push_str(&format!("{cmd}{} {:.1}", c.0, y(c.1)));
         if c.2 != c.3 {
             d.push_str(&format!("L{} {:.1}L{} {:.1}", c.0, y(c.2), c.0, y(c.3)));
         }
+        if c.4 != c.3 || (c.2 == c.3 && c.4 != c.1) {
+            d.push_str(&format!("L{} {:.1}", c.0, y(c.4)));
+        }
     };
     for &(t, v) in points {
         let c = axis.col(t);
         col = match col {
-            Some((cc, f, lo, hi)) if cc == c => Some((cc, f, lo.min(v), hi.max(v))),
+            Some((cc, f, lo, hi, _)) if cc == c => Some((cc, f, lo.min(v), hi.max(v), v)),
             Some(prev) => {
                 flush(&mut d, prev);
-                Some((c, v, v, v))
+                Some((c, v, v, v, v))
             }
-            None => Some((c, v, v, v)),
+            None => Some((c, v, v, v, v)),
         };
     }
     if let Some(c) = col {
@@ -128,13 +133,33 @@ mod tests {
     }
 
     #[test]
-    fn line_has_at_most_three_vertices_per_column() {
+    fn line_has_at_most_four_vertices_per_column() {
         let a = Axis::new(0.0, 10.0);
         let pts: Vec<(f64, f64)> = (0..10_000)
             .map(|i| (i as f64 / 1000.0, (i % 3) as f64))
             .collect();
         let d = line_path(&a, &pts, 2.0);
-        assert!(d.matches(['M', 'L']).count() <= 3 * WIDTH);
+        assert!(d.matches(['M', 'L']).count() <= 4 * WIDTH);
         assert!(d.starts_with('M'));
+    }
+
+    #[test]
+    fn line_leaves_a_column_at_its_last_value() {
+        // A fall to 0 and, much later, a small rise: the line must run along 0 in between, not
+        // slope down from the column's maximum.
+        let a = Axis::new(0.0, 1000.0);
+        let pts = [
+            (10.0, 50.0),
+            (10.2, 100.0),
+            (10.4, 0.0),
+            (900.0, 0.0),
+            (900.0, 1.0),
+        ];
+        let d = line_path(&a, &pts, 100.0);
+        // Column 10: first 50, range 0..100, last 0; column 900: first 0, range 0..1, last 1.
+        assert_eq!(
+            d,
+            "M10 81.0L10 160.0L10 2.0L10 160.0L900 160.0L900 160.0L900 158.4"
+        );
     }
 }

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod charts;
 pub mod columns;
 pub mod format;
+pub mod insights;
 pub mod protocol;
 pub mod report;
 pub mod tables;

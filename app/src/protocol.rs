@@ -52,6 +52,9 @@ pub struct Analysis {
     pub trace_entries: Vec<String>,
     #[serde(default)]
     pub entry: usize,
+    /// The views beyond the GC table (allocations, budgets, roots, ...), bounded for the message.
+    #[serde(default)]
+    pub insights: Option<crate::insights::ship::TraceInsights>,
 }
 
 /// UI -> worker: the file, and which trace inside it when it is a .zip of several.

@@ -13,6 +13,7 @@ use web_sys::{Blob, DragEvent, HtmlInputElement, KeyboardEvent, MouseEvent};
 use crate::charts::{self, Axis};
 use crate::columns::{self, fmt_cell, Cell};
 use crate::format::{bytes, ms, thousands};
+use crate::insights;
 use crate::protocol::{Analysis, Progress, ToUi};
 use crate::tables::{self, Table};
 use crate::view_state::{visible_rows, SideTable, Sort, Tab, ViewState};
@@ -29,25 +30,25 @@ struct Sample {
 
 /// Everything the views read. Signals are `Copy`, so this is passed by value.
 #[derive(Clone, Copy)]
-struct Ctx {
+pub(crate) struct Ctx {
     /// GC rows: streamed while decoding, then the model's final rows.
-    gcs: RwSignal<Vec<Gc>>,
+    pub(crate) gcs: RwSignal<Vec<Gc>>,
     /// The model without its rows (they are in `gcs`), once decoding is done.
-    model: RwSignal<Option<Arc<GcModel>>>,
-    analysis: RwSignal<Option<Arc<Analysis>>>,
+    pub(crate) model: RwSignal<Option<Arc<GcModel>>>,
+    pub(crate) analysis: RwSignal<Option<Arc<Analysis>>>,
     loading: RwSignal<Option<(String, Progress)>>,
     error: RwSignal<Option<String>>,
-    vs: RwSignal<ViewState>,
+    pub(crate) vs: RwSignal<ViewState>,
     /// When the current file was opened (ms, `Date.now`), and when its first rows arrived.
     opened_at: RwSignal<f64>,
     first_rows_ms: RwSignal<Option<f64>>,
 }
 
 impl Ctx {
-    fn set_vs(&self, f: impl FnOnce(&mut ViewState)) {
+    pub(crate) fn set_vs(&self, f: impl FnOnce(&mut ViewState)) {
         self.vs.update(f);
     }
-    fn select(&self, n: u32) {
+    pub(crate) fn select(&self, n: u32) {
         self.vs.update(|v| v.selected = Some(n));
     }
 }
@@ -238,7 +239,7 @@ fn base_name(cx: Ctx) -> String {
 
 /// CSV and JSON buttons for a table.
 #[component]
-fn ExportButtons(cx: Ctx, table: Signal<Table>) -> impl IntoView {
+pub(crate) fn ExportButtons(cx: Ctx, table: Signal<Table>) -> impl IntoView {
     let export = move |json: bool| {
         let t = table.get_untracked();
         let name = format!(
@@ -521,7 +522,7 @@ fn Results(cx: Ctx) -> impl IntoView {
                         class="tab"
                         class:active=move || tab() == t
                         aria-selected=move || (tab() == t).to_string()
-                        title=format!("{} (key {})", t.title(), i + 1)
+                        title=if i < 9 { format!("{} (key {})", t.title(), i + 1) } else { t.title().to_string() }
                         on:click=move |_| cx.set_vs(|v| v.tab = t)
                     >
                         {t.title()}
@@ -538,6 +539,12 @@ fn Results(cx: Ctx) -> impl IntoView {
                 Tab::Pins => view! { <Pins cx=cx /> }.into_any(),
                 Tab::Charts => view! { <Charts cx=cx /> }.into_any(),
                 Tab::Events => view! { <Events cx=cx /> }.into_any(),
+                Tab::Allocs => view! { <insights::allocations::Allocations cx=cx /> }.into_any(),
+                Tab::Budgets => view! { <insights::budgets::Budgets cx=cx /> }.into_any(),
+                Tab::Roots => view! { <insights::roots::Roots cx=cx /> }.into_any(),
+                Tab::Suspensions => view! { <insights::suspensions::Suspensions cx=cx /> }.into_any(),
+                Tab::Memory => view! { <insights::memory::Memory cx=cx /> }.into_any(),
+                Tab::Counters => view! { <insights::counters::Counters cx=cx /> }.into_any(),
             }}
         </div>
         <Show when=move || cx.vs.with(|v| v.selected.is_some())>
@@ -1617,10 +1624,15 @@ fn XAxis(cx: Ctx) -> impl IntoView {
     }
 }
 
-type Series = (String, String, Vec<(f64, f64)>);
+pub(crate) type Series = (String, String, Vec<(f64, f64)>);
 
 #[component]
-fn LineChart(cx: Ctx, series: Vec<Series>, unit: &'static str, id: &'static str) -> impl IntoView {
+pub(crate) fn LineChart(
+    cx: Ctx,
+    series: Vec<Series>,
+    unit: &'static str,
+    id: &'static str,
+) -> impl IntoView {
     let axis = trace_axis(cx);
     let max = charts::nice_max(
         series

@@ -17,16 +17,29 @@ pub enum Tab {
     Pins,
     Charts,
     Events,
+    Allocs,
+    Budgets,
+    Roots,
+    Suspensions,
+    Memory,
+    Counters,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 6] = [
+    /// In tab order; the first nine are also keys 1-9.
+    pub const ALL: [Tab; 12] = [
         Tab::Overview,
         Tab::Gcs,
         Tab::Reasons,
         Tab::Pins,
         Tab::Charts,
         Tab::Events,
+        Tab::Allocs,
+        Tab::Budgets,
+        Tab::Roots,
+        Tab::Suspensions,
+        Tab::Memory,
+        Tab::Counters,
     ];
     pub fn key(self) -> &'static str {
         match self {
@@ -36,6 +49,12 @@ impl Tab {
             Tab::Pins => "pins",
             Tab::Charts => "charts",
             Tab::Events => "events",
+            Tab::Allocs => "allocs",
+            Tab::Budgets => "budgets",
+            Tab::Roots => "roots",
+            Tab::Suspensions => "suspensions",
+            Tab::Memory => "memory",
+            Tab::Counters => "counters",
         }
     }
     pub fn title(self) -> &'static str {
@@ -46,6 +65,12 @@ impl Tab {
             Tab::Pins => "Pinning & handles",
             Tab::Charts => "Charts",
             Tab::Events => "Events",
+            Tab::Allocs => "Allocations",
+            Tab::Budgets => "Budgets",
+            Tab::Roots => "Roots & compaction",
+            Tab::Suspensions => "Suspensions",
+            Tab::Memory => "Memory",
+            Tab::Counters => "Counters",
         }
     }
     fn from_key(k: &str) -> Option<Tab> {
@@ -509,6 +534,22 @@ mod tests {
         assert_eq!(ViewState::from_query(&q), v);
         assert_eq!(ViewState::from_query(&format!("?{q}")), v);
         assert_eq!(ViewState::default().to_query(), "");
+    }
+
+    #[test]
+    fn every_tab_round_trips_under_its_own_key() {
+        let mut keys: Vec<&str> = Tab::ALL.iter().map(|t| t.key()).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), Tab::ALL.len(), "tab keys are distinct");
+        for t in Tab::ALL {
+            let v = ViewState {
+                tab: t,
+                ..Default::default()
+            };
+            assert_eq!(ViewState::from_query(&v.to_query()).tab, t, "{}", t.key());
+        }
+        assert_eq!(ViewState::from_query("tab=allocs").tab, Tab::Allocs);
     }
 
     #[test]

@@ -107,6 +107,7 @@ async fn decode_blob(
     let mut reader = TraceReader::with_entry(entry);
     let mut analyzer = Analyzer::default();
     let mut model = ModelBuilder::new(&TraceInfo::default());
+    let mut insights = gcscope_core::gc::insights::InsightsBuilder::bounded();
     let mut info_set = false;
     let mut sent = 0usize;
     let mut offset = 0.0;
@@ -132,6 +133,7 @@ async fn decode_blob(
         let pushed = reader.push(&buf, &mut |ev| {
             analyzer.on_event(ev);
             model.on_event(ev);
+            insights.on_event(ev);
         });
         if let Err(e) = pushed {
             error = Some(e.to_string());
@@ -173,6 +175,7 @@ async fn decode_blob(
         let finished = reader.finish(&mut |ev| {
             analyzer.on_event(ev);
             model.on_event(ev);
+            insights.on_event(ev);
         });
         if let Err(e) = finished {
             error = Some(e.to_string());
@@ -182,7 +185,9 @@ async fn decode_blob(
         model.set_info(info);
     }
     let mut analysis = analyzer.finish(reader.info(), &name, total);
-    analysis.model = Some(model.finish(Some(reader.stats())));
+    let finished = model.finish(Some(reader.stats()));
+    analysis.insights = Some(crate::insights::ship::bounded(insights.finish(&finished)));
+    analysis.model = Some(finished);
     analysis.decode_ms = js_sys::Date::now() - started;
     analysis.error = error;
     analysis.trace_entries = reader

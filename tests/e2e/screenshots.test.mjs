@@ -4,10 +4,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT, serveDist, launch, dropFile } from './harness.mjs';
+import { existsSync } from 'node:fs';
+import { ROOT, SHARED, serveDist, launch, dropFile } from './harness.mjs';
 
 const DOCS = path.join(ROOT, 'docs/screenshots');
 const FIX = (name) => path.join(ROOT, 'fixtures/traces/net8.0', `${name}.nettrace`);
+/** TraceEvent's .NET Core 3.0 test trace: it has mark roots, moved ranges and non-GC suspensions. */
+const TE3 = path.join(SHARED, 'traces/perfview/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip');
 let server, browser;
 before(async () => { server = await serveDist(); browser = await launch(); await mkdir(DOCS, { recursive: true }); });
 after(async () => { await browser?.close(); await server?.close(); });
@@ -21,7 +24,7 @@ async function page(colorScheme = 'light') {
   await p.goto(server.base);
   return { p, context, problems };
 }
-const shot = (p, name) => p.screenshot({ path: path.join(DOCS, `${name}.png`) });
+const shot = (p, name, fullPage = false) => p.screenshot({ path: path.join(DOCS, `${name}.png`), fullPage });
 
 test('empty, loading and error states', async () => {
   const { p, context, problems } = await page();
@@ -86,6 +89,45 @@ test('dark: overview and GC table', async () => {
   await p.click('#tab-gcs');
   await p.locator('#gc-table tbody tr[data-gc]').nth(4).click();
   await shot(p, '13-gc-table-dark');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('insights views: allocations, budgets, roots & compaction, suspensions, memory, counters', async () => {
+  const { p, context, problems } = await page();
+  const open = async (file, tab, ready) => {
+    await p.setInputFiles('#file-input', file);
+    await p.locator('#report').waitFor({ timeout: 60_000 });
+    await p.click(`#tab-${tab}`);
+    await p.locator(ready).first().waitFor({ timeout: 30_000 });
+  };
+  await open(FIX('loh'), 'allocs', '#alloc-types tbody tr');
+  await shot(p, '14-allocations');
+  await open(FIX('server'), 'budgets', '#budgets-per-heap tbody tr');
+  await shot(p, '15-budgets');
+  // The fixtures have no moved ranges: the shared 3.0 trace shows both halves (the fixture otherwise).
+  const te3 = existsSync(TE3);
+  await open(te3 ? TE3 : FIX('loh'), 'roots', '#roots-per-gc tbody tr');
+  await shot(p, '16-roots-compaction', true);
+  await p.click('#tab-suspensions');
+  await p.locator(te3 ? '#suspend-not-for-gc tbody tr' : '#suspend-per-gc tbody tr').first().waitFor();
+  await shot(p, '17-suspensions');
+  await open(FIX('mempressure'), 'memory', '#pressure-chart');
+  await shot(p, '18-memory', true);
+  await open(FIX('pinning'), 'counters', '#counters tbody tr');
+  await p.click('button[data-counter="gc_handles"]');
+  await shot(p, '19-counters');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('dark: allocations', async () => {
+  const { p, context, problems } = await page('dark');
+  await p.setInputFiles('#file-input', FIX('pinning'));
+  await p.locator('#report').waitFor({ timeout: 60_000 });
+  await p.click('#tab-allocs');
+  await p.locator('#alloc-types tbody tr').first().waitFor();
+  await shot(p, '20-allocations-dark');
   assert.deepEqual(problems, []);
   await context.close();
 });

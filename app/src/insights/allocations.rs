@@ -18,6 +18,15 @@ allocated: every byte between two ticks is charged to the type that happened to 
 threshold, so types allocated often are estimated well and a rare small type may be missed or \
 over-counted.";
 
+/// A bin width (whole ms) as "5 ms" / "2 s".
+fn bin_label(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{} s", v / 1000.0)
+    } else {
+        format!("{v} ms")
+    }
+}
+
 #[component]
 pub fn Allocations(cx: Ctx) -> impl IntoView {
     move || {
@@ -38,18 +47,18 @@ pub fn Allocations(cx: Ctx) -> impl IntoView {
         }
         let (t0, t1) = cx.vs.with(|v| (v.filter.t0, v.filter.t1));
         let ranged = t0.is_some() || t1.is_some();
-        let (types, other, by_kind, ticks, covered) = if ranged {
-            let r = ti.type_bins.in_range(
-                &al.type_names,
+        let (types, by_kind, ticks, covered) = if ranged {
+            let r = super::ship::types_in(
+                al,
                 t0.unwrap_or(f64::NEG_INFINITY),
                 t1.unwrap_or(f64::INFINITY),
             );
-            (r.types, Some(r.other), r.by_kind, r.ticks, Some(r.covered))
+            (r.types, r.by_kind, r.ticks, Some(r.covered))
         } else {
-            (al.top_types.clone(), None, al.by_kind, al.tick_count, None)
+            (al.top_types.clone(), al.by_kind, al.tick_count, None)
         };
         let total = by_kind.total();
-        let table = tables::alloc_types(&types, other.as_ref(), total);
+        let table = tables::alloc_types(&types);
         let kind_series = |name: &str,
                            color: &str,
                            get: fn(&gcscope_core::gc::insights::KindBytes) -> u64|
@@ -71,10 +80,11 @@ pub fn Allocations(cx: Ctx) -> impl IntoView {
         .into_iter()
         .flatten()
         .collect();
+        let covered_at = covered.flatten();
         let covered_note = covered.map(|c| match c {
             Some((lo, hi)) => format!(
-                "Ticks in {} – {}: the selected range widened to whole {} bins (the worker keeps per-type sums per bin, the 20 types with the most bytes in each bin; the rest is counted as other types).",
-                ms(lo.max(0.0)), ms(hi), ms(ti.type_bins.bin_ms)
+                "Ticks in {} – {}: the selected range widened to whole {} bins (the worker keeps exact per-type sums per bin, not every tick).",
+                ms(lo.max(0.0)), ms(hi), bin_label(al.tick_bins.bin_ms)
             ),
             None => "No allocation ticks in the selected range.".to_string(),
         });
@@ -88,8 +98,11 @@ pub fn Allocations(cx: Ctx) -> impl IntoView {
                     super::widgets::Fact { label: Some("Large (LOH)"), ..fact("alloc-large", "allocations.by_kind.large", "bytes", by_kind.large as f64) },
                     super::widgets::Fact { label: Some("Pinned (POH)"), ..fact("alloc-pinned", "allocations.by_kind.pinned", "bytes", by_kind.pinned as f64) },
                 ] />
-                {covered_note.map(|n| view! { <p class="muted range-note" id="alloc-range-note">{n}</p> })}
-                <h2>{format!("Sampled allocation rate by kind ({} bins; drag to select a time range)", ms(al.bin_ms))}</h2>
+                {covered_note.map(|n| view! {
+                    <p class="muted range-note" id="alloc-range-note"
+                        data-from=covered_at.map(|c| c.0.to_string()) data-to=covered_at.map(|c| c.1.to_string())>{n}</p>
+                })}
+                <h2>{format!("Sampled allocation rate by kind ({} bins; drag to select a time range)", bin_label(al.bin_ms))}</h2>
                 <LineChart cx=cx series=series unit="bytes/s" id="alloc-rate-chart" />
                 <InsightTable cx=cx table=table id="alloc-types" />
             </section>

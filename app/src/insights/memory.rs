@@ -19,6 +19,9 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
         let ins = &ti.insights;
         let f = cx.vs.with(|v| v.filter.clone());
         let st = starts(cx);
+        let end = cx
+            .model
+            .with(|m| m.as_ref().map(|m| m.process.trace_duration_ms));
 
         let fin = &ins.finalization;
         let finalization = if fin.has_events {
@@ -28,6 +31,7 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
                     fact("finalize-object-events", "finalization.finalize_object_events", "count", fin.finalize_object_events as f64),
                 ] />
                 {range_note(cx, "GCs whose pause started in it; finalizer runs that ended in it")}
+                <div class="side-by-side">
                 <InsightTable cx=cx table=tables::finalization_per_gc(ins, &f, &st) id="finalization-per-gc" />
                 <InsightTable cx=cx table=tables::finalizer_runs(ins, &f) id="finalizer-runs" />
                 {if fin.by_type.is_empty() {
@@ -35,6 +39,7 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
                 } else {
                     view! { <InsightTable cx=cx table=tables::finalized_types(ins) id="finalized-types" /> }.into_any()
                 }}
+                </div>
             }.into_any()
         } else {
             view! { <Empty id="finalization-empty" text="This trace has no finalization events (GCFinalizersEnd, FinalizeObject, or GCHeapStats finalization figures): they need the GC keyword (Microsoft-Windows-DotNETRuntime:0x1:4).".to_string() /> }.into_any()
@@ -47,6 +52,7 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
                 .iter()
                 .map(|x| (x.ms, x.net_bytes as f64))
                 .collect();
+            let net = tables::step_points(&net, end);
             view! {
                 <Facts id="pressure-facts" facts=vec![
                     fact("pressure-adds", "memory_pressure.increase_count", "count", p.increase_count as f64),
@@ -70,13 +76,15 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
                             color: &str,
                             get: fn(&gcscope_core::gc::insights::SegmentBytes) -> u64|
              -> Series {
+                let pts: Vec<(f64, f64)> = sg
+                    .reserved_over_time
+                    .iter()
+                    .map(|r| (r.ms, get(&r.bytes) as f64))
+                    .collect();
                 (
                     name.to_string(),
                     color.to_string(),
-                    sg.reserved_over_time
-                        .iter()
-                        .map(|r| (r.ms, get(&r.bytes) as f64))
-                        .collect(),
+                    tables::step_points(&pts, end),
                 )
             };
             let used = |name: &str,
@@ -125,14 +133,14 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
 
         view! {
             <section class="insights memory">
-                <h2 class="section">"Finalization"</h2>
-                <p class="explain">"Objects with a finalizer survive the GC that finds them dead: they are queued, kept alive with everything they reference, and finalized later on the finalizer thread."</p>
-                {finalization}
                 <h2 class="section">"Memory pressure"</h2>
                 <p class="explain">"GC.AddMemoryPressure tells the GC about unmanaged memory held by managed objects; a high net pressure makes gen2 GCs come sooner."</p>
                 {pressure}
                 <h2 class="section">"Segments and regions"</h2>
                 {segments}
+                <h2 class="section">"Finalization"</h2>
+                <p class="explain">"Objects with a finalizer survive the GC that finds them dead: they are queued, kept alive with everything they reference, and finalized later on the finalizer thread."</p>
+                {finalization}
             </section>
         }.into_any()
     }

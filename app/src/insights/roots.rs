@@ -78,25 +78,38 @@ pub fn Roots(cx: Ctx) -> impl IntoView {
         };
         let c = &ins.compaction;
         let compaction = if c.has_events {
-            let moved: Vec<(f64, f64)> = c
-                .per_gc
-                .iter()
-                .filter_map(|g| st.get(&g.gc_number).map(|&t| (t, g.moved_bytes as f64)))
-                .collect();
-            let surv: Vec<(f64, f64)> = c
-                .per_gc
-                .iter()
-                .filter_map(|g| st.get(&g.gc_number).map(|&t| (t, g.surviving_bytes as f64)))
-                .collect();
+            let per = |name: &str,
+                       color: &str,
+                       get: fn(&gcscope_core::gc::insights::GcCompaction) -> u64|
+             -> Option<Series> {
+                let pts: Vec<(f64, f64)> = c
+                    .per_gc
+                    .iter()
+                    .filter_map(|g| st.get(&g.gc_number).map(|&t| (t, get(g) as f64)))
+                    .collect();
+                pts.iter()
+                    .any(|p| p.1 > 0.0)
+                    .then(|| (name.to_string(), color.to_string(), pts))
+            };
+            let series: Vec<Series> = [
+                per("moved", "var(--gen1)", |g| g.moved_bytes),
+                per("relocated (copied)", "var(--loh)", |g| g.relocated_bytes),
+                per("surviving in place", "var(--gen2)", |g| g.surviving_bytes),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
             view! {
                 <Facts id="compaction-facts" facts=vec![
+                    fact("compaction-moved-events", "compaction.moved_events", "count", c.moved_events as f64),
+                    fact("compaction-surviving-events", "compaction.surviving_events", "count", c.surviving_events as f64),
                     fact("compaction-moved", "compaction.moved_bytes", "bytes", c.moved_bytes as f64),
                     fact("compaction-relocated", "compaction.relocated_bytes", "bytes", c.relocated_bytes as f64),
                     fact("compaction-surviving", "compaction.surviving_bytes", "bytes", c.surviving_bytes as f64),
                     fact("compaction-outside", "compaction.unattributed_events", "count", c.unattributed_events as f64),
                 ] />
-                <h2>"Bytes moved and surviving per GC"</h2>
-                <LineChart cx=cx series=vec![("moved".into(), "var(--gen1)".into(), moved), ("surviving".into(), "var(--gen2)".into(), surv)] unit="bytes" id="compaction-chart" />
+                <h2>"Bytes moved, relocated and surviving per GC"</h2>
+                <LineChart cx=cx series=series unit="bytes" id="compaction-chart" />
                 <InsightTable cx=cx table=tables::compaction_per_gc(ins, &f, &st) id="compaction-per-gc" />
             }.into_any()
         } else {
@@ -106,7 +119,7 @@ pub fn Roots(cx: Ctx) -> impl IntoView {
         view! {
             <section class="insights roots">
                 <p class="explain">"Mark roots: bytes the GC found live from each kind of root (stacks, handles, the finalization queue, older generations' references...). \
-                    Compaction: bytes a compacting GC moved and the ranges that survived in place. Whole-trace totals above each table; tables follow the time range."</p>
+                    Compaction: bytes a compacting GC moved and the ranges that survived in place. Totals and tables follow the time range (GCs whose pause started in it); root kinds that marked nothing are left out."</p>
                 <h2 class="section">"Mark roots"</h2>
                 {roots}
                 <h2 class="section">"Compaction"</h2>

@@ -1,68 +1,34 @@
 //! The insights as the worker sends them: bounded so the message does not grow with the trace.
-//! Core keeps one record per GCAllocationTick (millions in a 2 GB trace); the views need sums per
-//! type over a time range, so the ticks are folded into fixed time bins holding each bin's top
-//! types and an "other" remainder. A range made of whole bins then gives exact per-type sums for
-//! every type that made its bins' top lists. Other unbounded lists are decimated or capped, with
-//! the dropped count kept so the views can say so.
+//! The worker's builder keeps allocation ticks only as core's per-type time bins
+//! (`Allocations::tick_bins`: exact sums per type, at most 512 bins), so "types in a time range"
+//! sums whole bins. The other lists that grow with the trace rather than with the GC count are
+//! decimated or capped here, with the dropped count kept so the views can say so.
 
-use gcscope_core::gc::insights::{AllocSample, Insights, KindBytes, PressurePoint, TypeAlloc};
+use gcscope_core::gc::insights::{Allocations, Insights, KindBytes, PressurePoint, TypeAlloc};
 use serde::{Deserialize, Serialize};
 
-/// Bins over the ticks' span (at most about this many).
-pub const TARGET_BINS: f64 = 500.0;
-/// Types kept per bin; the rest go to the bin's `other`.
-pub const TOP_PER_BIN: usize = 20;
 /// Memory-pressure points shipped at most (decimated to the min and max per column beyond this).
 pub const MAX_PRESSURE_POINTS: usize = 4000;
 /// Suspensions not for a GC shipped at most (the first ones).
 pub const MAX_NOT_FOR_GC: usize = 10_000;
 
-/// One type's sampled allocation in one bin.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct BinType {
-    /// Index into `Allocations::type_names`.
-    pub type_index: u32,
-    pub bytes: KindBytes,
-    pub ticks: u64,
-}
-
-/// The ticks in `[start_ms, start_ms + bin_ms)`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TypeBin {
-    pub start_ms: f64,
-    /// The bin's types with the most sampled bytes (at most [`TOP_PER_BIN`]).
-    pub top: Vec<BinType>,
-    /// Everything else in the bin (`type_index` unused).
-    pub other: BinType,
-}
-
-/// Per-type allocation over time: only non-empty bins, in time order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TypeBins {
-    pub bin_ms: f64,
-    pub bins: Vec<TypeBin>,
-}
-
 /// What the views get for one trace.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TraceInsights {
-    /// Core's insights with `allocations.samples` emptied (see `type_bins`), memory pressure
-    /// decimated and suspensions not for a GC capped.
+    /// Core's insights (built with `InsightsBuilder::bounded`: no per-tick samples), memory
+    /// pressure decimated and suspensions not for a GC capped.
     pub insights: Insights,
-    pub type_bins: TypeBins,
     /// Memory-pressure points left out by decimation (0: every point is there).
     pub pressure_points_dropped: u64,
     /// Suspensions not for a GC left out beyond [`MAX_NOT_FOR_GC`].
     pub not_for_gc_dropped: u64,
 }
 
-/// Sums over the bins that overlap a range.
+/// Sums over the tick bins that overlap a range.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RangeAllocs {
     /// Most bytes first (ties by name); `pct` of the range's sampled bytes.
     pub types: Vec<TypeAlloc>,
-    /// Bytes of types that were outside their bin's top list.
-    pub other: BinType,
     pub by_kind: KindBytes,
     pub ticks: u64,
     /// What the bins cover: from the first included bin's start to the last one's end.
@@ -70,9 +36,8 @@ pub struct RangeAllocs {
 }
 
 pub fn bounded(mut ins: Insights) -> TraceInsights {
-    let samples = std::mem::take(&mut ins.allocations.samples);
-    let type_bins = type_bins(&samples, ins.allocations.type_names.len());
-    drop(samples);
+    // Per-tick records are never shipped (the bins hold the same sums).
+    ins.allocations.samples = Vec::new();
     let p = &mut ins.memory_pressure.over_time;
     let before = p.len();
     *p = decimate(std::mem::take(p), MAX_PRESSURE_POINTS);
@@ -82,145 +47,56 @@ pub fn bounded(mut ins: Insights) -> TraceInsights {
     s.truncate(MAX_NOT_FOR_GC);
     TraceInsights {
         insights: ins,
-        type_bins,
         pressure_points_dropped,
         not_for_gc_dropped,
     }
 }
 
-/// 1, 2 or 5 × 10^k ms, at least 1 ms, cutting `span_ms` into at most about [`TARGET_BINS`].
-pub fn bin_width(span_ms: f64) -> f64 {
-    let raw = (span_ms / TARGET_BINS).max(1.0);
-    let mut unit = 1.0;
-    loop {
-        for m in [1.0, 2.0, 5.0] {
-            if unit * m >= raw {
-                return unit * m;
-            }
-        }
-        unit *= 10.0;
-    }
-}
-
-/// Folds time-ordered ticks into bins of [`bin_width`] starting at multiples of it.
-pub fn type_bins(samples: &[AllocSample], type_count: usize) -> TypeBins {
-    let (Some(first), Some(last)) = (samples.first(), samples.last()) else {
-        return TypeBins::default();
-    };
-    let bin_ms = bin_width(last.ms - first.ms);
-    let mut bins = Vec::new();
-    // Per type in the current bin, with the list of types touched so clearing is cheap.
-    let mut per: Vec<BinType> = vec![BinType::default(); type_count];
-    let mut touched: Vec<u32> = Vec::new();
-    let mut current: Option<f64> = None;
-    let mut flush = |start: f64, per: &mut Vec<BinType>, touched: &mut Vec<u32>| {
-        let mut all: Vec<BinType> = touched.drain(..).map(|t| per[t as usize]).collect();
-        for t in &all {
-            per[t.type_index as usize] = BinType::default();
-        }
-        all.sort_by(|a, b| {
-            b.bytes
-                .total()
-                .cmp(&a.bytes.total())
-                .then(a.type_index.cmp(&b.type_index))
+/// Per-type sums over the tick bins overlapping `[from_ms, to_ms]` (a range on bin boundaries
+/// selects exactly the ticks with `from_ms <= ms < to_ms`).
+pub fn types_in(a: &Allocations, from_ms: f64, to_ms: f64) -> RangeAllocs {
+    let bins = &a.tick_bins;
+    let mut r = RangeAllocs::default();
+    for b in bins.overlapping(from_ms, to_ms) {
+        let end = b.start_ms + bins.bin_ms;
+        r.covered = Some(match r.covered {
+            Some((lo, _)) => (lo, end),
+            None => (b.start_ms, end),
         });
-        let mut other = BinType::default();
-        for t in all.iter().skip(TOP_PER_BIN) {
-            add(&mut other, t);
-        }
-        all.truncate(TOP_PER_BIN);
-        bins.push(TypeBin {
-            start_ms: start,
-            top: all,
-            other,
-        });
-    };
-    for s in samples {
-        let start = (s.ms / bin_ms).floor() * bin_ms;
-        if current.is_some_and(|c| c != start) {
-            flush(current.unwrap_or(start), &mut per, &mut touched);
-        }
-        current = Some(start);
-        let Some(slot) = per.get_mut(s.type_index as usize) else {
-            continue;
-        };
-        if slot.ticks == 0 {
-            slot.type_index = s.type_index;
-            touched.push(s.type_index);
-        }
-        slot.bytes.add(s.kind, s.bytes);
-        slot.ticks += 1;
     }
-    if let Some(c) = current {
-        flush(c, &mut per, &mut touched);
+    let per = bins.per_type_in(a.type_names.len(), from_ms, to_ms);
+    for t in &per {
+        r.ticks += t.ticks;
+        r.by_kind.small = r.by_kind.small.saturating_add(t.bytes.small);
+        r.by_kind.large = r.by_kind.large.saturating_add(t.bytes.large);
+        r.by_kind.pinned = r.by_kind.pinned.saturating_add(t.bytes.pinned);
     }
-    TypeBins { bin_ms, bins }
-}
-
-fn add(to: &mut BinType, t: &BinType) {
-    to.bytes.small = to.bytes.small.saturating_add(t.bytes.small);
-    to.bytes.large = to.bytes.large.saturating_add(t.bytes.large);
-    to.bytes.pinned = to.bytes.pinned.saturating_add(t.bytes.pinned);
-    to.ticks += t.ticks;
-}
-
-impl TypeBins {
-    /// Per-type sums over the bins overlapping `[from_ms, to_ms]` (a range on bin boundaries
-    /// selects exactly the ticks with `from_ms <= ms < to_ms`).
-    pub fn in_range(&self, names: &[String], from_ms: f64, to_ms: f64) -> RangeAllocs {
-        let mut per: Vec<Option<BinType>> = vec![None; names.len()];
-        let mut r = RangeAllocs::default();
-        for b in &self.bins {
-            let end = b.start_ms + self.bin_ms;
-            if !(b.start_ms < to_ms && end > from_ms) {
-                continue;
-            }
-            r.covered = Some(match r.covered {
-                Some((lo, _)) => (lo, end),
-                None => (b.start_ms, end),
-            });
-            for t in &b.top {
-                if let Some(slot) = per.get_mut(t.type_index as usize) {
-                    add(
-                        slot.get_or_insert(BinType {
-                            type_index: t.type_index,
-                            ..BinType::default()
-                        }),
-                        t,
-                    );
-                }
-            }
-            add(&mut r.other, &b.other);
-        }
-        let mut all = r.other;
-        for t in per.iter().flatten() {
-            add(&mut all, t);
-        }
-        r.by_kind = all.bytes;
-        r.ticks = all.ticks;
-        let total = all.bytes.total();
-        r.types = per
-            .into_iter()
-            .flatten()
-            .map(|t| TypeAlloc {
-                type_name: names[t.type_index as usize].clone(),
-                sampled_bytes: t.bytes.total(),
-                ticks: t.ticks,
-                by_kind: t.bytes,
-                pct: if total > 0 {
-                    t.bytes.total() as f64 * 100.0 / total as f64
-                } else {
-                    0.0
-                },
-            })
-            .collect();
-        r.types.sort_by(|a, b| {
-            b.sampled_bytes
-                .cmp(&a.sampled_bytes)
-                .then_with(|| a.type_name.cmp(&b.type_name))
-        });
-        r
-    }
+    let total = r.by_kind.total();
+    r.types = per
+        .iter()
+        .filter(|t| t.ticks > 0)
+        .map(|t| TypeAlloc {
+            type_name: a
+                .type_names
+                .get(t.type_index as usize)
+                .cloned()
+                .unwrap_or_default(),
+            sampled_bytes: t.bytes.total(),
+            ticks: t.ticks,
+            by_kind: t.bytes,
+            pct: if total > 0 {
+                t.bytes.total() as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            },
+        })
+        .collect();
+    r.types.sort_by(|a, b| {
+        b.sampled_bytes
+            .cmp(&a.sampled_bytes)
+            .then_with(|| a.type_name.cmp(&b.type_name))
+    });
+    r
 }
 
 /// At most about `max` points: beyond it, per column of time, the first point, the lowest and
@@ -263,63 +139,11 @@ pub fn decimate(points: Vec<PressurePoint>, max: usize) -> Vec<PressurePoint> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gcscope_core::gc::insights::AllocKind;
-
-    fn tick(ms: f64, t: u32, bytes: u64, kind: AllocKind) -> AllocSample {
-        AllocSample {
-            ms,
-            type_index: t,
-            bytes,
-            kind,
-            heap: None,
-        }
-    }
+    use gcscope_core::gc::insights::{analyze_with_insights, InsightsBuilder};
 
     #[test]
-    fn bins_sum_per_type_and_keep_the_rest_as_other() {
-        // 25 types in one bin: type t has (t + 1) * 1000 bytes; the 5 smallest (t = 0..4) fall
-        // to "other": 1000 + 2000 + 3000 + 4000 + 5000 = 15000 bytes, 5 ticks.
-        let mut s: Vec<AllocSample> = (0..25)
-            .map(|t| tick(0.5, t, (t as u64 + 1) * 1000, AllocKind::Small))
-            .collect();
-        // A span of 1000 ms: bins of 2 ms (1000 / 500). A Large tick of type 3 in bin [998, 1000).
-        s.push(tick(999.0, 3, 90_000, AllocKind::Large));
-        let names: Vec<String> = (0..25).map(|i| format!("T{i}")).collect();
-        let b = type_bins(&s, names.len());
-        assert_eq!(b.bin_ms, 2.0);
-        assert_eq!(b.bins.len(), 2);
-        assert_eq!(b.bins[0].top.len(), TOP_PER_BIN);
-        assert_eq!(b.bins[0].top[0].type_index, 24);
-        assert_eq!(
-            (b.bins[0].other.bytes.total(), b.bins[0].other.ticks),
-            (15_000, 5)
-        );
-        assert_eq!(b.bins[1].start_ms, 998.0);
-        // Whole trace: every byte counted, T3 only from its top-list bin.
-        let all = b.in_range(&names, f64::NEG_INFINITY, f64::INFINITY);
-        let total: u64 = (1..=25).map(|k| k * 1000).sum::<u64>() + 90_000;
-        assert_eq!(all.by_kind.total(), total);
-        assert_eq!(all.ticks, 26);
-        assert_eq!(all.types[0].type_name, "T3");
-        assert_eq!(all.types[0].sampled_bytes, 90_000);
-        assert_eq!(all.types[0].by_kind.large, 90_000);
-        assert_eq!(all.other.bytes.total(), 15_000);
-        // A range on the second bin only: 100 % T3, covering [998, 1000).
-        let r = b.in_range(&names, 998.0, 1000.0);
-        assert_eq!(r.types.len(), 1);
-        assert_eq!((r.types[0].sampled_bytes, r.types[0].pct), (90_000, 100.0));
-        assert_eq!(r.covered, Some((998.0, 1000.0)));
-        // A range between the bins is empty.
-        assert_eq!(b.in_range(&names, 10.0, 20.0), RangeAllocs::default());
-    }
-
-    #[test]
-    fn bounded_ships_no_ticks_and_caps_lists() {
+    fn bounded_caps_lists_and_keeps_the_peak() {
         let mut ins = Insights::default();
-        ins.allocations.type_names = vec!["A".into()];
-        ins.allocations.samples = (0..100_000)
-            .map(|i| tick(i as f64 / 100.0, 0, 100_000, AllocKind::Small))
-            .collect();
         ins.memory_pressure.over_time = (0..100_000)
             .map(|i| PressurePoint {
                 ms: i as f64,
@@ -328,51 +152,53 @@ mod tests {
             })
             .collect();
         let t = bounded(ins);
-        assert!(t.insights.allocations.samples.is_empty());
-        // 1000 ms of ticks: 2 ms bins, 500 of them, 200 ticks each.
-        assert_eq!(t.type_bins.bins.len(), 500);
-        assert!(t.type_bins.bins.iter().all(|b| b.top[0].ticks == 200));
         let p = &t.insights.memory_pressure.over_time;
         assert!(p.len() <= MAX_PRESSURE_POINTS);
         assert_eq!(t.pressure_points_dropped, 100_000 - p.len() as u64);
         // The peak, the first and the last points survive.
         assert!(p.iter().any(|x| x.net_bytes == 1 << 40));
         assert_eq!((p[0].ms, p[p.len() - 1].ms), (0.0, 99_999.0));
+        // Few points pass untouched.
+        let few: Vec<PressurePoint> = t.insights.memory_pressure.over_time[..10].to_vec();
+        assert_eq!(decimate(few.clone(), MAX_PRESSURE_POINTS), few);
     }
 
-    /// A real trace's insights survive the wire format (bincode: no serde feature it cannot
-    /// replay), and the bins give back core's exact per-type figures for the whole trace.
+    /// On a real trace, the worker's builder (no per-tick samples) gives, from its bins, the same
+    /// per-type figures as core's per-tick samples: for the whole trace and for a range on bin
+    /// boundaries.
     #[test]
-    fn real_insights_survive_bincode_and_bins_add_up_to_core() {
+    fn types_from_the_bins_equal_the_per_tick_figures() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../fixtures/traces/net8.0/loh.nettrace"
         );
         let bytes = std::fs::read(path).expect("the fixture");
-        let (_, ins) = gcscope_core::gc::insights::analyze_with_insights(&bytes).unwrap();
-        let core_types = ins.allocations.top_types.clone();
-        let ticks = ins.allocations.tick_count;
-        assert!(ticks > 100);
-        let t = bounded(ins);
-        let wire = bincode::serialize(&t).unwrap();
-        let back: TraceInsights = bincode::deserialize(&wire).unwrap();
-        assert_eq!(back, t);
-        let a = &back.insights.allocations;
-        let all = back
-            .type_bins
-            .in_range(&a.type_names, f64::NEG_INFINITY, f64::INFINITY);
-        // Few types per bin in this workload: nothing falls to "other", so the sums are exact.
-        assert_eq!(all.other.ticks, 0);
-        assert_eq!(all.ticks, ticks);
-        assert_eq!(all.types, core_types);
-        // Bounded: the message holds bins, not ticks.
-        assert!(back.type_bins.bins.len() <= 2 * TARGET_BINS as usize);
-    }
-
-    #[test]
-    fn bin_width_is_round() {
-        assert_eq!(bin_width(0.0), 1.0);
-        assert_eq!(bin_width(3_000.0), 10.0); // 6 -> 10
-        assert_eq!(bin_width(60_000.0), 200.0); // 120 -> 200
+        let (model, exact) = analyze_with_insights(&bytes).unwrap();
+        let mut b = InsightsBuilder::bounded();
+        let mut reader = gcscope_core::reader::TraceReader::new();
+        let mut sink = |e: &gcscope_core::event::Event<'_>| b.on_event(e);
+        reader.push(&bytes, &mut sink).unwrap();
+        reader.finish(&mut sink).unwrap();
+        let shipped = bounded(b.finish(&model));
+        let a = &shipped.insights.allocations;
+        assert!(a.samples.is_empty());
+        let e = &exact.allocations;
+        assert!(e.tick_count > 100);
+        let all = types_in(a, f64::NEG_INFINITY, f64::INFINITY);
+        assert_eq!(all.ticks, e.tick_count);
+        assert_eq!(all.types, e.top_types);
+        // A range on bin boundaries around the middle of the ticks.
+        let w = a.tick_bins.bin_ms;
+        let mid = e.samples[e.samples.len() / 2].ms;
+        let (from, to) = (
+            (mid / w).floor() * w - 4.0 * w,
+            (mid / w).floor() * w + 4.0 * w,
+        );
+        let r = types_in(a, from, to);
+        assert_eq!(r.types, e.top_types_in(from, to));
+        assert_eq!(r.ticks, e.samples_in(from, to).len() as u64);
+        assert!(r.ticks > 0 && r.ticks < e.tick_count);
+        let (lo, hi) = r.covered.unwrap();
+        assert!(lo >= from && hi <= to, "{lo}..{hi} within {from}..{to}");
     }
 }

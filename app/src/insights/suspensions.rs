@@ -47,6 +47,7 @@ pub fn Suspensions(cx: Ctx) -> impl IntoView {
                 <InsightTable cx=cx table=tables::suspend_reasons(&ti.insights, &f) id="suspend-reasons" />
                 <h2>"Time to suspend for each GC suspension"</h2>
                 <LineChart cx=cx series=vec![("time to suspend".into(), "var(--accent)".into(), suspend)] unit="ms" id="suspend-chart" />
+                <div class="side-by-side">
                 <InsightTable cx=cx table=tables::suspend_per_gc(&ti.insights, &f, &st) id="suspend-per-gc" />
                 {if s.not_for_gc.is_empty() {
                     view! { <p class="muted" id="suspend-not-for-gc-none">"Every suspension in this trace was for a GC."</p> }.into_any()
@@ -56,6 +57,7 @@ pub fn Suspensions(cx: Ctx) -> impl IntoView {
                         {(dropped > 0).then(|| view! { <p class="muted">{format!("{dropped} more suspensions not for a GC are left out (the first {} are listed).", super::ship::MAX_NOT_FOR_GC)}</p> })}
                     }.into_any()
                 }}
+                </div>
             </section>
         }.into_any()
     }

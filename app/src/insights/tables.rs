@@ -15,8 +15,6 @@ use crate::columns::Cell;
 use crate::tables::{Col, Table};
 use crate::view_state::Filter;
 
-use super::ship::BinType;
-
 /// GC number -> pause start (for the time range of rows that only name their GC).
 pub type Starts = HashMap<u32, f64>;
 
@@ -36,6 +34,11 @@ fn dcol(key: &str, path: &str, label: Option<&str>) -> Col {
         },
         help: d.map_or("", |d| d.definition),
     }
+}
+
+/// A column shown as text (a generation name rather than its number).
+fn name_col(c: Col) -> Col {
+    Col { unit: "name", ..c }
 }
 
 fn n(v: impl Into<f64>) -> Cell {
@@ -77,7 +80,7 @@ pub fn gc_in(f: &Filter, starts: &Starts, gc: u32) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Allocations
 
-pub fn alloc_types(types: &[TypeAlloc], other: Option<&BinType>, total: u64) -> Table {
+pub fn alloc_types(types: &[TypeAlloc]) -> Table {
     let p = "allocations.top_types";
     let cols = vec![
         dcol("type_name", &format!("{p}.type_name"), None),
@@ -92,7 +95,7 @@ pub fn alloc_types(types: &[TypeAlloc], other: Option<&BinType>, total: u64) -> 
             Some("Pinned"),
         ),
     ];
-    let mut rows: Vec<Vec<Cell>> = types
+    let rows = types
         .iter()
         .map(|a| {
             vec![
@@ -110,21 +113,6 @@ pub fn alloc_types(types: &[TypeAlloc], other: Option<&BinType>, total: u64) -> 
             ]
         })
         .collect();
-    if let Some(o) = other.filter(|o| o.ticks > 0) {
-        rows.push(vec![
-            t("(other types: outside their time bin's top 20)"),
-            nu(o.bytes.total()),
-            n(if total > 0 {
-                o.bytes.total() as f64 * 100.0 / total as f64
-            } else {
-                0.0
-            }),
-            nu(o.ticks),
-            nu(o.bytes.small),
-            nu(o.bytes.large),
-            nu(o.bytes.pinned),
-        ]);
-    }
     Table {
         id: "alloc-types",
         title: "Types by sampled bytes".into(),
@@ -191,8 +179,12 @@ pub fn budgets(rows: &[&GcBudget]) -> Table {
         dcol("gen", "budgets.gen", None),
         dcol("start_ms", "budgets.start_ms", None),
         dcol("reason", "budgets.reason", None),
-        dcol("initial_gen", "budgets.initial_gen", None),
-        dcol("budget_exceeded_gen", "budgets.budget_exceeded_gen", None),
+        name_col(dcol("initial_gen", "budgets.initial_gen", None)),
+        name_col(dcol(
+            "budget_exceeded_gen",
+            "budgets.budget_exceeded_gen",
+            None,
+        )),
         dcol("escalated", "budgets.escalated", None),
         dcol("why", "budgets.why", None),
     ];
@@ -226,11 +218,11 @@ pub fn budgets_per_heap(rows: &[&GcBudget]) -> Table {
         dcol("gc_number", "budgets.gc_number", None),
         dcol("gen", "budgets.gen", None),
         dcol("heap", "budgets.heaps.heap", Some("Heap")),
-        dcol(
+        name_col(dcol(
             "budget_exceeded_gen",
             "budgets.heaps.budget_exceeded_gen",
             Some("Budget exceeded"),
-        ),
+        )),
     ];
     cols.extend(budget_cols("budgets.heaps.generations"));
     Table {
@@ -339,15 +331,28 @@ pub fn roots_by_kind(ins: &Insights, f: &Filter, starts: &Starts) -> Table {
     }
 }
 
+/// Per GC, with a column for each root kind that marked anything in the trace.
 pub fn roots_per_gc(ins: &Insights, f: &Filter, starts: &Starts) -> Table {
+    let mut any = [false; 10];
+    for g in &ins.roots.per_gc {
+        for (k, v) in root_values(&g.marked).iter().enumerate() {
+            any[k] |= *v > 0;
+        }
+    }
+    let kinds: Vec<usize> = (0..10).filter(|&k| any[k]).collect();
     let mut cols = vec![
         dcol("gc_number", "roots.per_gc.gc_number", None),
         dcol("gen", "roots.per_gc.gen", None),
         dcol("start_ms", "roots.per_gc.start_ms", None),
         dcol("total_bytes", "roots.per_gc.total_bytes", None),
     ];
-    for k in ROOT_KINDS {
-        cols.push(dcol(k, &format!("roots.per_gc.marked.{k}"), Some(k)));
+    for &k in &kinds {
+        let name = ROOT_KINDS[k];
+        cols.push(dcol(
+            name,
+            &format!("roots.per_gc.marked.{name}"),
+            Some(name),
+        ));
     }
     Table {
         id: "roots-per-gc",
@@ -360,7 +365,8 @@ pub fn roots_per_gc(ins: &Insights, f: &Filter, starts: &Starts) -> Table {
             .filter(|g| gc_in(f, starts, g.gc_number))
             .map(|g| {
                 let mut r = vec![n(g.gc_number), n(g.gen), n(g.start_ms), nu(g.total_bytes)];
-                r.extend(root_values(&g.marked).iter().map(|&v| nu(v)));
+                let v = root_values(&g.marked);
+                r.extend(kinds.iter().map(|&k| nu(v[k])));
                 r
             })
             .collect(),
@@ -665,6 +671,24 @@ pub fn segments(ins: &Insights, f: &Filter) -> Table {
     }
 }
 
+/// A running total drawn as steps: it holds its value until the next change (and to `end_ms`),
+/// where a plain line would slope between two distant changes.
+pub fn step_points(points: &[(f64, f64)], end_ms: Option<f64>) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2 + 1);
+    for (i, &(t, v)) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((t, points[i - 1].1));
+        }
+        out.push((t, v));
+    }
+    if let (Some(&(t, v)), Some(end)) = (points.last(), end_ms) {
+        if end > t {
+            out.push((end, v));
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------------------------
 // Counters
 
@@ -755,7 +779,7 @@ mod tests {
         let f = Filter::default();
         let s = Starts::new();
         for tb in [
-            alloc_types(&[], None, 0),
+            alloc_types(&[]),
             budgets(&[]),
             budgets_per_heap(&[]),
             roots_by_kind(&ins, &f, &s),
@@ -774,6 +798,24 @@ mod tests {
                 assert!(!c.help.is_empty(), "{}: {} has no definition", tb.id, c.key);
             }
         }
+    }
+
+    #[test]
+    fn steps_hold_each_value_until_the_next_change() {
+        let p = [(1.0, 10.0), (5.0, 30.0), (6.0, 0.0)];
+        assert_eq!(
+            step_points(&p, Some(9.0)),
+            vec![
+                (1.0, 10.0),
+                (5.0, 10.0),
+                (5.0, 30.0),
+                (6.0, 30.0),
+                (6.0, 0.0),
+                (9.0, 0.0)
+            ]
+        );
+        assert_eq!(step_points(&p[..1], None), vec![(1.0, 10.0)]);
+        assert!(step_points(&[], Some(3.0)).is_empty());
     }
 
     #[test]

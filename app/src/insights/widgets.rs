@@ -115,9 +115,9 @@ pub fn InsightTable(cx: Ctx, table: Table, id: &'static str) -> impl IntoView {
                     prop:value=move || st.get().text
                     on:input=move |ev| { let v = event_target_value(&ev); st.update(|s| s.text = v); }
                 />
-                <span class="muted" id=format!("{id}-count")>{move || {
+                <span class="muted" id=format!("{id}-count") title="The CSV and JSON buttons export every row that passes the filter">{move || {
                     let n = rows.get().len();
-                    if n > MAX_ROWS { format!("{n} rows (first {MAX_ROWS} shown; the exports hold all)") } else if n < total { format!("{n} of {total} rows") } else { format!("{n} rows") }
+                    if n > MAX_ROWS { format!("{n} rows, first {MAX_ROWS} shown") } else if n < total { format!("{n} of {total} rows") } else { format!("{n} rows") }
                 }}</span>
                 <ExportButtons cx=cx table=export />
             </div>
