@@ -42,6 +42,13 @@ pub fn bounded(mut ins: Insights) -> TraceInsights {
     let before = p.len();
     *p = decimate(std::mem::take(p), MAX_PRESSURE_POINTS);
     let pressure_points_dropped = (before - p.len()) as u64;
+    // One heap (workstation GC): its per-heap budgets repeat the GC's totals and the view shows
+    // none, so they stay home (~0.6 KB per GC, in the message and in the page).
+    for b in &mut ins.budgets {
+        if b.heaps.len() == 1 {
+            b.heaps = Vec::new();
+        }
+    }
     let s = &mut ins.suspensions.not_for_gc;
     let not_for_gc_dropped = s.len().saturating_sub(MAX_NOT_FOR_GC) as u64;
     s.truncate(MAX_NOT_FOR_GC);
@@ -161,6 +168,29 @@ mod tests {
         // Few points pass untouched.
         let few: Vec<PressurePoint> = t.insights.memory_pressure.over_time[..10].to_vec();
         assert_eq!(decimate(few.clone(), MAX_PRESSURE_POINTS), few);
+    }
+
+    /// Per-heap budgets go only for GCs with one heap (they repeat the totals there).
+    #[test]
+    fn single_heap_budgets_leave_their_heap_rows_behind() {
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/traces/net8.0/server.nettrace"
+        ))
+        .unwrap();
+        let (_, mut ins) = analyze_with_insights(&bytes).unwrap();
+        assert!(
+            ins.budgets.iter().all(|b| b.heaps.len() == 2),
+            "server: 2 heaps"
+        );
+        let server = bounded(ins.clone());
+        assert_eq!(server.insights.budgets, ins.budgets);
+        for b in &mut ins.budgets {
+            b.heaps.truncate(1);
+        }
+        let one = bounded(ins);
+        assert!(one.insights.budgets.iter().all(|b| b.heaps.is_empty()));
+        assert_eq!(one.insights.budgets.len(), server.insights.budgets.len());
     }
 
     /// On a real trace, the worker's builder (no per-tick samples) gives, from its bins, the same
