@@ -1,125 +1,127 @@
-//! What the worker accumulates while events stream by. Plain Rust (no browser types), so it is
-//! unit-tested natively; the worker only moves bytes in and results out.
+//! The trace facts the worker reports beside the GC model: the header's, and how many events of each
+//! kind there were. Nothing here runs per event: the reader counts every event (delivered or skipped
+//! by its filter) per metadata entry, and this reads its counts once at the end. Plain Rust (no
+//! browser types), so it is unit-tested natively.
 
 use std::collections::BTreeMap;
 
-use gcscope_core::event::{Event, TraceInfo};
+use gcscope_core::clr::names::RUNTIME_PROVIDER;
+use gcscope_core::reader::TraceReader;
 
 use crate::protocol::Analysis;
 
-#[derive(Default)]
-pub struct Analyzer {
-    /// provider -> event name -> count. Two-level so a lookup borrows `&str` and never allocates.
-    counts: BTreeMap<String, BTreeMap<String, u64>>,
-    events: u64,
-    gc_starts: u64,
-    first_ms: Option<f64>,
-    last_ms: f64,
-}
-
-impl Analyzer {
-    pub fn on_event(&mut self, ev: &Event<'_>) {
-        self.events += 1;
-        self.first_ms.get_or_insert(ev.time_ms);
-        if ev.time_ms > self.last_ms {
-            self.last_ms = ev.time_ms;
-        }
-        if ev.name == "GC/Start" && ev.provider == "Microsoft-Windows-DotNETRuntime" {
-            self.gc_starts += 1;
-        }
-        let by_name = match self.counts.get_mut(ev.provider) {
-            Some(m) => m,
-            None => self.counts.entry(ev.provider.to_string()).or_default(),
-        };
-        match by_name.get_mut(ev.name) {
-            Some(n) => *n += 1,
-            None => {
-                by_name.insert(ev.name.to_string(), 1);
-            }
-        }
+/// The analysis of what `reader` has read so far (the model and timings are filled in by the caller).
+pub fn summarize(reader: &TraceReader, file_name: &str, file_size: f64) -> Analysis {
+    // Several metadata entries may share a provider and name (versions, V6 redefinitions).
+    let mut counts: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for c in reader.event_counts() {
+        *counts.entry((c.provider, c.name)).or_insert(0) += c.count;
     }
-
-    pub fn events(&self) -> u64 {
-        self.events
-    }
-
-    pub fn finish(self, info: Option<&TraceInfo>, file_name: &str, file_size: f64) -> Analysis {
-        let mut event_counts = Vec::new();
-        for (provider, names) in &self.counts {
-            for (name, n) in names {
-                let key = if name.is_empty() {
-                    provider.clone()
-                } else {
-                    format!("{provider}/{name}")
-                };
-                event_counts.push((key, *n as f64));
-            }
-        }
-        Analysis {
-            file_name: file_name.to_string(),
-            file_size,
-            format: info.map(|i| i.format.clone()).unwrap_or_default(),
-            pointer_size: info.map(|i| i.pointer_size).unwrap_or(0),
-            process_id: info.map(|i| i.process_id).unwrap_or(0),
-            processor_count: info.map(|i| i.processor_count).unwrap_or(0),
-            duration_ms: self.last_ms.max(0.0),
-            events: self.events as f64,
-            decode_ms: 0.0,
-            event_counts,
-            gc_starts: self.gc_starts as f64,
-            model: None,
-            error: None,
-            trace_entries: Vec::new(),
-            entry: 0,
-            insights: None,
-        }
+    let gc_starts = counts
+        .get(&(RUNTIME_PROVIDER, "GC/Start"))
+        .copied()
+        .unwrap_or(0);
+    let event_counts = counts
+        .into_iter()
+        .map(|((provider, name), n)| {
+            let key = if name.is_empty() {
+                provider.to_string()
+            } else {
+                format!("{provider}/{name}")
+            };
+            (key, n as f64)
+        })
+        .collect();
+    let info = reader.info();
+    let stats = reader.stats();
+    Analysis {
+        file_name: file_name.to_string(),
+        file_size,
+        format: info.map(|i| i.format.clone()).unwrap_or_default(),
+        pointer_size: info.map(|i| i.pointer_size).unwrap_or(0),
+        process_id: info.map(|i| i.process_id).unwrap_or(0),
+        processor_count: info.map(|i| i.processor_count).unwrap_or(0),
+        duration_ms: stats.last_event_ms.unwrap_or(0.0).max(0.0),
+        events: stats.events as f64,
+        decode_ms: 0.0,
+        event_counts,
+        gc_starts: gc_starts as f64,
+        model: None,
+        error: None,
+        trace_entries: Vec::new(),
+        entry: 0,
+        insights: None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gcscope_core::event::Event;
 
-    fn ev<'a>(provider: &'a str, name: &'a str, ms: f64) -> Event<'a> {
-        Event {
-            provider,
-            event_id: 1,
-            version: 0,
-            name,
-            timestamp: 0,
-            time_ms: ms,
-            thread_id: 1,
-            capture_thread_id: 1,
-            sequence: 0,
-            processor: 0,
-            stack_id: 0,
-            pointer_size: 8,
-            payload: &[],
-        }
+    /// What the worker used to compute per delivered event: counts by provider and name, GC starts
+    /// of the runtime provider only, the latest event time.
+    fn per_event(bytes: &[u8]) -> (BTreeMap<String, f64>, f64, f64, f64) {
+        let mut counts = BTreeMap::new();
+        let (mut events, mut gc_starts, mut last) = (0.0, 0.0, 0.0f64);
+        let mut sink = |e: &Event<'_>| {
+            events += 1.0;
+            last = last.max(e.time_ms);
+            if e.provider == RUNTIME_PROVIDER && e.name == "GC/Start" {
+                gc_starts += 1.0;
+            }
+            *counts
+                .entry(format!("{}/{}", e.provider, e.name))
+                .or_insert(0.0) += 1.0;
+        };
+        let mut r = TraceReader::new();
+        r.push(bytes, &mut sink).expect("decode");
+        r.finish(&mut sink).expect("finish");
+        (counts, events, gc_starts, last)
     }
 
     #[test]
-    fn counts_events_by_provider_and_name_and_gc_starts() {
-        let mut a = Analyzer::default();
-        let rt = "Microsoft-Windows-DotNETRuntime";
-        a.on_event(&ev(rt, "GC/Start", 1.0));
-        a.on_event(&ev(rt, "GC/Stop", 2.0));
-        a.on_event(&ev(rt, "GC/Start", 5.5));
-        a.on_event(&ev("Other", "GC/Start", 3.0));
-        let r = a.finish(None, "t.nettrace", 10.0);
-        assert_eq!(r.events, 4.0);
-        assert_eq!(
-            r.gc_starts, 2.0,
-            "only the runtime provider's GC/Start counts"
-        );
-        assert_eq!(r.duration_ms, 5.5);
-        assert_eq!(
-            r.event_counts,
-            vec![
-                ("Microsoft-Windows-DotNETRuntime/GC/Start".to_string(), 2.0),
-                ("Microsoft-Windows-DotNETRuntime/GC/Stop".to_string(), 1.0),
-                ("Other/GC/Start".to_string(), 1.0),
-            ]
+    fn counts_come_from_the_reader_with_or_without_the_gc_filter() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
+        let (mut checked, mut filtered) = (0, 0);
+        for sub in std::fs::read_dir(&dir).expect("fixtures/traces").flatten() {
+            for f in std::fs::read_dir(sub.path())
+                .expect("fixture dir")
+                .flatten()
+            {
+                let path = f.path();
+                if path.extension().is_none_or(|e| e != "nettrace") {
+                    continue;
+                }
+                let bytes = std::fs::read(&path).expect("read fixture");
+                let (counts, events, gc_starts, last) = per_event(&bytes);
+                assert!(gc_starts > 0.0, "{}: no GCs", path.display());
+                for filter in [false, true] {
+                    let mut r = TraceReader::new();
+                    if filter {
+                        r.set_filter(gcscope_core::gc::interest);
+                    }
+                    let mut delivered = 0u64;
+                    r.push(&bytes, &mut |_| delivered += 1).expect("decode");
+                    r.finish(&mut |_| delivered += 1).expect("finish");
+                    let a = summarize(&r, "t.nettrace", bytes.len() as f64);
+                    let got: BTreeMap<String, f64> = a.event_counts.iter().cloned().collect();
+                    assert_eq!(got, counts, "{}", path.display());
+                    assert_eq!(a.event_counts.len(), counts.len(), "keys are unique");
+                    assert_eq!(a.events, events);
+                    assert_eq!(a.gc_starts, gc_starts);
+                    assert_eq!(a.duration_ms, last);
+                    if filter {
+                        filtered += a.events as u64 - delivered;
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5);
+        assert!(
+            filtered > 0,
+            "the filter skipped nothing: the test would not test it"
         );
     }
 }

@@ -8,7 +8,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
 
-use crate::analysis::Analyzer;
 use crate::protocol::{Progress, ToUi, MSG_BLOB, MSG_ENTRY};
 
 /// Bytes read per `Blob.slice`: large enough to amortise the JS call, small enough to bound memory.
@@ -104,8 +103,8 @@ async fn decode_blob(
         .map(|f| f.name())
         .unwrap_or_else(|| "trace".into());
     let total = blob.size();
-    let mut reader = TraceReader::with_entry(entry);
-    let mut analyzer = Analyzer::default();
+    // Only what the GC model and insights read is delivered; the rest is counted by the reader.
+    let mut reader = TraceReader::with_entry(entry).with_filter(gcscope_core::gc::interest);
     let mut model = ModelBuilder::new(&TraceInfo::default());
     let mut insights = gcscope_core::gc::insights::InsightsBuilder::bounded();
     let mut info_set = false;
@@ -131,7 +130,6 @@ async fn decode_blob(
         buf.resize(bytes.length() as usize, 0);
         bytes.copy_to(&mut buf);
         let pushed = reader.push(&buf, &mut |ev| {
-            analyzer.on_event(ev);
             model.on_event(ev);
             insights.on_event(ev);
         });
@@ -164,7 +162,7 @@ async fn decode_blob(
             let p = Progress {
                 bytes: offset,
                 total,
-                events: analyzer.events() as f64,
+                events: reader.stats().events as f64,
                 elapsed_ms: now - started,
                 gcs: sent as f64,
             };
@@ -173,7 +171,6 @@ async fn decode_blob(
     }
     if error.is_none() {
         let finished = reader.finish(&mut |ev| {
-            analyzer.on_event(ev);
             model.on_event(ev);
             insights.on_event(ev);
         });
@@ -184,7 +181,7 @@ async fn decode_blob(
     if let Some(info) = reader.info() {
         model.set_info(info);
     }
-    let mut analysis = analyzer.finish(reader.info(), &name, total);
+    let mut analysis = crate::analysis::summarize(&reader, &name, total);
     let finished = model.finish(Some(reader.stats()));
     analysis.insights = Some(crate::insights::ship::bounded(insights.finish(&finished)));
     analysis.model = Some(finished);
