@@ -82,7 +82,8 @@ fn main() {
     let model = m.finish(Some(r.stats()));
     let model_s = model_s + t.elapsed().as_secs_f64();
     let gcs = model.gcs.len();
-    drop(model);
+    // Peak RSS should be one pass's, not two.
+    drop((model, r));
 
     // The same with the reader skipping what the model does not read (as the app and CLI do).
     let mut r = TraceReader::new().with_filter(gcscope_core::gc::interest);
