@@ -96,7 +96,24 @@ fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
                 cx.first_rows_ms
                     .set(Some(js_sys::Date::now() - cx.opened_at.get_untracked()));
             }
-            cx.gcs.update(|v| v.extend(batch));
+            // Reserve for the whole trace from how far the worker has read: growing by doubling
+            // would copy every row again and again and leave the wasm heap at twice the size.
+            let (read, total) = cx
+                .loading
+                .with_untracked(|l| l.as_ref().map_or((0.0, 0.0), |(_, p)| (p.bytes, p.total)));
+            cx.gcs.update(|v| {
+                let need = v.len() + batch.len();
+                if need > v.capacity() {
+                    // At most 4x at a time: GCs bunched at the start must not reserve gigabytes.
+                    let expected = if read > 0.0 && total > read {
+                        ((need as f64 * total / read * 1.1) as usize).min(need * 4)
+                    } else {
+                        need
+                    };
+                    v.reserve_exact(expected.max(need) - v.len());
+                }
+                v.extend(batch)
+            });
         }
         JobEvent::Message(ToUi::Done(mut a)) => {
             worker_client::cancel();
@@ -117,9 +134,8 @@ fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
                             "{e} — the figures cover everything before that point."
                         )));
                     }
-                    if let Some(mut m) = a.model.take() {
-                        let rows = std::mem::take(&mut m.gcs);
-                        cx.gcs.set(rows);
+                    // The rows all came in `Gcs` batches; the model comes without them.
+                    if let Some(m) = a.model.take() {
                         cx.model.set(Some(Arc::new(m)));
                     }
                     cx.analysis.set(Some(Arc::new(*a)));

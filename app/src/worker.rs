@@ -8,7 +8,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
 
-use crate::protocol::{Progress, ToUi, MSG_BLOB, MSG_ENTRY};
+use crate::protocol::{
+    Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_ROWS, ENV_TYPE, MSG_BLOB, MSG_ENTRY,
+};
 
 /// Bytes read per `Blob.slice`: large enough to amortise the JS call, small enough to bound memory.
 const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
@@ -59,12 +61,37 @@ fn request(data: JsValue) -> Option<(Blob, usize)> {
     Some((blob.dyn_into::<Blob>().ok()?, entry))
 }
 
+/// Posts `msg` in its envelope (see `protocol`), transferring the bytes to the page.
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
-    match serde_wasm_bindgen::to_value(msg) {
-        Ok(v) => {
-            let _ = scope.post_message(&v);
+    let bytes = match msg.encode() {
+        Ok(b) => b,
+        Err(e) => {
+            web_sys::console::error_1(&format!("worker: {e}").into());
+            return;
         }
-        Err(e) => web_sys::console::error_1(&format!("worker: cannot serialize: {e}").into()),
+    };
+    let buffer = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
+    drop(bytes);
+    let envelope = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| {
+        let _ = js_sys::Reflect::set(&envelope, &JsValue::from_str(k), v);
+    };
+    set(ENV_TYPE, &JsValue::from_str(msg.kind()));
+    set(ENV_BYTES, &buffer);
+    match msg {
+        ToUi::Gcs { rows } => set(ENV_ROWS, &JsValue::from_f64(rows.len() as f64)),
+        ToUi::Done(a) => {
+            set(
+                ENV_ERROR,
+                &a.error.as_deref().map_or(JsValue::NULL, JsValue::from_str),
+            );
+            set(ENV_DECODE_MS, &JsValue::from_f64(a.decode_ms));
+        }
+        _ => {}
+    }
+    let transfer = js_sys::Array::of1(&buffer);
+    if let Err(e) = scope.post_message_with_transfer(&envelope, &transfer) {
+        web_sys::console::error_1(&format!("worker: cannot post: {}", js_err(e)).into());
     }
 }
 
@@ -77,8 +104,138 @@ fn js_err(e: JsValue) -> String {
         .unwrap_or_else(|| "unknown browser error".into())
 }
 
-/// Starts reading `blob[start..end]`; the browser reads it while the worker decodes the previous chunk.
-fn read_chunk(blob: &Blob, start: f64, end: f64) -> Result<JsFuture, String> {
+/// Reads a Blob front to back, one chunk at a time, while the caller decodes the previous one.
+///
+/// Preferably through a BYOB ("bring your own buffer") reader of `Blob.stream()`, so every chunk
+/// lands in the same JS buffer: `Blob.arrayBuffer()` per slice made a fresh ArrayBuffer per chunk,
+/// and ~80 MiB of them waited for the garbage collector while a 1 GB file was read. Browsers
+/// without BYOB reading of a Blob stream get the slices.
+struct ChunkSource {
+    blob: Blob,
+    total: f64,
+    /// Bytes handed out so far.
+    offset: f64,
+    /// The read in flight (BYOB: resolves to `{ value, done }`; slices: to an ArrayBuffer).
+    pending: Option<JsFuture>,
+    byob: Option<JsValue>,
+    reads: u32,
+}
+
+impl ChunkSource {
+    fn new(blob: &Blob) -> Result<ChunkSource, String> {
+        let mut s = ChunkSource {
+            blob: blob.clone(),
+            total: blob.size(),
+            offset: 0.0,
+            pending: None,
+            byob: byob_reader(blob),
+            reads: 0,
+        };
+        match &s.byob {
+            Some(reader) => {
+                let buffer = js_sys::ArrayBuffer::new(CHUNK as u32);
+                s.pending = Some(s.byob_read(reader, &buffer)?);
+            }
+            None if s.total > 0.0 => {
+                s.pending = Some(read_slice(blob, 0.0, chunk_end(0.0, s.total))?);
+            }
+            None => {}
+        }
+        Ok(s)
+    }
+
+    /// The first reads are small so the first GC rows reach the table quickly.
+    fn next_len(&self) -> f64 {
+        if self.reads < 4 {
+            FIRST_CHUNK
+        } else {
+            CHUNK
+        }
+    }
+
+    fn byob_read(
+        &self,
+        reader: &JsValue,
+        buffer: &js_sys::ArrayBuffer,
+    ) -> Result<JsFuture, String> {
+        let view =
+            js_sys::Uint8Array::new_with_byte_offset_and_length(buffer, 0, self.next_len() as u32);
+        let read: js_sys::Function = js_sys::Reflect::get(reader, &JsValue::from_str("read"))
+            .map_err(js_err)?
+            .dyn_into()
+            .map_err(|_| "the stream reader has no read()".to_string())?;
+        let promise: js_sys::Promise = read
+            .call1(reader, &view)
+            .map_err(js_err)?
+            .dyn_into()
+            .map_err(js_err)?;
+        Ok(JsFuture::from(promise))
+    }
+
+    /// Copies the next chunk into `into` (replacing its contents) and starts reading the one
+    /// after it. `false` at the end of the blob.
+    async fn next(&mut self, into: &mut Vec<u8>) -> Result<bool, String> {
+        let Some(pending) = self.pending.take() else {
+            return Ok(false);
+        };
+        let result = pending.await.map_err(js_err)?;
+        self.reads += 1;
+        let bytes = match &self.byob {
+            Some(reader) => {
+                let done = js_sys::Reflect::get(&result, &JsValue::from_str("done"))
+                    .map_err(js_err)?
+                    .as_bool()
+                    .unwrap_or(true);
+                if done {
+                    return Ok(false);
+                }
+                let view: js_sys::Uint8Array =
+                    js_sys::Reflect::get(&result, &JsValue::from_str("value"))
+                        .map_err(js_err)?
+                        .dyn_into()
+                        .map_err(js_err)?;
+                into.resize(view.length() as usize, 0);
+                view.copy_to(into);
+                // The buffer is ours again: refill it while the caller decodes the copy.
+                let reader = reader.clone();
+                self.pending = Some(self.byob_read(&reader, &view.buffer())?);
+                return self.advance(into.len());
+            }
+            None => js_sys::Uint8Array::new(&result),
+        };
+        into.resize(bytes.length() as usize, 0);
+        bytes.copy_to(into);
+        let end = self.offset + into.len() as f64;
+        if end < self.total {
+            self.pending = Some(read_slice(&self.blob, end, chunk_end(end, self.total))?);
+        }
+        self.advance(into.len())
+    }
+
+    fn advance(&mut self, n: usize) -> Result<bool, String> {
+        self.offset += n as f64;
+        Ok(true)
+    }
+}
+
+/// `blob.stream().getReader({ mode: "byob" })`, or `None` where the browser cannot.
+fn byob_reader(blob: &Blob) -> Option<JsValue> {
+    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
+    let stream_fn: js_sys::Function = get(blob, "stream")?.dyn_into().ok()?;
+    let stream = stream_fn.call0(blob).ok()?;
+    let get_reader: js_sys::Function = get(&stream, "getReader")?.dyn_into().ok()?;
+    let opts = js_sys::Object::new();
+    js_sys::Reflect::set(
+        &opts,
+        &JsValue::from_str("mode"),
+        &JsValue::from_str("byob"),
+    )
+    .ok()?;
+    get_reader.call1(&stream, &opts).ok()
+}
+
+/// Starts reading `blob[start..end]` as an ArrayBuffer.
+fn read_slice(blob: &Blob, start: f64, end: f64) -> Result<JsFuture, String> {
     let part = blob.slice_with_f64_and_f64(start, end).map_err(js_err)?;
     Ok(JsFuture::from(part.array_buffer()))
 }
@@ -106,29 +263,16 @@ async fn decode_blob(
     // Only what the GC model and insights read is delivered; the rest is counted by the reader.
     let mut reader = TraceReader::with_entry(entry).with_filter(gcscope_core::gc::interest);
     let mut model = ModelBuilder::new(&TraceInfo::default());
+    // Bounded: allocation ticks folded into time bins, none kept one by one (millions in 2 GB).
     let mut insights = gcscope_core::gc::insights::InsightsBuilder::bounded();
     let mut info_set = false;
     let mut sent = 0usize;
-    let mut offset = 0.0;
     let mut last_progress = 0.0;
     let mut last_rows = 0.0;
-    let mut next = if total > 0.0 {
-        Some(read_chunk(blob, 0.0, chunk_end(0.0, total))?)
-    } else {
-        None
-    };
+    let mut source = ChunkSource::new(blob)?;
     let mut error = None;
     let mut buf = Vec::new();
-    while let Some(pending) = next.take() {
-        let end = chunk_end(offset, total);
-        // Ask for the following chunk before decoding this one (double buffering).
-        if end < total {
-            next = Some(read_chunk(blob, end, chunk_end(end, total))?);
-        }
-        let array = pending.await.map_err(js_err)?;
-        let bytes = js_sys::Uint8Array::new(&array);
-        buf.resize(bytes.length() as usize, 0);
-        bytes.copy_to(&mut buf);
+    while source.next(&mut buf).await? {
         let pushed = reader.push(&buf, &mut |ev| {
             model.on_event(ev);
             insights.on_event(ev);
@@ -143,7 +287,6 @@ async fn decode_blob(
                 info_set = true;
             }
         }
-        offset = end;
         let now = js_sys::Date::now();
         let settled = model.completed_gcs();
         // The first rows go out at once; later ones in batches, at most every ROWS_EVERY_MS.
@@ -160,7 +303,7 @@ async fn decode_blob(
         if now - last_progress >= PROGRESS_EVERY_MS {
             last_progress = now;
             let p = Progress {
-                bytes: offset,
+                bytes: source.offset,
                 total,
                 events: reader.stats().events as f64,
                 elapsed_ms: now - started,
@@ -182,8 +325,14 @@ async fn decode_blob(
         model.set_info(info);
     }
     let mut analysis = crate::analysis::summarize(&reader, &name, total);
-    let finished = model.finish(Some(reader.stats()));
+    let mut finished = model.finish(Some(reader.stats()));
     analysis.insights = Some(crate::insights::ship::bounded(insights.finish(&finished)));
+    // Rows are sent once (settled rows are final): the rest go now, the model without them.
+    let rest = finished.gcs.split_off(sent.min(finished.gcs.len()));
+    if !rest.is_empty() {
+        post(scope, &ToUi::Gcs { rows: rest });
+    }
+    finished.gcs = Vec::new();
     analysis.model = Some(finished);
     analysis.decode_ms = js_sys::Date::now() - started;
     analysis.error = error;

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
-use crate::protocol::{ToUi, MSG_BLOB, MSG_ENTRY};
+use crate::protocol::{ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY};
 
 struct Job {
     worker: Worker,
@@ -81,7 +81,7 @@ pub fn start(
                 return;
             }
         }
-        match serde_wasm_bindgen::from_value::<ToUi>(data) {
+        match decode_envelope(&data) {
             Ok(ToUi::Ready) => {
                 // Only now is the worker listening; earlier messages would be dropped.
                 let request = js_sys::Object::new();
@@ -114,6 +114,15 @@ pub fn start(
         })
     });
     Ok(())
+}
+
+/// A message's bincode bytes (see `protocol`), copied into our memory and decoded.
+fn decode_envelope(data: &JsValue) -> Result<ToUi, String> {
+    let bytes = js_sys::Reflect::get(data, &JsValue::from_str(ENV_BYTES))
+        .ok()
+        .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
+        .ok_or("a message without its bytes")?;
+    ToUi::decode(&js_sys::Uint8Array::new(&bytes).to_vec())
 }
 
 /// Stops the current job, if any. Its callbacks are never called again.
