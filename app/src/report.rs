@@ -7,6 +7,8 @@ use crate::charts::{self, Axis};
 use crate::columns;
 use crate::protocol::Analysis;
 use crate::tables::{self, Table};
+use crate::view_state::Filter;
+use gcscope_core::gc::insights::Insights;
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -108,6 +110,9 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
         .collect();
     let rows: Vec<u32> = (0..gcs.len() as u32).collect();
     body.push_str(&table_html(&tables::gc_table(gcs, &rows, &cols)));
+    if let Some(ti) = &a.insights {
+        body.push_str(&insights_html(&ti.insights));
+    }
     if !m.notes.is_empty() {
         body.push_str("<h2>Notes</h2><ul>");
         for n in &m.notes {
@@ -122,6 +127,33 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
     )
 }
 
+/// The insights' whole-trace tables (the per-GC ones are in the app and `gcscope <view> --json`);
+/// a table with no rows is left out.
+fn insights_html(ins: &Insights) -> String {
+    use crate::insights::tables as it;
+    let (all, starts) = (Filter::default(), it::Starts::new());
+    let budgets: Vec<_> = ins.budgets.iter().collect();
+    let mut types = ins.allocations.top_types.clone();
+    types.truncate(50);
+    let mut alloc = it::alloc_types(&types);
+    alloc.title = format!(
+        "Top allocating types (sampled: one GCAllocationTick per ~100 KB; {} ticks)",
+        ins.allocations.tick_count
+    );
+    [
+        alloc,
+        it::exceeded(&budgets),
+        it::roots_by_kind(ins, &all, &starts),
+        it::suspend_reasons(ins, &all),
+        it::finalized_types(ins),
+        it::segments(ins, &all),
+    ]
+    .iter()
+    .filter(|t| !t.rows.is_empty())
+    .map(table_html)
+    .collect()
+}
+
 const CSS: &str = "body{font:13px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d1f21;background:#fff}\
 h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.5rem}dl{display:grid;grid-template-columns:max-content auto;gap:.1rem 1rem}\
 dt{color:#5f6368}dd{margin:0}table{border-collapse:collapse;font-variant-numeric:tabular-nums}\
@@ -132,6 +164,32 @@ th,td{padding:.1rem .5rem;border-bottom:1px solid #ddd;text-align:left;white-spa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report carries the insights' whole-trace tables, with the LOH workload's large arrays
+    /// first among the sampled types.
+    #[test]
+    fn report_has_the_insights_tables() {
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/traces/net8.0/loh.nettrace"
+        ))
+        .unwrap();
+        let (mut m, ins) = gcscope_core::gc::insights::analyze_with_insights(&bytes).unwrap();
+        let gcs = std::mem::take(&mut m.gcs);
+        let a = Analysis {
+            file_name: "loh.nettrace".into(),
+            insights: Some(crate::insights::ship::bounded(ins)),
+            ..Default::default()
+        };
+        let html = html(&m, &gcs, &a);
+        let alloc = html.find("Top allocating types").expect("allocation table");
+        let first_row = &html[alloc..][..html[alloc..].find("</tr>\n<tr>").unwrap() + 400];
+        assert!(first_row.contains("System.Byte[]"), "{first_row}");
+        for title in ["Which generation&#39;s budget was exceeded", "Suspensions by reason"] {
+            assert!(html.contains(title), "{title}");
+        }
+        assert!(!html.contains("<script"));
+    }
 
     #[test]
     fn escapes_markup_from_the_trace() {
