@@ -185,7 +185,10 @@ mod tests {
         let alloc = html.find("Top allocating types").expect("allocation table");
         let first_row = &html[alloc..][..html[alloc..].find("</tr>\n<tr>").unwrap() + 400];
         assert!(first_row.contains("System.Byte[]"), "{first_row}");
-        for title in ["Which generation&#39;s budget was exceeded", "Suspensions by reason"] {
+        for title in [
+            "Which generation&#39;s budget was exceeded",
+            "Suspensions by reason",
+        ] {
             assert!(html.contains(title), "{title}");
         }
         assert!(!html.contains("<script"));

@@ -33,7 +33,8 @@ use crate::reader::TraceReader;
 
 /// Decodes a whole trace and builds both the GC model and its insights.
 pub fn analyze_with_insights(bytes: &[u8]) -> Result<(GcModel, Insights)> {
-    let mut reader = TraceReader::new();
+    // Only what the model and the insights read is delivered (`gc::wants`); the rest is counted.
+    let mut reader = TraceReader::new().with_filter(super::interest);
     let mut b = ModelBuilder::new(&crate::event::TraceInfo::default());
     let mut ib = InsightsBuilder::new();
     {
