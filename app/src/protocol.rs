@@ -41,8 +41,26 @@ impl ToUi {
             .map_err(|e| format!("cannot encode a {} message: {e}", self.kind()))
     }
 
+    /// The encoded length, computed without encoding.
+    pub fn encoded_len(&self) -> Result<u64, String> {
+        bincode::serialized_size(self)
+            .map_err(|e| format!("cannot size a {} message: {e}", self.kind()))
+    }
+
+    /// Encodes into a writer (e.g. one that copies into a JS ArrayBuffer a piece at a time).
+    pub fn encode_into(&self, w: impl std::io::Write) -> Result<(), String> {
+        bincode::serialize_into(w, self)
+            .map_err(|e| format!("cannot encode a {} message: {e}", self.kind()))
+    }
+
     pub fn decode(bytes: &[u8]) -> Result<ToUi, String> {
         bincode::deserialize(bytes).map_err(|e| format!("cannot decode a message: {e}"))
+    }
+
+    /// Decodes from a reader, e.g. one that copies from a JS ArrayBuffer a piece at a time, so the
+    /// message's bytes never sit whole in wasm memory (which never shrinks) beside what they decode to.
+    pub fn decode_from(r: impl std::io::Read) -> Result<ToUi, String> {
+        bincode::deserialize_from(r).map_err(|e| format!("cannot decode a message: {e}"))
     }
 }
 
@@ -100,6 +118,17 @@ pub const MSG_ENTRY: &str = "entry";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out at most 7 bytes a call.
+    struct Pieces<'a>(&'a [u8], usize);
+    impl std::io::Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(7).min(self.0.len() - self.1);
+            buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+            self.1 += n;
+            Ok(n)
+        }
+    }
     use gcscope_core::gc::insights::analyze_with_insights;
 
     /// Every message survives the wire format, including a whole real model (so no type in it
@@ -139,6 +168,20 @@ mod tests {
         for m in msgs {
             let wire = m.encode().unwrap();
             assert_eq!(ToUi::decode(&wire).unwrap(), m, "{}", m.kind());
+            let mut into = Vec::new();
+            m.encode_into(&mut into).unwrap();
+            assert_eq!(
+                (into.len() as u64, &into),
+                (m.encoded_len().unwrap(), &wire)
+            );
+            // Read in small pieces, as the page reads from the transferred buffer.
+            let pieces = Pieces(&wire, 0);
+            assert_eq!(
+                ToUi::decode_from(pieces).unwrap(),
+                m,
+                "{} in pieces",
+                m.kind()
+            );
         }
         assert!(ToUi::decode(&[0xff; 3]).is_err());
     }

@@ -61,17 +61,53 @@ fn request(data: JsValue) -> Option<(Blob, usize)> {
     Some((blob.dyn_into::<Blob>().ok()?, entry))
 }
 
+/// Writes into a JS byte array from the start.
+struct JsBytesOut {
+    out: js_sys::Uint8Array,
+    at: u32,
+}
+
+impl std::io::Write for JsBytesOut {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = (self.out.length() - self.at).min(buf.len() as u32);
+        if n == 0 && !buf.is_empty() {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        self.out
+            .subarray(self.at, self.at + n)
+            .copy_from(&buf[..n as usize]);
+        self.at += n;
+        Ok(n as usize)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Posts `msg` in its envelope (see `protocol`), transferring the bytes to the page.
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
-    let bytes = match msg.encode() {
-        Ok(b) => b,
+    // Straight into a JS buffer of the right size, through a small staging buffer: the whole
+    // message never sits in wasm memory, which never shrinks.
+    let encoded = msg.encoded_len().and_then(|len| {
+        let out = js_sys::Uint8Array::new_with_length(len as u32);
+        let mut w = std::io::BufWriter::with_capacity(
+            64 * 1024,
+            JsBytesOut {
+                out: out.clone(),
+                at: 0,
+            },
+        );
+        msg.encode_into(&mut w)?;
+        std::io::Write::flush(&mut w).map_err(|e| e.to_string())?;
+        Ok(out)
+    });
+    let buffer = match encoded {
+        Ok(out) => out.buffer(),
         Err(e) => {
             web_sys::console::error_1(&format!("worker: {e}").into());
             return;
         }
     };
-    let buffer = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
-    drop(bytes);
     let envelope = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| {
         let _ = js_sys::Reflect::set(&envelope, &JsValue::from_str(k), v);
@@ -286,6 +322,11 @@ async fn decode_blob(
                 model.set_info(info);
                 info_set = true;
             }
+        }
+        // Grow the model's rows to the expected count in one step rather than by doubling.
+        let read = source.offset;
+        if read > 0.0 && total > read && model.gcs().len() >= 16 {
+            model.expect_gcs((model.gcs().len() as f64 * total / read * 1.1) as usize);
         }
         let now = js_sys::Date::now();
         let settled = model.completed_gcs();

@@ -116,13 +116,36 @@ pub fn start(
     Ok(())
 }
 
-/// A message's bincode bytes (see `protocol`), copied into our memory and decoded.
+/// A message's bincode bytes (see `protocol`), decoded straight from the transferred buffer.
 fn decode_envelope(data: &JsValue) -> Result<ToUi, String> {
     let bytes = js_sys::Reflect::get(data, &JsValue::from_str(ENV_BYTES))
         .ok()
         .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
         .ok_or("a message without its bytes")?;
-    ToUi::decode(&js_sys::Uint8Array::new(&bytes).to_vec())
+    ToUi::decode_from(std::io::BufReader::with_capacity(
+        64 * 1024,
+        JsBytes {
+            all: js_sys::Uint8Array::new(&bytes),
+            at: 0,
+        },
+    ))
+}
+
+/// Reads a JS byte array from the start, copying only what each read asks for.
+struct JsBytes {
+    all: js_sys::Uint8Array,
+    at: u32,
+}
+
+impl std::io::Read for JsBytes {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = (self.all.length() - self.at).min(buf.len() as u32);
+        self.all
+            .subarray(self.at, self.at + n)
+            .copy_to(&mut buf[..n as usize]);
+        self.at += n;
+        Ok(n as usize)
+    }
 }
 
 /// Stops the current job, if any. Its callbacks are never called again.

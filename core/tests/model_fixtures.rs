@@ -822,3 +822,29 @@ fn process_facts_match_the_runtimes_own_settings() {
         assert_eq!(p.payload_errors, 0, "{}", f.name);
     }
 }
+
+/// Reserving rows ahead (`expect_gcs`, as the browser's worker does from the fraction read) changes
+/// nothing in the model.
+#[test]
+fn expecting_gcs_ahead_changes_nothing() {
+    for rt in RUNTIMES {
+        let bytes = std::fs::read(fixtures_dir().join(rt).join("server.nettrace")).unwrap();
+        let plain = gcscope_core::gc::analyze(&bytes).unwrap();
+        let mut reader = TraceReader::new();
+        let mut b = ModelBuilder::new(&TraceInfo::default());
+        let mut n = 0usize;
+        let mut sink = |e: &gcscope_core::event::Event<'_>| {
+            b.on_event(e);
+            n += 1;
+            if n.is_multiple_of(97) {
+                b.expect_gcs(n % 1000);
+            }
+        };
+        reader.push(&bytes, &mut sink).unwrap();
+        reader.finish(&mut sink).unwrap();
+        b.set_info(reader.info().unwrap());
+        let m = b.finish(Some(reader.stats()));
+        assert!(m.gcs.len() > 10);
+        assert!(m == plain, "{rt}");
+    }
+}
