@@ -189,6 +189,38 @@ fn open_url(cx: Ctx, url: String) {
     });
 }
 
+/// Opens a trace by address and keeps the address in the view state (so the link reopens it).
+fn open_trace_url(cx: Ctx, url: String) {
+    cx.set_vs(|v| v.trace = Some(url.clone()));
+    open_url(cx, url);
+}
+
+/// Ctrl+V outside a text field: a copied file opens like a dropped one, a copied http(s) address
+/// like `?trace=`.
+fn on_paste(cx: Ctx, ev: web_sys::ClipboardEvent) {
+    let in_field = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA"));
+    let Some(data) = ev.clipboard_data() else {
+        return;
+    };
+    if in_field {
+        return;
+    }
+    if let Some(file) = data.files().and_then(|f| f.get(0)) {
+        ev.prevent_default();
+        open_blob(cx, file.name(), file.into());
+        return;
+    }
+    let text = data.get_data("text").unwrap_or_default();
+    let text = text.trim();
+    if text.starts_with("https://") || text.starts_with("http://") {
+        ev.prevent_default();
+        open_trace_url(cx, text.to_string());
+    }
+}
+
 fn location_search() -> String {
     web_sys::window()
         .and_then(|w| w.location().search().ok())
@@ -320,7 +352,8 @@ pub fn App() -> impl IntoView {
         prev.set_value(v.clone());
         cx.vs.set(v);
     });
-    // Keyboard: 1-6 switch tabs, Escape closes the detail panel, "/" focuses the filter box.
+    let _paste = window_event_listener(leptos::ev::paste, move |ev| on_paste(cx, ev));
+    // Keyboard: 1-9 switch tabs, Escape closes the detail panel, "/" focuses the filter box.
     let _keys = window_event_listener(leptos::ev::keydown, move |ev: KeyboardEvent| {
         let in_field = ev
             .target()
@@ -445,6 +478,7 @@ pub fn App() -> impl IntoView {
 
 #[component]
 fn EmptyState(samples: RwSignal<Vec<Sample>>, cx: Ctx) -> impl IntoView {
+    let url_text = RwSignal::new(String::new());
     view! {
         <section class="empty">
             <h2>"Drop a .nettrace, .netperf or .zip anywhere on this page"</h2>
@@ -464,9 +498,7 @@ fn EmptyState(samples: RwSignal<Vec<Sample>>, cx: Ctx) -> impl IntoView {
                                 class="sample-button"
                                 id=format!("sample-{i}")
                                 on:click=move |_| {
-                                    let url = format!("samples/{file}");
-                                    cx.set_vs(|v| v.trace = Some(url.clone()));
-                                    open_url(cx, url);
+                                    open_trace_url(cx, format!("samples/{file}"));
                                 }
                                 title=s.description.clone()
                             >
@@ -477,7 +509,29 @@ fn EmptyState(samples: RwSignal<Vec<Sample>>, cx: Ctx) -> impl IntoView {
                     }
                 />
             </div>
-            <p class="hint">"Keys: 1–6 switch views · / filters · ↑↓ move in the GC table · Enter opens a GC · Esc closes it"</p>
+            <form
+                id="url-form"
+                class="url-form"
+                on:submit=move |ev: leptos::ev::SubmitEvent| {
+                    ev.prevent_default();
+                    let url = url_text.get_untracked().trim().to_string();
+                    if !url.is_empty() {
+                        open_trace_url(cx, url);
+                    }
+                }
+            >
+                <input
+                    id="url-input"
+                    type="url"
+                    placeholder="…or paste the https:// address of a trace"
+                    title="Fetched by this tab; its server must allow cross-origin requests (CORS)"
+                    aria-label="Address of a trace file to fetch"
+                    prop:value=move || url_text.get()
+                    on:input=move |ev| url_text.set(event_target_value(&ev))
+                />
+                <button type="submit" class="small">"Open URL"</button>
+            </form>
+            <p class="hint">"Keys: 1–9 switch views · / filters · ↑↓ move in the GC table · Enter opens a GC · Esc closes it · Ctrl+V a trace file or its address"</p>
         </section>
     }
 }

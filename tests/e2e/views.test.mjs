@@ -301,6 +301,45 @@ test('?trace=URL fetches the trace, and the address keeps it', async () => {
   await context.close();
 });
 
+test('a trace address typed in the box, or pasted anywhere, is fetched and kept in the address', async () => {
+  const ref = await te(FIX('net8.0', 'wks-concurrent'));
+  // Typed: the bundled sample (the same trace as the wks-concurrent fixture) by its full address.
+  const { page, context, problems } = await openApp(browser, server.base);
+  const url = new URL('samples/net8-wks-concurrent.nettrace', page.url()).href;
+  await page.fill('#url-input', url);
+  await page.click('#url-form button[type=submit]');
+  await page.locator('#fact-gcs').waitFor({ timeout: 30_000 });
+  assert.equal(num(await page.locator('#fact-gcs').textContent()), ref.gcs.length);
+  assert.ok(new URL(page.url()).searchParams.get('trace') === url, page.url());
+  // Pasted (Ctrl+V outside a text field): the address text of the clipboard.
+  const again = await context.newPage();
+  await again.goto(`${server.base}`);
+  await again.locator('#url-input').waitFor();
+  await again.evaluate((u) => {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', u);
+    document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
+  }, url);
+  await again.locator('#fact-gcs').waitFor({ timeout: 30_000 });
+  assert.equal(num(await again.locator('#fact-gcs').textContent()), ref.gcs.length);
+  // Pasted as a file.
+  const third = await context.newPage();
+  await third.goto(`${server.base}`);
+  await third.locator('#url-input').waitFor();
+  const bytes = [...await readFile(FIX('net8.0', 'pinning'))];
+  await third.evaluate((b) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], 'pasted.nettrace'));
+    document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
+  }, bytes);
+  await third.locator('#fact-gcs').waitFor({ timeout: 30_000 });
+  const pin = await te(FIX('net8.0', 'pinning'));
+  assert.equal(num(await third.locator('#fact-gcs').textContent()), pin.gcs.length);
+  assert.match(await third.locator('#fact-file').textContent(), /pasted\.nettrace/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('exports: the GC table\'s CSV holds the filtered rows in table order; the HTML report needs no script', async () => {
   const file = FIX('net8.0', 'wks-concurrent');
   const ref = await te(file);
