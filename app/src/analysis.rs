@@ -54,6 +54,17 @@ pub fn summarize(reader: &TraceReader, file_name: &str, file_size: f64) -> Analy
     }
 }
 
+/// How many GCs (or anything spread through the file) the whole trace will hold, from `have` seen
+/// after reading `read` of `total` bytes, 10% over so one reservation usually suffices; `have`
+/// before anything was read or at the end.
+pub fn expected_total(have: usize, read: f64, total: f64) -> usize {
+    if read > 0.0 && total > read {
+        ((have as f64 * total / read * 1.1) as usize).max(have)
+    } else {
+        have
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +89,15 @@ mod tests {
         r.push(bytes, &mut sink).expect("decode");
         r.finish(&mut sink).expect("finish");
         (counts, events, gc_starts, last)
+    }
+
+    #[test]
+    fn expected_total_scales_by_the_fraction_read() {
+        // 100 GCs in the first quarter: 400 in all, 10% over.
+        assert_eq!(expected_total(100, 25.0, 100.0), 440);
+        // Nothing read yet, or the whole file read: what there is.
+        assert_eq!(expected_total(7, 0.0, 100.0), 7);
+        assert_eq!(expected_total(7, 100.0, 100.0), 7);
     }
 
     #[test]

@@ -105,11 +105,7 @@ fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
                 let need = v.len() + batch.len();
                 if need > v.capacity() {
                     // At most 4x at a time: GCs bunched at the start must not reserve gigabytes.
-                    let expected = if read > 0.0 && total > read {
-                        ((need as f64 * total / read * 1.1) as usize).min(need * 4)
-                    } else {
-                        need
-                    };
+                    let expected = crate::analysis::expected_total(need, read, total).min(need * 4);
                     v.reserve_exact(expected.max(need) - v.len());
                 }
                 v.extend(batch)

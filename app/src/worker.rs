@@ -167,16 +167,10 @@ impl ChunkSource {
             byob: byob_reader(blob),
             reads: 0,
         };
-        match &s.byob {
-            Some(reader) => {
-                let buffer = js_sys::ArrayBuffer::new(CHUNK as u32);
-                s.pending = Some(s.byob_read(reader, &buffer)?);
-            }
-            None if s.total > 0.0 => {
-                s.pending = Some(read_slice(blob, 0.0, chunk_end(0.0, s.total))?);
-            }
-            None => {}
-        }
+        s.pending = match s.byob.clone() {
+            Some(reader) => Some(s.byob_read(&reader, &js_sys::ArrayBuffer::new(CHUNK as u32))?),
+            None => s.slice_read()?,
+        };
         Ok(s)
     }
 
@@ -208,6 +202,19 @@ impl ChunkSource {
         Ok(JsFuture::from(promise))
     }
 
+    /// The next slice as an ArrayBuffer, `None` past the end.
+    fn slice_read(&self) -> Result<Option<JsFuture>, String> {
+        if self.offset >= self.total {
+            return Ok(None);
+        }
+        let end = (self.offset + self.next_len()).min(self.total);
+        let part = self
+            .blob
+            .slice_with_f64_and_f64(self.offset, end)
+            .map_err(js_err)?;
+        Ok(Some(JsFuture::from(part.array_buffer())))
+    }
+
     /// Copies the next chunk into `into` (replacing its contents) and starts reading the one
     /// after it. `false` at the end of the blob.
     async fn next(&mut self, into: &mut Vec<u8>) -> Result<bool, String> {
@@ -215,41 +222,24 @@ impl ChunkSource {
             return Ok(false);
         };
         let result = pending.await.map_err(js_err)?;
-        self.reads += 1;
-        let bytes = match &self.byob {
-            Some(reader) => {
-                let done = js_sys::Reflect::get(&result, &JsValue::from_str("done"))
-                    .map_err(js_err)?
-                    .as_bool()
-                    .unwrap_or(true);
-                if done {
-                    return Ok(false);
-                }
-                let view: js_sys::Uint8Array =
-                    js_sys::Reflect::get(&result, &JsValue::from_str("value"))
-                        .map_err(js_err)?
-                        .dyn_into()
-                        .map_err(js_err)?;
-                into.resize(view.length() as usize, 0);
-                view.copy_to(into);
-                // The buffer is ours again: refill it while the caller decodes the copy.
-                let reader = reader.clone();
-                self.pending = Some(self.byob_read(&reader, &view.buffer())?);
-                return self.advance(into.len());
+        let get = |k: &str| js_sys::Reflect::get(&result, &JsValue::from_str(k)).map_err(js_err);
+        let bytes: js_sys::Uint8Array = if self.byob.is_some() {
+            if get("done")?.as_bool().unwrap_or(true) {
+                return Ok(false);
             }
-            None => js_sys::Uint8Array::new(&result),
+            get("value")?.dyn_into().map_err(js_err)?
+        } else {
+            js_sys::Uint8Array::new(&result)
         };
         into.resize(bytes.length() as usize, 0);
         bytes.copy_to(into);
-        let end = self.offset + into.len() as f64;
-        if end < self.total {
-            self.pending = Some(read_slice(&self.blob, end, chunk_end(end, self.total))?);
-        }
-        self.advance(into.len())
-    }
-
-    fn advance(&mut self, n: usize) -> Result<bool, String> {
-        self.offset += n as f64;
+        self.offset += into.len() as f64;
+        self.reads += 1;
+        // The copy is ours: read on (into the same buffer, with BYOB) while the caller decodes it.
+        self.pending = match self.byob.clone() {
+            Some(reader) => Some(self.byob_read(&reader, &bytes.buffer())?),
+            None => self.slice_read()?,
+        };
         Ok(true)
     }
 }
@@ -268,21 +258,6 @@ fn byob_reader(blob: &Blob) -> Option<JsValue> {
     )
     .ok()?;
     get_reader.call1(&stream, &opts).ok()
-}
-
-/// Starts reading `blob[start..end]` as an ArrayBuffer.
-fn read_slice(blob: &Blob, start: f64, end: f64) -> Result<JsFuture, String> {
-    let part = blob.slice_with_f64_and_f64(start, end).map_err(js_err)?;
-    Ok(JsFuture::from(part.array_buffer()))
-}
-
-fn chunk_end(offset: f64, total: f64) -> f64 {
-    let size = if offset < 4.0 * FIRST_CHUNK {
-        FIRST_CHUNK
-    } else {
-        CHUNK
-    };
-    (offset + size).min(total)
 }
 
 async fn decode_blob(
@@ -324,9 +299,9 @@ async fn decode_blob(
             }
         }
         // Grow the model's rows to the expected count in one step rather than by doubling.
-        let read = source.offset;
-        if read > 0.0 && total > read && model.gcs().len() >= 16 {
-            model.expect_gcs((model.gcs().len() as f64 * total / read * 1.1) as usize);
+        if model.gcs().len() >= 16 {
+            let have = model.gcs().len();
+            model.expect_gcs(crate::analysis::expected_total(have, source.offset, total));
         }
         let now = js_sys::Date::now();
         let settled = model.completed_gcs();

@@ -4,7 +4,9 @@
 //! sums whole bins. The other lists that grow with the trace rather than with the GC count are
 //! decimated or capped here, with the dropped count kept so the views can say so.
 
-use gcscope_core::gc::insights::{Allocations, Insights, KindBytes, PressurePoint, TypeAlloc};
+use gcscope_core::gc::insights::{
+    ranked, Allocations, Insights, KindBytes, PressurePoint, TypeAlloc, TypeTicks,
+};
 use serde::{Deserialize, Serialize};
 
 /// Memory-pressure points shipped at most (decimated to the min and max per column beyond this).
@@ -72,37 +74,13 @@ pub fn types_in(a: &Allocations, from_ms: f64, to_ms: f64) -> RangeAllocs {
         });
     }
     let per = bins.per_type_in(a.type_names.len(), from_ms, to_ms);
+    let mut all = TypeTicks::default();
     for t in &per {
-        r.ticks += t.ticks;
-        r.by_kind.small = r.by_kind.small.saturating_add(t.bytes.small);
-        r.by_kind.large = r.by_kind.large.saturating_add(t.bytes.large);
-        r.by_kind.pinned = r.by_kind.pinned.saturating_add(t.bytes.pinned);
+        all.merge(t);
     }
-    let total = r.by_kind.total();
-    r.types = per
-        .iter()
-        .filter(|t| t.ticks > 0)
-        .map(|t| TypeAlloc {
-            type_name: a
-                .type_names
-                .get(t.type_index as usize)
-                .cloned()
-                .unwrap_or_default(),
-            sampled_bytes: t.bytes.total(),
-            ticks: t.ticks,
-            by_kind: t.bytes,
-            pct: if total > 0 {
-                t.bytes.total() as f64 * 100.0 / total as f64
-            } else {
-                0.0
-            },
-        })
-        .collect();
-    r.types.sort_by(|a, b| {
-        b.sampled_bytes
-            .cmp(&a.sampled_bytes)
-            .then_with(|| a.type_name.cmp(&b.type_name))
-    });
+    r.ticks = all.ticks;
+    r.by_kind = all.bytes;
+    r.types = ranked(&a.type_names, &per);
     r
 }
 

@@ -57,12 +57,11 @@ fn from_bins(type_names: Vec<String>, tick_bins: TickBins) -> Allocations {
         ..Allocations::default()
     };
     let per = tick_bins.per_type(type_names.len());
+    let mut all = TypeTicks::default();
     for t in &per {
-        a.tick_count += t.ticks;
-        a.by_kind.small = a.by_kind.small.saturating_add(t.bytes.small);
-        a.by_kind.large = a.by_kind.large.saturating_add(t.bytes.large);
-        a.by_kind.pinned = a.by_kind.pinned.saturating_add(t.bytes.pinned);
+        all.merge(t);
     }
+    (a.tick_count, a.by_kind) = (all.ticks, all.bytes);
     a.sampled_bytes = a.by_kind.total();
     a.top_types = ranked(&type_names, &per);
     let w = tick_bins.bin_ms;
@@ -80,13 +79,11 @@ fn from_bins(type_names: Vec<String>, tick_bins: TickBins) -> Allocations {
                 a.over_time.push(bin(b.start_ms - w, KindBytes::default()));
             }
         }
-        let mut bytes = KindBytes::default();
+        let mut all = TypeTicks::default();
         for t in &b.types {
-            bytes.small = bytes.small.saturating_add(t.bytes.small);
-            bytes.large = bytes.large.saturating_add(t.bytes.large);
-            bytes.pinned = bytes.pinned.saturating_add(t.bytes.pinned);
+            all.merge(t);
         }
-        a.over_time.push(bin(b.start_ms, bytes));
+        a.over_time.push(bin(b.start_ms, all.bytes));
         prev_end = Some(b.start_ms + w);
     }
     a.type_names = type_names;

@@ -21,6 +21,7 @@ mod per_gc;
 mod tick_bins;
 mod types;
 
+pub use alloc_view::ranked;
 pub use collect::InsightsBuilder;
 pub use per_gc::{root_values, ROOT_KINDS};
 pub use tick_bins::{TickBin, TickBins, TypeTicks, MAX_BINS as MAX_TICK_BINS};
