@@ -16,6 +16,8 @@ use super::derive;
 use super::handles::HandleTracker;
 use super::pins::PinTracker;
 use super::reasons;
+use super::rows::Rows;
+use super::summary::SummaryAcc;
 use super::types::*;
 use crate::event::TraceInfo;
 
@@ -26,6 +28,9 @@ const SUSPEND_FOR_GC_PREP: u32 = 6;
 const UNKNOWN_CODE: u32 = u32::MAX;
 /// GCReason values with special handling.
 const REASON_PM_FULL_GC: u32 = 12;
+/// Rows a GC's derived figures look back over (its baseline GC); rows older than this behind the
+/// settled ones can be dropped once handed out.
+pub(crate) const LOOK_BACK: usize = super::derive::BASELINE_LOOKBACK + 1;
 /// Keep at most this many free-text notes; the rest are only counted.
 const MAX_NOTES: usize = 200;
 
@@ -110,10 +115,17 @@ pub(crate) struct PerHeapInput<'a> {
 #[derive(Debug)]
 pub struct ModelBuilder {
     pub(crate) info: TraceInfo,
-    pub(crate) gcs: Vec<Gc>,
-    pub(crate) raw: Vec<GcRaw>,
+    pub(crate) gcs: Rows<Gc>,
+    pub(crate) raw: Rows<GcRaw>,
     /// Length of the prefix of `gcs` that is closed (no further events expected).
     settled: usize,
+    /// Rows before this were handed out by [`Self::drain_completed`] (clones; the builder keeps
+    /// the last few for look-backs, and drops older ones into `dropped`).
+    pub(crate) handed_out: usize,
+    /// What the whole-trace summaries need from the rows dropped so far.
+    pub(crate) dropped: SummaryAcc,
+    /// The last GCHeapStats among the dropped rows (look-backs for sizes before a GC).
+    pub(crate) dropped_heap_stats: Option<HeapStatsRaw>,
     /// A background GC that just closed: server GC fires its histories after its GCEnd and
     /// GCHeapStats, so it settles only when the next GC starts.
     awaiting_late: Option<usize>,
@@ -151,9 +163,12 @@ impl ModelBuilder {
     pub fn new(info: &TraceInfo) -> ModelBuilder {
         let mut b = ModelBuilder {
             info: info.clone(),
-            gcs: Vec::new(),
-            raw: Vec::new(),
+            gcs: Rows::default(),
+            raw: Rows::default(),
             settled: 0,
+            handed_out: 0,
+            dropped: SummaryAcc::default(),
+            dropped_heap_stats: None,
             awaiting_late: None,
             suspend_thread_gc: None,
             suspend_thread_bgc: None,
@@ -191,10 +206,11 @@ impl ModelBuilder {
         p.trace_start_utc = format_utc(&info.sync_time_utc);
     }
 
-    /// Every GC seen so far, in GCStart order; rows still in progress have `complete == false` and
+    /// Every GC the builder holds, in GCStart order (all of them unless
+    /// [`Self::drain_completed`] is used); rows still in progress have `complete == false` and
     /// their derived figures are not filled yet.
     pub fn gcs(&self) -> &[Gc] {
-        &self.gcs
+        self.gcs.held()
     }
 
     /// Says how many GCs the trace will probably hold (e.g. from the fraction of the file read), so
@@ -216,7 +232,39 @@ impl ModelBuilder {
     /// still in progress (e.g. a background GC) holds back the rows after it, and the last GC is
     /// settled only when the next one starts (or by [`Self::finish`]).
     pub fn completed_gcs(&self) -> &[Gc] {
-        &self.gcs[..self.settled]
+        self.gcs.window(self.gcs.base(), self.settled)
+    }
+
+    /// Hands out the rows settled since the last call (final: see [`Self::completed_gcs`]) and
+    /// forgets older ones, keeping only what later rows look back at. For a consumer that ships
+    /// rows away as they settle (the browser's worker), memory then stays flat however many GCs
+    /// the trace holds. Once it is used, [`Self::finish`]'s model holds only the rows not handed
+    /// out yet; its summaries still cover every GC.
+    pub fn drain_completed(&mut self) -> Vec<Gc> {
+        let out = self.gcs.window(self.handed_out, self.settled).to_vec();
+        self.handed_out = self.settled;
+        let keep_from = self.settled.saturating_sub(LOOK_BACK);
+        let dropped = &mut self.dropped;
+        self.gcs.drop_before(keep_from, |gc| dropped.add(&gc));
+        let last_stats = &mut self.dropped_heap_stats;
+        self.raw.drop_before(keep_from, |r| {
+            if r.heap_stats.is_some() {
+                *last_stats = r.heap_stats;
+            }
+        });
+        // Nothing may point at a dropped row (they are all settled, so nothing should).
+        let base = self.gcs.base();
+        for r in [
+            &mut self.current_bgc,
+            &mut self.history_gc,
+            &mut self.last_completed,
+            &mut self.awaiting_late,
+        ] {
+            if r.is_some_and(|i| i < base) {
+                *r = None;
+            }
+        }
+        out
     }
 
     pub(crate) fn note(&mut self, msg: String) {
@@ -263,6 +311,7 @@ impl ModelBuilder {
     fn find_recent(&self, number: u32) -> Option<usize> {
         let recent = self
             .gcs
+            .held()
             .iter()
             .rev()
             .take(16)
@@ -275,7 +324,7 @@ impl ModelBuilder {
     /// The row of GC `number` anywhere (a GCEnd whose GCStart is far back).
     fn find_by_number(&self, number: u32) -> Option<usize> {
         self.find_recent(number)
-            .or_else(|| self.gcs.iter().rposition(|g| g.number == number))
+            .or_else(|| self.gcs.rposition(|g| g.number == number))
     }
 
     // ---------------------------------------------------------------------------------------
@@ -794,7 +843,7 @@ impl ModelBuilder {
         // GCs still open when the trace ended get their figures now. Closed GCs are already
         // final: data that arrives after a close (a background GC's late histories or restart)
         // re-derives that GC when it arrives, and later GCs only ever look back at closed ones.
-        for i in 0..self.gcs.len() {
+        for i in self.gcs.base()..self.gcs.len() {
             if !self.raw[i].closed {
                 self.raw[i].closed = true;
                 derive::derive(&mut self, i);
@@ -814,7 +863,12 @@ impl ModelBuilder {
         self.process.gc_mode =
             heap_count.map(|n| Cow::Borrowed(if n > 1 { "server" } else { "workstation" }));
         if self.process.concurrent.is_none()
-            && self.gcs.iter().any(|g| g.gc_type == GcType::Background)
+            && (self.dropped.any_background
+                || self
+                    .gcs
+                    .held()
+                    .iter()
+                    .any(|g| g.gc_type == GcType::Background))
         {
             self.process.concurrent = Some(true);
         }

@@ -6,8 +6,9 @@
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-use super::builder::{GcRaw, ModelBuilder};
+use super::builder::{GcRaw, HeapStatsRaw, ModelBuilder};
 use super::reasons;
+use super::rows::Rows;
 use super::types::*;
 
 const GEN0: usize = 0;
@@ -57,7 +58,13 @@ fn clamp(v: i128) -> u64 {
 }
 
 /// Sum of per-heap sizes before the GC for generation `g`, or PerfView's estimate without them.
-fn gen_size_before(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> u64 {
+fn gen_size_before(
+    gcs: &Rows<Gc>,
+    raws: &Rows<GcRaw>,
+    dropped_stats: Option<HeapStatsRaw>,
+    i: usize,
+    g: usize,
+) -> u64 {
     let gc = &gcs[i];
     if g < gen_count(&gc.heaps) {
         return gc
@@ -72,7 +79,8 @@ fn gen_size_before(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> u64 {
     } else {
         0
     };
-    let Some(prev) = (0..i).rev().find_map(|j| raws[j].heap_stats) else {
+    let earlier = raws.window(0, i).iter().rev().find_map(|r| r.heap_stats);
+    let Some(prev) = earlier.or(dropped_stats) else {
         return tick0;
     };
     let cur = raws[i].heap_stats;
@@ -84,7 +92,7 @@ fn gen_size_before(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> u64 {
 }
 
 /// What the program allocated into gen0, LOH or POH since the previous GC (PerfView's UserAllocated).
-fn user_allocated(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> Option<u64> {
+fn user_allocated(gcs: &Rows<Gc>, raws: &Rows<GcRaw>, i: usize, g: usize) -> Option<u64> {
     let gc = &gcs[i];
     let tick = raws[i].alloc_tick.map(|t| {
         t[match g {
@@ -121,15 +129,15 @@ fn user_allocated(gcs: &[Gc], raws: &[GcRaw], i: usize, g: usize) -> Option<u64>
 }
 
 /// How far back to look for a baseline GC (GCs overlap only around background GCs).
-const BASELINE_LOOKBACK: usize = 16;
+pub(crate) const BASELINE_LOOKBACK: usize = 16;
 
 /// The GC whose "after" sizes are this GC's starting point: of the earlier GCs with per-heap
 /// history that ended before this one's pause began, the one that ended last. PerfView takes the
 /// GC just before in the list, which may be a background GC still running (whose records are
 /// not in yet) when this GC started.
-fn baseline(gcs: &[Gc], i: usize) -> Option<&Gc> {
+fn baseline(gcs: &Rows<Gc>, i: usize) -> Option<&Gc> {
     let start = gcs[i].start_ms;
-    gcs[i.saturating_sub(BASELINE_LOOKBACK)..i]
+    gcs.window(i.saturating_sub(BASELINE_LOOKBACK), i)
         .iter()
         .filter(|p| !p.heaps.is_empty())
         .filter_map(|p| p.end_ms.filter(|e| *e <= start).map(|e| (e, p)))
@@ -143,22 +151,22 @@ fn baseline(gcs: &[Gc], i: usize) -> Option<&Gc> {
 /// Recomputes every derived figure of GC `i`.
 pub fn derive(b: &mut ModelBuilder, i: usize) {
     let has_pin_events = b.pins.has_events();
-    let (gcs, raws) = (&mut b.gcs, &b.raw);
+    let (gcs, raws, dropped_stats) = (&mut b.gcs, &b.raw, b.dropped_heap_stats);
     let raw = &raws[i];
 
     // Sizes before (needs only this GC and earlier ones).
     let mut before = [0u64; 5];
     for (g, v) in before.iter_mut().enumerate() {
-        *v = gen_size_before(gcs, raws, i, g);
+        *v = gen_size_before(gcs, raws, dropped_stats, i, g);
     }
     let alloc = [
         user_allocated(gcs, raws, i, GEN0),
         user_allocated(gcs, raws, i, LOH),
         user_allocated(gcs, raws, i, POH),
     ];
-    let prev_stop = match i.checked_sub(1) {
-        Some(p) => gcs[p].gc_start_ms + gcs[p].duration_ms.unwrap_or(0.0),
-        None => gcs[0].gc_start_ms,
+    let prev_stop = match i.checked_sub(1).and_then(|p| gcs.get(p)) {
+        Some(p) => p.gc_start_ms + p.duration_ms.unwrap_or(0.0),
+        None => gcs[i].gc_start_ms,
     };
     let prev_has_heaps = baseline(gcs, i).is_some();
     let before_total: u64 = before.iter().fold(0, |a, b| a.saturating_add(*b));
@@ -167,7 +175,7 @@ pub fn derive(b: &mut ModelBuilder, i: usize) {
     let mut peak = before_total;
     if gcs[i].gc_type == GcType::Background {
         let end = gcs[i].start_ms + gcs[i].duration_ms.unwrap_or(0.0);
-        for later in &gcs[i + 1..] {
+        for later in gcs.from(i + 1) {
             if end < later.start_ms {
                 break;
             }

@@ -4,7 +4,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::types::{Gc, PinSummary, PinnedType, TimePoint};
+use super::summary::PinRows;
+use super::types::{PinSummary, PinnedType};
 
 #[derive(Debug, Default)]
 pub struct PinTracker {
@@ -48,7 +49,8 @@ impl PinTracker {
         }
     }
 
-    pub fn summary(self, gcs: &[Gc]) -> PinSummary {
+    /// `rows`: every GC's pinned-object count, gathered by the summary as rows go by.
+    pub(crate) fn summary(self, rows: PinRows) -> PinSummary {
         let mut by_type = self.types;
         by_type.sort_by(|a, b| {
             b.total_bytes
@@ -57,12 +59,7 @@ impl PinTracker {
         });
         let has_events = self.pinned_object_events > 0 || self.pinned_plug_events > 0;
         let pinned_over_time = if has_events {
-            gcs.iter()
-                .map(|g| TimePoint {
-                    ms: g.start_ms,
-                    value: g.pinned_objects.len() as u64,
-                })
-                .collect()
+            rows.over_time
         } else {
             Vec::new()
         };
@@ -70,7 +67,7 @@ impl PinTracker {
             has_events,
             pinned_object_events: self.pinned_object_events,
             pinned_plug_events: self.pinned_plug_events,
-            gcs_with_pins: gcs.iter().filter(|g| !g.pinned_objects.is_empty()).count() as u32,
+            gcs_with_pins: rows.gcs_with_pins,
             by_type,
             pinned_over_time,
         }

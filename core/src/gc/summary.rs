@@ -13,32 +13,37 @@ pub(crate) fn build(b: ModelBuilder) -> GcModel {
         pins,
         mut process,
         notes,
+        dropped,
+        handed_out,
         ..
     } = b;
+    // Rows handed out and dropped were summed as they went; the held ones are added now, in the
+    // same (trace) order, so the sums are the same whether or not rows were dropped.
+    let mut acc = dropped;
+    let mut rows = gcs;
+    let base = rows.base();
+    let mut gcs = rows.take_held();
+    for gc in &gcs {
+        acc.add(gc);
+    }
+    // The model's rows are the ones not handed out yet (all of them unless rows were drained).
+    let gcs = gcs.split_off(handed_out.saturating_sub(base).min(gcs.len()));
 
     // PerfView's process duration: first complete GC's pause start to the last GC's end.
-    let first = gcs.iter().find(|g| g.complete).map(|g| g.start_ms);
-    let last_end = gcs
-        .iter()
-        .map(|g| g.end_ms.unwrap_or(g.start_ms))
-        .reduce(f64::max);
-    process.gc_span_ms = match (first, last_end) {
+    process.gc_span_ms = match (acc.first_complete_start_ms, acc.last_end_ms) {
         (Some(f), Some(l)) if l > f => l - f,
         _ => 0.0,
     };
-    process.gc_count = gcs.len() as u32;
-    process.incomplete_gc_count = gcs.iter().filter(|g| !g.complete).count() as u32;
+    process.gc_count = acc.count;
+    process.incomplete_gc_count = acc.incomplete;
     let end_ms = process.last_event_ms.unwrap_or(0.0);
     process.trace_duration_ms = end_ms.max(0.0);
 
-    let mut rollup = Vec::with_capacity(4);
-    rollup.push(gen_rollup(&gcs, None, process.gc_span_ms));
-    for g in 0..3u8 {
-        rollup.push(gen_rollup(&gcs, Some(g), process.gc_span_ms));
-    }
-    let condemn_reasons = condemn_breakdown(&gcs);
+    let span = process.gc_span_ms;
+    let rollup = acc.rollups.into_iter().map(|r| r.finish(span)).collect();
+    let condemn_reasons = acc.condemn.finish();
     let handles = handles.summary(end_ms);
-    let pinning = pins.summary(&gcs);
+    let pinning = pins.summary(acc.pins);
     GcModel {
         process,
         gcs,
@@ -50,22 +55,99 @@ pub(crate) fn build(b: ModelBuilder) -> GcModel {
     }
 }
 
-fn gen_rollup(gcs: &[Gc], gen: Option<u8>, span_ms: f64) -> GenRollup {
-    let name = match gen {
-        None => Cow::Borrowed("all"),
-        Some(0) => Cow::Borrowed("0"),
-        Some(1) => Cow::Borrowed("1"),
-        Some(_) => Cow::Borrowed("2"),
-    };
-    let mut r = GenRollup {
-        gen: name,
-        ..GenRollup::default()
-    };
-    let (mut peak_sum, mut after_sum) = (0f64, 0f64);
-    for gc in gcs
-        .iter()
-        .filter(|g| g.complete && gen.is_none_or(|x| g.gen == x))
-    {
+/// The summaries' running figures, fed one row at a time in trace order.
+#[derive(Debug)]
+pub(crate) struct SummaryAcc {
+    count: u32,
+    incomplete: u32,
+    first_complete_start_ms: Option<f64>,
+    last_end_ms: Option<f64>,
+    /// All generations, then gen0, gen1, gen2.
+    rollups: [RollupAcc; 4],
+    condemn: CondemnAcc,
+    pub(crate) pins: PinRows,
+    /// Any GC (complete or not) was a background GC.
+    pub(crate) any_background: bool,
+}
+
+impl Default for SummaryAcc {
+    fn default() -> Self {
+        SummaryAcc {
+            count: 0,
+            incomplete: 0,
+            first_complete_start_ms: None,
+            last_end_ms: None,
+            rollups: [None, Some(0), Some(1), Some(2)].map(RollupAcc::new),
+            condemn: CondemnAcc::default(),
+            pins: PinRows::default(),
+            any_background: false,
+        }
+    }
+}
+
+/// Per-GC pinning figures the pin summary needs.
+#[derive(Debug, Default)]
+pub(crate) struct PinRows {
+    /// (GC start, pinned objects seen in it) for every GC.
+    pub over_time: Vec<TimePoint>,
+    pub gcs_with_pins: u32,
+}
+
+impl SummaryAcc {
+    pub(crate) fn add(&mut self, gc: &Gc) {
+        self.count += 1;
+        self.incomplete += !gc.complete as u32;
+        self.any_background |= gc.gc_type == GcType::Background;
+        if gc.complete && self.first_complete_start_ms.is_none() {
+            self.first_complete_start_ms = Some(gc.start_ms);
+        }
+        let end = gc.end_ms.unwrap_or(gc.start_ms);
+        self.last_end_ms = Some(self.last_end_ms.map_or(end, |l| l.max(end)));
+        for r in &mut self.rollups {
+            r.add(gc);
+        }
+        self.condemn.add(gc);
+        self.pins.over_time.push(TimePoint {
+            ms: gc.start_ms,
+            value: gc.pinned_objects.len() as u64,
+        });
+        self.pins.gcs_with_pins += !gc.pinned_objects.is_empty() as u32;
+    }
+}
+
+/// One generation's rollup (or all generations'), summed over complete GCs.
+#[derive(Debug)]
+struct RollupAcc {
+    gen: Option<u8>,
+    r: GenRollup,
+    peak_sum: f64,
+    after_sum: f64,
+}
+
+impl RollupAcc {
+    fn new(gen: Option<u8>) -> RollupAcc {
+        let name = match gen {
+            None => Cow::Borrowed("all"),
+            Some(0) => Cow::Borrowed("0"),
+            Some(1) => Cow::Borrowed("1"),
+            Some(_) => Cow::Borrowed("2"),
+        };
+        RollupAcc {
+            gen,
+            r: GenRollup {
+                gen: name,
+                ..GenRollup::default()
+            },
+            peak_sum: 0.0,
+            after_sum: 0.0,
+        }
+    }
+
+    fn add(&mut self, gc: &Gc) {
+        if !gc.complete || self.gen.is_some_and(|x| gc.gen != x) {
+            return;
+        }
+        let r = &mut self.r;
         r.count += 1;
         r.induced_count += gc.induced as u32;
         r.background_count += (gc.gc_type == GcType::Background) as u32;
@@ -75,8 +157,8 @@ fn gen_rollup(gcs: &[Gc], gen: Option<u8>, span_ms: f64) -> GenRollup {
         r.max_suspend_ms = r.max_suspend_ms.max(gc.suspend_ms.unwrap_or(0.0));
         r.total_duration_ms += gc.duration_ms.unwrap_or(0.0);
         r.max_peak_bytes = r.max_peak_bytes.max(gc.peak_bytes.unwrap_or(0));
-        peak_sum += gc.peak_bytes.unwrap_or(0) as f64;
-        after_sum += gc.after_bytes.unwrap_or(0) as f64;
+        self.peak_sum += gc.peak_bytes.unwrap_or(0) as f64;
+        self.after_sum += gc.after_bytes.unwrap_or(0) as f64;
         r.total_allocated_bytes = r
             .total_allocated_bytes
             .saturating_add(gc.allocated_bytes.unwrap_or(0));
@@ -87,70 +169,86 @@ fn gen_rollup(gcs: &[Gc], gen: Option<u8>, span_ms: f64) -> GenRollup {
             .total_promoted_bytes
             .saturating_add(gc.promoted_bytes.unwrap_or(0));
     }
-    if r.count > 0 {
-        let n = r.count as f64;
-        r.mean_pause_ms = r.total_pause_ms / n;
-        r.mean_peak_bytes = peak_sum / n;
-        r.mean_after_bytes = after_sum / n;
+
+    fn finish(self, span_ms: f64) -> GenRollup {
+        let mut r = self.r;
+        if r.count > 0 {
+            let n = r.count as f64;
+            r.mean_pause_ms = r.total_pause_ms / n;
+            r.mean_peak_bytes = self.peak_sum / n;
+            r.mean_after_bytes = self.after_sum / n;
+        }
+        r.allocated_per_pause_ms_bytes =
+            (r.total_pause_ms > 0.0).then(|| r.total_allocated_bytes as f64 / r.total_pause_ms);
+        r.promoted_per_gc_ms_bytes = (r.total_duration_ms > 0.0)
+            .then(|| r.total_promoted_bytes as f64 / r.total_duration_ms);
+        r.pause_time_pct = (span_ms > 0.0).then(|| r.total_pause_ms * 100.0 / span_ms);
+        r
     }
-    r.allocated_per_pause_ms_bytes =
-        (r.total_pause_ms > 0.0).then(|| r.total_allocated_bytes as f64 / r.total_pause_ms);
-    r.promoted_per_gc_ms_bytes =
-        (r.total_duration_ms > 0.0).then(|| r.total_promoted_bytes as f64 / r.total_duration_ms);
-    r.pause_time_pct = (span_ms > 0.0).then(|| r.total_pause_ms * 100.0 / span_ms);
-    r
 }
 
 /// Generation-valued reasons counted when they name the GC's own generation (PerfView's rule).
 pub const ALLOC_BUDGET: &str = "alloc_budget_exceeded";
 pub const TIME_TUNING: &str = "time_tuning";
 
-fn condemn_breakdown(gcs: &[Gc]) -> CondemnBreakdown {
-    let mut by_trigger: Vec<ReasonCount> = Vec::new();
-    let mut by_condition: Vec<ReasonCount> = Vec::new();
-    let mut without_history = [0u32; 3];
-    fn bump(v: &mut Vec<ReasonCount>, name: &Name, gen: usize) {
-        let i = match v.iter().position(|r| r.reason == *name) {
-            Some(i) => i,
-            None => {
-                v.push(ReasonCount {
-                    reason: name.clone(),
-                    per_gen: [0; 3],
-                    total: 0,
-                });
-                v.len() - 1
-            }
-        };
-        v[i].per_gen[gen] += 1;
-        v[i].total += 1;
-    }
-    for gc in gcs.iter().filter(|g| g.complete) {
+/// Condemn reasons counted per generation collected, over complete GCs.
+#[derive(Debug, Default)]
+struct CondemnAcc {
+    by_trigger: Vec<ReasonCount>,
+    by_condition: Vec<ReasonCount>,
+    without_history: [u32; 3],
+}
+
+fn bump(v: &mut Vec<ReasonCount>, name: &Name, gen: usize) {
+    let i = match v.iter().position(|r| r.reason == *name) {
+        Some(i) => i,
+        None => {
+            v.push(ReasonCount {
+                reason: name.clone(),
+                per_gen: [0; 3],
+                total: 0,
+            });
+            v.len() - 1
+        }
+    };
+    v[i].per_gen[gen] += 1;
+    v[i].total += 1;
+}
+
+impl CondemnAcc {
+    fn add(&mut self, gc: &Gc) {
+        if !gc.complete {
+            return;
+        }
         let g = gc.gen.min(2) as usize;
-        bump(&mut by_trigger, &gc.reason, g);
+        bump(&mut self.by_trigger, &gc.reason, g);
         let Some(c) = &gc.condemn else {
-            without_history[g] += 1;
-            continue;
+            self.without_history[g] += 1;
+            return;
         };
         // The 2-bit field reads 0 both for "gen0 budget exceeded" and "none": an induced gen0
         // GC is not counted as a budget GC (PerfView counts it).
         if c.alloc_budget_gen == gc.gen && (gc.gen > 0 || !gc.induced) {
-            bump(&mut by_condition, &Cow::Borrowed(ALLOC_BUDGET), g);
+            bump(&mut self.by_condition, &Cow::Borrowed(ALLOC_BUDGET), g);
         }
         if c.time_tuning_gen == gc.gen && c.time_tuning_gen > 0 {
-            bump(&mut by_condition, &Cow::Borrowed(TIME_TUNING), g);
+            bump(&mut self.by_condition, &Cow::Borrowed(TIME_TUNING), g);
         }
         for cond in &c.conditions {
-            bump(&mut by_condition, cond, g);
+            bump(&mut self.by_condition, cond, g);
         }
     }
-    let order = |v: &mut Vec<ReasonCount>| {
-        v.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.reason.cmp(&b.reason)))
-    };
-    order(&mut by_trigger);
-    order(&mut by_condition);
-    CondemnBreakdown {
-        by_trigger,
-        by_condition,
-        without_history,
+
+    fn finish(mut self) -> CondemnBreakdown {
+        let order = |v: &mut Vec<ReasonCount>| {
+            v.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.reason.cmp(&b.reason)))
+        };
+        order(&mut self.by_trigger);
+        order(&mut self.by_condition);
+        CondemnBreakdown {
+            by_trigger: self.by_trigger,
+            by_condition: self.by_condition,
+            without_history: self.without_history,
+        }
     }
 }
