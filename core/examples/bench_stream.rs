@@ -4,11 +4,12 @@
 //!
 //! Prints one JSON line: seconds and MB/s (MB = 10^6 bytes) for reading the file alone, reading +
 //! decoding (every event delivered, payload bytes summed), reading + decoding + the GC model, and
-//! the same with the reader filtered to what the model reads (`gc::interest`, as the app does);
+//! the same with the reader filtered to what the model reads (`gc::interest`), and that plus the
+//! bounded insights fed from one decode per event (`gc::feed`: what the app's worker does);
 //! plus the process's peak resident memory (Linux VmHWM) at the end.
 
 use gcscope_core::event::TraceInfo;
-use gcscope_core::gc::ModelBuilder;
+use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
 use gcscope_core::TraceReader;
 use std::fs::File;
 use std::io::Read;
@@ -99,14 +100,36 @@ fn main() {
     let filtered = m.finish(Some(r.stats()));
     let filtered_s = filtered_s + t.elapsed().as_secs_f64();
     assert_eq!(filtered.gcs.len(), gcs, "filtered model");
+    drop((filtered, r));
+
+    // The app's worker: filtered reader, model and bounded insights from one decode.
+    let mut r = TraceReader::new().with_filter(gcscope_core::gc::interest);
+    let mut m = ModelBuilder::new(&TraceInfo::default());
+    let mut ib = InsightsBuilder::bounded();
+    let worker_s = each_chunk(path, chunk, |b| {
+        r.push(b, &mut |e| gc::feed(&mut m, &mut ib, e))
+            .expect("decode")
+    });
+    let t = Instant::now();
+    r.finish(&mut |e| gc::feed(&mut m, &mut ib, e))
+        .expect("finish");
+    if let Some(info) = r.info() {
+        m.set_info(info);
+    }
+    let worker = m.finish(Some(r.stats()));
+    let insights = ib.finish(&worker);
+    let worker_s = worker_s + t.elapsed().as_secs_f64();
+    assert_eq!(worker.gcs.len(), gcs, "worker model");
+    drop(insights);
     let mbps = |s: f64| size / 1e6 / s;
     println!(
-        "{{\"file\":{path:?},\"bytes\":{size},\"events\":{events},\"payload_bytes\":{payload},\"gcs\":{},\"read_s\":{read_s:.3},\"read_mbps\":{:.0},\"decode_s\":{decode_s:.3},\"decode_mbps\":{:.0},\"model_s\":{model_s:.3},\"model_mbps\":{:.0},\"filtered_s\":{filtered_s:.3},\"filtered_mbps\":{:.0},\"peak_rss_mb\":{:.1},\"checksum\":{sum}}}",
+        "{{\"file\":{path:?},\"bytes\":{size},\"events\":{events},\"payload_bytes\":{payload},\"gcs\":{},\"read_s\":{read_s:.3},\"read_mbps\":{:.0},\"decode_s\":{decode_s:.3},\"decode_mbps\":{:.0},\"model_s\":{model_s:.3},\"model_mbps\":{:.0},\"filtered_s\":{filtered_s:.3},\"filtered_mbps\":{:.0},\"worker_s\":{worker_s:.3},\"worker_mbps\":{:.0},\"peak_rss_mb\":{:.1},\"checksum\":{sum}}}",
         gcs,
         mbps(read_s),
         mbps(decode_s),
         mbps(model_s),
         mbps(filtered_s),
+        mbps(worker_s),
         peak_rss_kb() as f64 / 1024.0
     );
 }

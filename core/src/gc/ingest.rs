@@ -131,7 +131,10 @@ pub(crate) fn add_filtered(b: &mut ModelBuilder, stats: &DecodeStats) {
     };
 }
 
-pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
+/// Counts the event and reads the process-describing events. True when the event is a runtime
+/// event left for [`clr::decode`]: then [`apply`] or [`on_payload_error`] (or nothing, when
+/// decode has no layout for it) completes it.
+pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
     let p = &mut b.process;
     p.events += 1;
     if p.first_event_ms.is_none() {
@@ -142,27 +145,40 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
         if let Some((cmd, os, arch)) = process_info(e.payload) {
             b.on_process_info(cmd, os, arch);
         }
-        return;
+        return false;
     }
     if !clr::names::is_runtime_provider(e.provider) {
-        return;
+        return false;
     }
     if e.event_id == RUNTIME_INFORMATION && e.provider != clr::names::PRIVATE_PROVIDER {
         if let Some(v) = runtime_version(e.payload) {
             b.on_runtime_version(v);
         }
-        return;
+        return false;
     }
     p.runtime_events += 1;
-    let decoded = match clr::decode(e) {
-        None => return,
-        Some(Ok(d)) => d,
-        Some(Err(err)) => {
-            b.process.payload_errors += 1;
-            b.note(format!("{} at {:.3} ms: {}", e.name, e.time_ms, err));
-            return;
-        }
-    };
+    true
+}
+
+pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
+    if !begin(b, e) {
+        return;
+    }
+    match clr::decode(e) {
+        None => {}
+        Some(Ok(d)) => apply(b, e, &d),
+        Some(Err(err)) => on_payload_error(b, e, &err),
+    }
+}
+
+/// A runtime event whose payload [`clr::decode`] rejected: counted and noted.
+pub(crate) fn on_payload_error(b: &mut ModelBuilder, e: &Event<'_>, err: &clr::PayloadError) {
+    b.process.payload_errors += 1;
+    b.note(format!("{} at {:.3} ms: {}", e.name, e.time_ms, err));
+}
+
+/// A runtime event [`begin`] accepted, decoded.
+pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>) {
     let (ms, th) = (e.time_ms, e.thread_id);
     let used = match decoded {
         ClrEvent::GcSuspendEeBegin(s) => {

@@ -19,7 +19,6 @@ mod ingest;
 pub mod insights;
 mod pins;
 pub mod reasons;
-mod rows;
 mod summary;
 mod types;
 
@@ -27,15 +26,27 @@ pub use builder::ModelBuilder;
 pub use summary::{ALLOC_BUDGET, TIME_TUNING};
 pub use types::*;
 
+use crate::clr::{self, ClrEvent};
 use crate::error::Result;
 use crate::event::{Event, TraceInfo};
 use crate::filter::Interest;
 use crate::reader::{DecodeStats, TraceReader};
+use insights::InsightsBuilder;
 
 impl ModelBuilder {
     /// Feeds one event (in timestamp order). Events the model has no use for cost a provider check.
     pub fn on_event(&mut self, event: &Event<'_>) {
         ingest::on_event(self, event);
+    }
+
+    /// Feeds one event already decoded: `decoded` is what `clr::decode(event)` returned
+    /// (`Some(Ok(decoded))`). The same as [`ModelBuilder::on_event`] without decoding again; events
+    /// that do not decode (no layout, or a payload error) go to `on_event`. [`feed`] does both for
+    /// the model and the insights from one decode.
+    pub fn on_clr(&mut self, event: &Event<'_>, decoded: &ClrEvent<'_>) {
+        if ingest::begin(self, event) {
+            ingest::apply(self, event, decoded);
+        }
     }
 
     /// Closes every GC and computes the whole-trace summaries. `stats` (the decoder's) supplies the
@@ -46,6 +57,22 @@ impl ModelBuilder {
         }
         let dropped = stats.map(ingest::dropped_events);
         self.finish_model(dropped)
+    }
+}
+
+/// Feeds one event to the model and the insights, decoding its payload once: the same as
+/// `model.on_event(event); insights.on_event(event)`.
+pub fn feed(model: &mut ModelBuilder, insights: &mut InsightsBuilder, event: &Event<'_>) {
+    if !ingest::begin(model, event) {
+        return;
+    }
+    match clr::decode(event) {
+        None => {}
+        Some(Ok(decoded)) => {
+            ingest::apply(model, event, &decoded);
+            insights.on_clr(event, &decoded);
+        }
+        Some(Err(err)) => ingest::on_payload_error(model, event, &err),
     }
 }
 

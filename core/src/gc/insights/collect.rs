@@ -111,6 +111,13 @@ impl InsightsBuilder {
             // Undecodable payloads are counted and noted by the model.
             return;
         };
+        self.on_clr(e, &ev);
+    }
+
+    /// Feeds one event already decoded: `ev` is what `clr::decode(e)` returned (`Some(Ok(ev))`).
+    /// The same as [`InsightsBuilder::on_event`] without decoding again; see [`crate::gc::feed`]
+    /// for feeding the model and the insights from one decode.
+    pub fn on_clr(&mut self, e: &Event<'_>, ev: &ClrEvent<'_>) {
         let ms = e.time_ms;
         let was_burst = core::mem::replace(&mut self.in_range_burst, false);
         match ev {
