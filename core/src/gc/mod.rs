@@ -19,6 +19,7 @@ mod ingest;
 pub mod insights;
 mod pins;
 pub mod reasons;
+mod rows;
 mod summary;
 mod types;
 
