@@ -50,6 +50,7 @@ pub fn summarize(reader: &TraceReader, file_name: &str, file_size: f64) -> Analy
         error: None,
         trace_entries: Vec::new(),
         entry: 0,
+        insight_inputs: None,
         insights: None,
     }
 }

@@ -98,7 +98,11 @@ pub struct Analysis {
     pub trace_entries: Vec<String>,
     #[serde(default)]
     pub entry: usize,
-    /// The views beyond the GC table (allocations, budgets, roots, ...), bounded for the message.
+    /// The records the views beyond the GC table (allocations, budgets, roots, ...) are made of,
+    /// as the worker collected them; the page finishes them with the rows when a view needs them.
+    #[serde(default)]
+    pub insight_inputs: Option<crate::insights::ship::ShippedInputs>,
+    /// Those views' figures, once finished (by the page: never in a message).
     #[serde(default)]
     pub insights: Option<crate::insights::ship::TraceInsights>,
 }

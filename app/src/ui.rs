@@ -36,6 +36,9 @@ pub(crate) struct Ctx {
     /// The model without its rows (they are in `gcs`), once decoding is done.
     pub(crate) model: RwSignal<Option<Arc<GcModel>>>,
     pub(crate) analysis: RwSignal<Option<Arc<Analysis>>>,
+    /// The analysis with the insights finished from the worker's records and the rows. A lazy
+    /// memo: built the first time a view (or the report) reads it, not while the GC table loads.
+    pub(crate) insight_analysis: Memo<Option<Arc<Analysis>>>,
     loading: RwSignal<Option<(String, Progress)>>,
     error: RwSignal<Option<String>>,
     pub(crate) vs: RwSignal<ViewState>,
@@ -308,10 +311,30 @@ pub(crate) fn ExportButtons(cx: Ctx, table: Signal<Table>) -> impl IntoView {
 
 #[component]
 pub fn App() -> impl IntoView {
+    let gcs = RwSignal::new(Vec::<Gc>::new());
+    let analysis = RwSignal::new(None::<Arc<Analysis>>);
+    let insight_analysis = Memo::new_with_compare(
+        move |_| {
+            let a = analysis.get()?;
+            let shipped = a.insight_inputs.as_ref()?;
+            let insights = gcs.with(|g| crate::insights::ship::finish(shipped, g));
+            let mut with = (*a).clone();
+            with.insight_inputs = None;
+            with.insights = Some(insights);
+            Some(Arc::new(with))
+        },
+        // Changed unless both are the same Arc (or both none): never compares whole insights.
+        |old, new| match (old.and_then(Option::as_ref), new.and_then(Option::as_ref)) {
+            (Some(a), Some(b)) => !Arc::ptr_eq(a, b),
+            (None, None) => old.is_none() != new.is_none(),
+            _ => true,
+        },
+    );
     let cx = Ctx {
-        gcs: RwSignal::new(Vec::new()),
+        gcs,
         model: RwSignal::new(None),
-        analysis: RwSignal::new(None),
+        analysis,
+        insight_analysis,
         loading: RwSignal::new(None),
         error: RwSignal::new(None),
         vs: RwSignal::new(ViewState::from_query(&location_search())),
@@ -413,7 +436,8 @@ pub fn App() -> impl IntoView {
         }
     };
     let report = move |_| {
-        let (Some(m), Some(a)) = (cx.model.get_untracked(), cx.analysis.get_untracked()) else {
+        let (Some(m), Some(a)) = (cx.model.get_untracked(), cx.insight_analysis.get_untracked())
+        else {
             return;
         };
         let html = cx.gcs.with_untracked(|g| crate::report::html(&m, g, &a));

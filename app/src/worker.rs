@@ -277,6 +277,9 @@ async fn decode_blob(
     // Bounded: allocation ticks folded into time bins, none kept one by one (millions in 2 GB).
     let mut insights = gcscope_core::gc::insights::InsightsBuilder::bounded();
     let mut info_set = false;
+    // Settled rows not sent yet: the model hands them out (`drain_completed`) and forgets them,
+    // so the worker never holds every row of a big trace.
+    let mut unsent: Vec<gcscope_core::gc::Gc> = Vec::new();
     let mut sent = 0usize;
     let mut last_progress = 0.0;
     let mut last_rows = 0.0;
@@ -284,9 +287,9 @@ async fn decode_blob(
     let mut error = None;
     let mut buf = Vec::new();
     while source.next(&mut buf).await? {
+        // Each event's payload is decoded once for the model and the insights.
         let pushed = reader.push(&buf, &mut |ev| {
-            model.on_event(ev);
-            insights.on_event(ev);
+            gcscope_core::gc::feed(&mut model, &mut insights, ev)
         });
         if let Err(e) = pushed {
             error = Some(e.to_string());
@@ -298,23 +301,18 @@ async fn decode_blob(
                 info_set = true;
             }
         }
-        // Grow the model's rows to the expected count in one step rather than by doubling.
-        if model.gcs().len() >= 16 {
-            let have = model.gcs().len();
-            model.expect_gcs(crate::analysis::expected_total(have, source.offset, total));
-        }
+        unsent.extend(model.drain_completed());
         let now = js_sys::Date::now();
-        let settled = model.completed_gcs();
         // The first rows go out at once; later ones in batches, at most every ROWS_EVERY_MS.
-        if settled.len() > sent && (sent == 0 || now - last_rows >= ROWS_EVERY_MS) {
+        if !unsent.is_empty() && (sent == 0 || now - last_rows >= ROWS_EVERY_MS) {
             last_rows = now;
+            sent += unsent.len();
             post(
                 scope,
                 &ToUi::Gcs {
-                    rows: settled[sent..].to_vec(),
+                    rows: std::mem::take(&mut unsent),
                 },
             );
-            sent = settled.len();
         }
         if now - last_progress >= PROGRESS_EVERY_MS {
             last_progress = now;
@@ -329,10 +327,8 @@ async fn decode_blob(
         }
     }
     if error.is_none() {
-        let finished = reader.finish(&mut |ev| {
-            model.on_event(ev);
-            insights.on_event(ev);
-        });
+        let finished =
+            reader.finish(&mut |ev| gcscope_core::gc::feed(&mut model, &mut insights, ev));
         if let Err(e) = finished {
             error = Some(e.to_string());
         }
@@ -341,14 +337,14 @@ async fn decode_blob(
         model.set_info(info);
     }
     let mut analysis = crate::analysis::summarize(&reader, &name, total);
+    // The model's rows are the ones not handed out yet; its summaries cover every GC.
     let mut finished = model.finish(Some(reader.stats()));
-    analysis.insights = Some(crate::insights::ship::bounded(insights.finish(&finished)));
-    // Rows are sent once (settled rows are final): the rest go now, the model without them.
-    let rest = finished.gcs.split_off(sent.min(finished.gcs.len()));
-    if !rest.is_empty() {
-        post(scope, &ToUi::Gcs { rows: rest });
+    unsent.append(&mut finished.gcs);
+    if !unsent.is_empty() {
+        post(scope, &ToUi::Gcs { rows: unsent });
     }
-    finished.gcs = Vec::new();
+    // The page finishes the insights from these records and its rows, when a view needs them.
+    analysis.insight_inputs = Some(crate::insights::ship::inputs(insights.into_inputs()));
     analysis.model = Some(finished);
     analysis.decode_ms = js_sys::Date::now() - started;
     analysis.error = error;

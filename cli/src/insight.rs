@@ -10,10 +10,9 @@ pub fn load(path: &str) -> Result<(GcModel, Insights), String> {
     let mut builder: Option<ModelBuilder> = None;
     let mut ib = InsightsBuilder::new();
     let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
-        builder
-            .get_or_insert_with(|| ModelBuilder::new(info))
-            .on_event(e);
-        ib.on_event(e);
+        // One payload decode for both.
+        let b = builder.get_or_insert_with(|| ModelBuilder::new(info));
+        gcscope_core::gc::feed(b, &mut ib, e);
     })?;
     let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
     b.set_info(&info);

@@ -2,7 +2,7 @@
 // headless Chromium (file input), next to the native CLI, the native decoder and `cat` on the same file.
 //
 //   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--dist DIR] [--runs N] [--json OUT]
-//                                      [--no-build] [--no-native] [--no-browser]
+//                                      [--no-build] [--no-native] [--no-browser] [--then-tabs budgets,allocs]
 //
 // Sizes are MiB; the traces are generated on demand into /tmp (gcscope-scale-<size>mb.nettrace) by
 // the native generator (core/examples/bigtrace.rs) and reused. DIST defaults to dist/ (scripts/build-app.sh).
@@ -28,6 +28,8 @@ const sizes = opt('sizes', '100,1024,2048').split(',').map(Number);
 const dist = path.resolve(opt('dist', path.join(ROOT, 'dist')));
 const runs = Number(opt('runs', '1'));
 const jsonOut = opt('json', '/tmp/gcscope-bench.json');
+// Views opened after loading (their memory is reported apart: the insights are built on first view).
+const thenTabs = opt('then-tabs', '').split(',').filter(Boolean);
 
 const GOALS = { firstRowMs: 1000, oneGbDoneMs: 3000, wasmVsNative: 0.5, tabPeakMiB: 256 };
 
@@ -77,7 +79,7 @@ async function main() {
           const browser = await launchForMeasuring();
           let m;
           try {
-            m = await measureOpen(browser, server.base, t.file);
+            m = await measureOpen(browser, server.base, t.file, { thenTabs });
             await m.close();
           } finally {
             await browser.close();
@@ -99,6 +101,7 @@ async function main() {
         console.log(`browser: first GC row ${b.firstRowMs.toFixed(0)} ms | full analysis ${b.doneMs.toFixed(0)} ms (${b.mbPerS.toFixed(0)} MB/s) | shown: ${b.shown.rowCount}`);
         console.log(`  worker messages: first rows at ${b.firstRowsMessageMs.toFixed(0)} ms, final analysis at ${b.doneMessageMs.toFixed(0)} ms (${b.rowBatches} row batches, ${b.progressMessages} progress)`);
         console.log(`  renderer before the file (MiB): RSS ${b.rendererBeforeMiB.rss}, private ${b.rendererBeforeMiB.private}`);
+        if (b.tabsPeakMiB) console.log(`  after opening ${thenTabs.join(', ')} (${JSON.stringify(b.tabsMs)} ms): renderer private ${b.tabsPeakMiB.private} MiB, RSS ${b.tabsRendererPeakRssMiB} MiB, page wasm ${b.tabsPeakMiB.pageWasm} MiB`);
         console.log(`  memory peaks (MiB): renderer RSS ${b.rendererPeakRssMiB}, private ${b.peakMiB.private} | page JS ${b.peakMiB.pageJs} + buffers ${b.peakMiB.pageBacking} + wasm ${b.peakMiB.pageWasm} | worker JS ${b.peakMiB.workerJs} + buffers ${b.peakMiB.workerBacking} | sum ${b.peakMiB.total} (${b.samples} DevTools samples, ${b.procSamples} /proc samples) | measureUserAgentSpecificMemory mid-run: ${JSON.stringify(b.uaMemoryMidRunMiB)}`);
         if (entry.native) {
           entry.wasmVsNative = wo.mbPerS / entry.native.decodeModelMBs;

@@ -125,7 +125,7 @@ function statusKb(pid, field) {
 }
 
 /** Private (unshared) resident memory of a process, bytes: what the tab alone costs. */
-function privateBytes(pid) {
+export function privateBytes(pid) {
   try {
     const t = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
     const kb = (k) => Number((t.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm')) ?? [0, 0])[1]);
@@ -199,7 +199,7 @@ async function heapUsage(send) {
  * input's change event), the peaks of the sampled memory figures (MiB) and the renderer's peak RSS.
  * `query` picks the view (the GC table, so rows are visible as they stream in).
  */
-export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50 } = {}) {
+export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50, sample = true, thenTabs = [] } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   // Trunk's loader announces the page's wasm instance; keep its memory to measure it.
   await context.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasmMemory = e.detail.wasm.memory; }));
@@ -254,7 +254,8 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   let procSamples = 0;
   let pids = renderers;
   let workerSeen = false;
-  let sampling = true;
+  // Off for a timing run: the samplers take CPU from the page and interrupt the worker.
+  let sampling = sample;
   const sampler = (async () => {
     while (sampling) {
       try {
@@ -306,6 +307,18 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   await page.waitForFunction(() => window.__bench.done > 0, null, { timeout: timeoutMs, polling: 50 });
   const wallMs = Date.now() - started;
   await new Promise((r) => setTimeout(r, 3 * sampleMs));
+  // Then the views that build more when opened (the insights are finished on first view): the
+  // peaks with them open are reported apart from the load's.
+  const loadPeak = { ...peak };
+  const loadHwm = Math.max(0, ...rendererPids().map((pid) => statusKb(pid, 'VmHWM') * 1024));
+  const tabsMs = {};
+  for (const tab of thenTabs) {
+    const t0 = Date.now();
+    await page.click(`#tab-${tab}`);
+    await page.waitForFunction(() => document.querySelector('.tab-body section, .tab-body table'), null, { timeout: timeoutMs, polling: 50 });
+    tabsMs[tab] = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 5 * sampleMs));
+  }
   sampling = false;
   await sampler;
   await procSampler;
@@ -340,8 +353,12 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
     doneMs: t.done - t.change,
     wallMs,
     mbPerS: size / 1e6 / ((t.done - t.change) / 1000),
-    peakMiB: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, +(v / MB).toFixed(1)])),
-    rendererPeakRssMiB: +(hwm / MB).toFixed(1),
+    peakMiB: Object.fromEntries(Object.entries(loadPeak).map(([k, v]) => [k, +(v / MB).toFixed(1)])),
+    // With `thenTabs` opened after loading (null without).
+    tabsPeakMiB: thenTabs.length ? Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, +(v / MB).toFixed(1)])) : null,
+    tabsMs,
+    rendererPeakRssMiB: +(loadHwm / MB).toFixed(1),
+    tabsRendererPeakRssMiB: thenTabs.length ? +(hwm / MB).toFixed(1) : null,
     rendererBeforeMiB: { rss: +(baseline.rss / MB).toFixed(1), private: +(baseline.private / MB).toFixed(1) },
     uaMemoryAfterMiB: uaMemory === null ? null : +(uaMemory / MB).toFixed(1),
     uaMemoryMidRunMiB: mid && Object.fromEntries(Object.entries({ total: mid.bytes, ...mid.byScope }).map(([k, v]) => [k, +(v / MB).toFixed(1)])),

@@ -1,18 +1,47 @@
-//! The insights as the worker sends them: bounded so the message does not grow with the trace.
-//! The worker's builder keeps allocation ticks only as core's per-type time bins
-//! (`Allocations::tick_bins`: exact sums per type, at most 512 bins), so "types in a time range"
-//! sums whole bins. The other lists that grow with the trace rather than with the GC count are
-//! decimated or capped here, with the dropped count kept so the views can say so.
+//! The insights between worker and page. The worker sends core's [`InsightInputs`] (the records
+//! collected from the events, bounded: allocation ticks only as per-type time bins, memory
+//! pressure thinned here) and never holds the rows for them; the page finishes them with its rows
+//! the first time a view needs them ([`finish`]), capping what grows with the trace rather than
+//! with the GC count, with the dropped counts kept so the views can say so. "Types in a time
+//! range" sums whole bins (`Allocations::tick_bins`: exact sums per type, at most 512 bins).
 
 use gcscope_core::gc::insights::{
-    ranked, Allocations, Insights, KindBytes, PressurePoint, TypeAlloc, TypeTicks,
+    ranked, Allocations, InsightInputs, Insights, KindBytes, PressurePoint, TypeAlloc, TypeTicks,
 };
+use gcscope_core::gc::Gc;
 use serde::{Deserialize, Serialize};
 
 /// Memory-pressure points shipped at most (decimated to the min and max per column beyond this).
 pub const MAX_PRESSURE_POINTS: usize = 4000;
 /// Suspensions not for a GC shipped at most (the first ones).
 pub const MAX_NOT_FOR_GC: usize = 10_000;
+
+/// What the worker sends for the insights.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShippedInputs {
+    pub inputs: InsightInputs,
+    /// Memory-pressure points left out by decimation.
+    pub pressure_points_dropped: u64,
+}
+
+/// The worker's side: the builder's records, memory pressure decimated to [`MAX_PRESSURE_POINTS`].
+pub fn inputs(mut inputs: InsightInputs) -> ShippedInputs {
+    let p = &mut inputs.memory_pressure_mut().over_time;
+    let before = p.len();
+    *p = decimate(std::mem::take(p), MAX_PRESSURE_POINTS);
+    let pressure_points_dropped = (before - p.len()) as u64;
+    ShippedInputs {
+        inputs,
+        pressure_points_dropped,
+    }
+}
+
+/// The page's side: the views' figures from the worker's records and every GC row.
+pub fn finish(shipped: &ShippedInputs, gcs: &[Gc]) -> TraceInsights {
+    let mut t = bounded(shipped.inputs.clone().finish(gcs));
+    t.pressure_points_dropped += shipped.pressure_points_dropped;
+    t
+}
 
 /// What the views get for one trace.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -146,6 +175,86 @@ mod tests {
         // Few points pass untouched.
         let few: Vec<PressurePoint> = t.insights.memory_pressure.over_time[..10].to_vec();
         assert_eq!(decimate(few.clone(), MAX_PRESSURE_POINTS), few);
+    }
+
+    /// The worker's way (rows drained as they settle, the insights' records shipped through a
+    /// bincode message, finished by the page with the rows it received) gives the same rows and
+    /// the same views as building everything from the whole model, on every fixture.
+    #[test]
+    fn finishing_in_the_page_equals_finishing_with_the_whole_model() {
+        use gcscope_core::event::TraceInfo;
+        use gcscope_core::gc::ModelBuilder;
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/traces");
+        let mut checked = 0;
+        for rt in ["netcore3.1", "net8.0"] {
+            for w in [
+                "induced",
+                "loh",
+                "mempressure",
+                "pinning",
+                "server",
+                "wks-concurrent",
+                "wks-nonconcurrent",
+            ] {
+                let Ok(bytes) = std::fs::read(format!("{dir}/{rt}/{w}.nettrace")) else {
+                    continue;
+                };
+                // As the worker did before: every row kept, the insights finished with the model.
+                let (whole, old) = {
+                    let mut reader = gcscope_core::reader::TraceReader::new();
+                    let mut model = ModelBuilder::new(&TraceInfo::default());
+                    let mut ib = InsightsBuilder::bounded();
+                    let mut sink = |e: &gcscope_core::event::Event<'_>| {
+                        model.on_event(e);
+                        ib.on_event(e);
+                    };
+                    reader.push(&bytes, &mut sink).unwrap();
+                    reader.finish(&mut sink).unwrap();
+                    model.set_info(reader.info().unwrap());
+                    let m = model.finish(Some(reader.stats()));
+                    let ins = bounded(ib.finish(&m));
+                    (m, ins)
+                };
+                let mut reader = gcscope_core::reader::TraceReader::new()
+                    .with_filter(gcscope_core::gc::interest);
+                let mut model = ModelBuilder::new(&TraceInfo::default());
+                let mut ib = InsightsBuilder::bounded();
+                let mut rows = Vec::new();
+                for chunk in bytes.chunks(64 * 1024) {
+                    reader
+                        .push(chunk, &mut |e| {
+                            gcscope_core::gc::feed(&mut model, &mut ib, e)
+                        })
+                        .unwrap();
+                    rows.extend(model.drain_completed());
+                }
+                reader
+                    .finish(&mut |e| gcscope_core::gc::feed(&mut model, &mut ib, e))
+                    .unwrap();
+                model.set_info(reader.info().unwrap());
+                let mut m = model.finish(Some(reader.stats()));
+                rows.append(&mut m.gcs);
+                assert!(rows == whole.gcs, "{rt}/{w}: rows");
+                let shipped = inputs(ib.into_inputs());
+                let bytes = bincode::serialize(&shipped).unwrap();
+                let received: ShippedInputs = bincode::deserialize(&bytes).unwrap();
+                let page = finish(&received, &rows);
+                let reference = old;
+                let (p, r) = (&page.insights, &reference.insights);
+                assert_eq!(p.allocations, r.allocations, "{rt}/{w}");
+                assert_eq!(p.budgets, r.budgets, "{rt}/{w}");
+                assert_eq!(p.roots, r.roots, "{rt}/{w}");
+                assert_eq!(p.compaction, r.compaction, "{rt}/{w}");
+                assert_eq!(p.suspensions, r.suspensions, "{rt}/{w}");
+                assert_eq!(p.finalization, r.finalization, "{rt}/{w}");
+                assert_eq!(p.memory_pressure, r.memory_pressure, "{rt}/{w}");
+                assert_eq!(p.segments, r.segments, "{rt}/{w}");
+                assert_eq!(p.counters, r.counters, "{rt}/{w}");
+                assert!(page == reference, "{rt}/{w}: insights");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 14, "the fixtures are missing");
     }
 
     /// Per-heap budgets go only for GCs with one heap (they repeat the totals there).

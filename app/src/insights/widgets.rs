@@ -28,7 +28,7 @@ const MAX_ROWS: usize = 2000;
 
 /// The analysis once the whole trace is read and it has insights.
 pub fn analysis(cx: Ctx) -> Option<Arc<Analysis>> {
-    cx.analysis.get().filter(|a| a.insights.is_some())
+    cx.insight_analysis.get()
 }
 
 /// GC number -> pause start, for the time range of rows that only name their GC.

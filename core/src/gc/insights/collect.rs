@@ -6,6 +6,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::inputs::{FinalizerEnd, InsightInputs, RangeEvent};
 use super::tick_bins::TickBinner;
 use super::types::*;
 use crate::clr::enums::{GcSegmentType, GcSuspendEeReason};
@@ -13,24 +14,6 @@ use crate::clr::gc::{BulkKind, DynamicPayload};
 use crate::clr::{self, ClrEvent, Utf16Str};
 use crate::event::Event;
 use crate::gc::GcModel;
-
-/// One GCBulkMovedObjectRanges / GCBulkSurvivingObjectRanges event, summed.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RangeEvent {
-    pub ms: f64,
-    pub moved: bool,
-    pub ranges: u64,
-    pub bytes: u64,
-    /// Moved ranges whose new address differs from the old one.
-    pub relocated_bytes: u64,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct FinalizerEnd {
-    pub begin_ms: Option<f64>,
-    pub end_ms: f64,
-    pub count: u32,
-}
 
 /// Collects the records the insights are made of. Feed it the same events as the model.
 #[derive(Debug, Default)]
@@ -352,49 +335,34 @@ impl InsightsBuilder {
     }
 
     /// Attributes the records to the model's GCs and aggregates every view.
-    pub fn finish(mut self, model: &GcModel) -> Insights {
-        let finalize_names = core::mem::take(&mut self.finalize_names);
-        let bulk_names = core::mem::take(&mut self.bulk_type_names);
-        let mut finalization = super::per_gc::finalization(&self, &model.gcs);
-        let mut by_type: Vec<FinalizedType> = self
+    pub fn finish(self, model: &GcModel) -> Insights {
+        self.into_inputs().finish(&model.gcs)
+    }
+
+    /// The records collected, without the builder's working state: what [`InsightInputs::finish`]
+    /// needs besides the rows (for finishing elsewhere, e.g. where the rows went).
+    pub fn into_inputs(self) -> InsightInputs {
+        let (names, bulk) = (self.finalize_names, self.bulk_type_names);
+        // Bulk type names are kept only for the types that were finalized.
+        let finalized_type_names = self
             .finalize_objects
-            .iter()
-            .map(|(id, &count)| FinalizedType {
-                type_name: finalize_names
-                    .get(id)
-                    .or_else(|| bulk_names.get(id))
-                    .cloned()
-                    .unwrap_or_else(|| alloc::format!("type {id:#x}")),
-                count,
-            })
+            .keys()
+            .filter_map(|id| Some((*id, names.get(id).or_else(|| bulk.get(id))?.clone())))
             .collect();
-        by_type.sort_by(|a, b| b.count.cmp(&a.count).then(a.type_name.cmp(&b.type_name)));
-        finalization.by_type = by_type;
-        finalization.finalize_object_events = self.finalize_object_events;
-
-        let mut segments = core::mem::take(&mut self.segments);
-        for snap in &mut segments.range_snapshots {
-            snap.gc_number = super::gc_at(&model.gcs, snap.ms).map(|i| model.gcs[i].number);
-        }
-        segments.has_events |= segments.generation_range_events > 0;
-
-        Insights {
-            budgets: super::per_gc::budgets(&model.gcs),
-            roots: super::per_gc::roots(self.mark_events, &model.gcs),
-            compaction: super::per_gc::compaction(&self.range_events, &model.gcs),
-            suspensions: super::per_gc::suspensions(
-                core::mem::take(&mut self.suspensions),
-                &model.gcs,
-            ),
-            finalization,
-            memory_pressure: core::mem::take(&mut self.pressure),
-            segments,
-            counters: super::counters::counters(&model.gcs, &self.committed),
-            allocations: super::alloc_view::allocations(
-                core::mem::take(&mut self.type_names),
-                core::mem::take(&mut self.samples),
-                core::mem::take(&mut self.tick_bins).finish(),
-            ),
+        InsightInputs {
+            type_names: self.type_names,
+            samples: self.samples,
+            tick_bins: self.tick_bins.finish(),
+            mark_events: self.mark_events,
+            range_events: self.range_events,
+            suspensions: self.suspensions,
+            finalizer_ends: self.finalizer_ends,
+            finalize_objects: self.finalize_objects,
+            finalized_type_names,
+            finalize_object_events: self.finalize_object_events,
+            pressure: self.pressure,
+            segments: self.segments,
+            committed: self.committed,
         }
     }
 }

@@ -17,12 +17,14 @@ mod alloc_view;
 mod collect;
 mod counters;
 pub mod definitions;
+mod inputs;
 mod per_gc;
 mod tick_bins;
 mod types;
 
 pub use alloc_view::ranked;
 pub use collect::InsightsBuilder;
+pub use inputs::InsightInputs;
 pub use per_gc::{root_values, ROOT_KINDS};
 pub use tick_bins::{TickBin, TickBins, TypeTicks, MAX_BINS as MAX_TICK_BINS};
 pub use types::*;

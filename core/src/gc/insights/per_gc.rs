@@ -8,7 +8,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::collect::{is_for_gc, InsightsBuilder, RangeEvent};
+use super::collect::is_for_gc;
+use super::inputs::{InsightInputs, RangeEvent};
 use super::types::*;
 use super::{gc_at, gc_at_where, gc_ended_before, LOOKBACK};
 use crate::clr::enums::CondemnCondition;
@@ -400,7 +401,7 @@ pub(crate) fn suspensions(all: Vec<Suspension>, gcs: &[Gc]) -> Suspensions {
 // ---------------------------------------------------------------------------------------------
 // Finalization.
 
-pub(crate) fn finalization(b: &InsightsBuilder, gcs: &[Gc]) -> Finalization {
+pub(crate) fn finalization(b: &InsightInputs, gcs: &[Gc]) -> Finalization {
     let has_runs = !b.finalizer_ends.is_empty();
     let mut run_counts: BTreeMap<usize, u64> = BTreeMap::new();
     let mut runs = Vec::with_capacity(b.finalizer_ends.len());
