@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use gcscope_core::gc::{definitions, Gc, Generations};
 
-use crate::format::{bytes, ms, thousands};
+use crate::format::{bytes, column_ms, ms, thousands, trace_ms};
 
 /// One cell's value: numbers sort numerically and right-align; text sorts by string.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +55,30 @@ impl Column {
 
     /// The cell as shown: units and separators, so every figure reads the same way.
     pub fn show(&self, gc: &Gc) -> String {
-        fmt_cell(self.unit, &(self.get)(gc))
+        fmt_column_cell(&self.id, self.unit, &(self.get)(gc))
+    }
+}
+
+/// A cell of the table column `key`: as [`fmt_cell`], except that a column of ms keeps that unit in
+/// every row: a time in the trace to the microsecond, a duration in ms however long.
+pub fn fmt_column_cell(key: &str, unit: &str, c: &Cell) -> String {
+    match c {
+        Cell::Num(Some(v)) if unit == "ms" && is_trace_time(key) => trace_ms(*v),
+        Cell::Num(Some(v)) if unit == "ms" => column_ms(*v),
+        _ => fmt_cell(unit, c),
+    }
+}
+
+/// Whether the ms figure `key` (a JSON path, or its last part) is a point in the trace rather than
+/// a duration. Core's definitions give both the unit "ms"; their names tell them apart.
+pub fn is_trace_time(key: &str) -> bool {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    match last.strip_suffix("_ms") {
+        None => last == "ms",
+        Some(name) => matches!(
+            name.rsplit('_').next(),
+            Some("start" | "end" | "begin" | "created" | "freed" | "event")
+        ),
     }
 }
 
@@ -392,5 +415,103 @@ mod tests {
         assert_eq!(fmt_cell("ms", &Cell::Num(None)), "");
         assert_eq!(Cell::Num(Some(3.0)).raw(), "3");
         assert_eq!(Cell::Num(Some(0.25)).raw(), "0.25");
+    }
+
+    /// Every ms figure core defines, sorted by hand from its definition into points in the trace
+    /// and durations; a new ms figure fails here until it is added to one list.
+    #[test]
+    fn ms_figures_are_points_or_durations() {
+        use gcscope_core::gc::insights::definitions::TABLES;
+        const POINTS: &[&str] = &[
+            "start_ms",
+            "gc_start_ms",
+            "end_ms",
+            "first_event_ms",
+            "last_event_ms",
+            "handles.live_over_time.ms",
+            "handles.alive_at_end.created_ms",
+            "pinning.pinned_over_time.ms",
+            "allocations.over_time.start_ms",
+            "allocations.over_time.end_ms",
+            "allocations.samples.ms",
+            "allocations.tick_bins.bins.start_ms",
+            "budgets.start_ms",
+            "roots.per_gc.start_ms",
+            "suspensions.for_gc.begin_ms",
+            "suspensions.not_for_gc.begin_ms",
+            "finalization.runs.begin_ms",
+            "finalization.runs.end_ms",
+            "memory_pressure.over_time.ms",
+            "segments.segments.created_ms",
+            "segments.segments.freed_ms",
+            "segments.reserved_over_time.ms",
+            "segments.range_snapshots.ms",
+            "counters.ms",
+        ];
+        const DURATIONS: &[&str] = &[
+            "duration_ms",
+            "suspend_ms",
+            "pause_ms",
+            "bgc_final_pause_ms",
+            "since_previous_gc_ms",
+            "max_pause_ms",
+            "mean_pause_ms",
+            "total_pause_ms",
+            "max_suspend_ms",
+            "total_duration_ms",
+            "trace_duration_ms",
+            "gc_span_ms",
+            "allocations.bin_ms",
+            "allocations.tick_bins.bin_ms",
+            "suspensions.by_reason.total_suspend_ms",
+            "suspensions.by_reason.max_suspend_ms",
+            "suspensions.by_reason.total_pause_ms",
+            "suspensions.by_reason.max_pause_ms",
+            "suspensions.per_gc.total_suspend_ms",
+            "suspensions.per_gc.max_suspend_ms",
+            "suspensions.per_gc.total_pause_ms",
+            "suspensions.for_gc.suspend_ms",
+            "suspensions.for_gc.pause_ms",
+            "suspensions.not_for_gc.suspend_ms",
+            "suspensions.not_for_gc.pause_ms",
+            "finalization.runs.duration_ms",
+        ];
+        let core = [
+            definitions::GC_FIELDS,
+            definitions::ROLLUP_FIELDS,
+            definitions::PROCESS_FIELDS,
+            definitions::SUMMARY_FIELDS,
+        ];
+        let defs = core.iter().chain(TABLES.iter().map(|(_, d)| d));
+        let mut seen = 0;
+        for d in defs.flat_map(|d| d.iter()).filter(|d| d.unit == "ms") {
+            let point = POINTS.contains(&d.field);
+            assert!(
+                point || DURATIONS.contains(&d.field),
+                "{} is in neither list",
+                d.field
+            );
+            assert_eq!(is_trace_time(d.field), point, "{}", d.field);
+            seen += 1;
+        }
+        assert_eq!(seen, POINTS.len() + DURATIONS.len());
+    }
+
+    #[test]
+    fn an_ms_column_keeps_one_unit() {
+        let start = by_id("start_ms").unwrap();
+        let pause = by_id("pause_ms").unwrap();
+        let mut g = crate::testdata::gc(1);
+        let mut shown = |ms: f64| {
+            g.start_ms = ms;
+            g.pause_ms = Some(ms);
+            (start.show(&g), pause.show(&g))
+        };
+        assert_eq!(shown(950.3), ("950.300 ms".into(), "950 ms".into()));
+        assert_eq!(
+            shown(12_400.0),
+            ("12,400.000 ms".into(), "12,400 ms".into())
+        );
+        assert_eq!(shown(1.25), ("1.250 ms".into(), "1.250 ms".into()));
     }
 }

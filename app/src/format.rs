@@ -2,18 +2,25 @@
 
 /// `1234567` -> `"1,234,567"`.
 pub fn thousands(n: f64) -> String {
-    let neg = n < 0.0;
-    let digits = format!("{:.0}", n.abs());
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+    grouped(n, 0)
+}
+
+/// `n` to `decimals` places with its whole part in groups of three: `grouped(12345.6789, 3)` ->
+/// `"12,345.679"`.
+pub fn grouped(n: f64, decimals: usize) -> String {
+    let digits = format!("{:.decimals$}", n.abs());
+    let (whole, frac) = digits.split_at(digits.find('.').unwrap_or(digits.len()));
+    let mut out = String::with_capacity(digits.len() + whole.len() / 3 + 1);
+    if n < 0.0 && digits.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        out.push('-');
+    }
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);
     }
-    if neg {
-        out.insert(0, '-');
-    }
+    out.push_str(frac);
     out
 }
 
@@ -33,17 +40,31 @@ pub fn bytes(n: f64) -> String {
     }
 }
 
-/// Milliseconds with a precision that suits the magnitude: `"0.123 ms"`, `"12.3 ms"`, `"4.56 s"`.
+/// One figure in milliseconds, switching to seconds from 10 s: `"0.123 ms"`, `"1,234 ms"`,
+/// `"4.56 s"`. Not for table columns, whose rows must share a unit ([`column_ms`], [`trace_ms`]).
 pub fn ms(v: f64) -> String {
     if v >= 10_000.0 {
         format!("{:.2} s", v / 1000.0)
-    } else if v >= 100.0 {
-        format!("{v:.0} ms")
-    } else if v >= 10.0 {
-        format!("{v:.1} ms")
     } else {
-        format!("{v:.3} ms")
+        column_ms(v)
     }
+}
+
+/// A duration in a table column: always ms, however long, with a precision that suits the
+/// magnitude: `"0.123 ms"`, `"12.3 ms"`, `"457 ms"`, `"12,345 ms"`.
+pub fn column_ms(v: f64) -> String {
+    let decimals = match v.abs() {
+        a if a >= 100.0 => 0,
+        a if a >= 10.0 => 1,
+        _ => 3,
+    };
+    format!("{} ms", grouped(v, decimals))
+}
+
+/// A point in the trace (ms from its start) in a table column: always ms to the microsecond, as
+/// PerfView's GCStats shows it, so rows line up and compare: `"950.312 ms"`, `"12,345.678 ms"`.
+pub fn trace_ms(v: f64) -> String {
+    format!("{} ms", grouped(v, 3))
 }
 
 #[cfg(test)]
@@ -66,11 +87,51 @@ mod tests {
         assert_eq!(bytes(4.6 * 1024.0 * 1024.0), "4.6 MB");
     }
 
+    /// (value, as shown) pairs.
+    fn check(f: fn(f64) -> String, cases: &[(f64, &str)]) {
+        for &(v, want) in cases {
+            assert_eq!(f(v), want, "{v}");
+        }
+    }
+
     #[test]
     fn ms_precision_follows_magnitude() {
-        assert_eq!(ms(0.1234), "0.123 ms");
-        assert_eq!(ms(12.34), "12.3 ms");
-        assert_eq!(ms(456.7), "457 ms");
-        assert_eq!(ms(12345.0), "12.35 s");
+        let cases = [
+            (0.1234, "0.123 ms"),
+            (12.34, "12.3 ms"),
+            (456.7, "457 ms"),
+            (1234.4, "1,234 ms"),
+            (12345.0, "12.35 s"),
+        ];
+        check(ms, &cases);
+    }
+
+    #[test]
+    fn grouped_keeps_decimals_and_carries() {
+        let three = [
+            (12345.6789, "12,345.679"),
+            (999.9996, "1,000.000"),
+            (-0.0001, "0.000"),
+            (0.5, "0.500"),
+        ];
+        check(|v| grouped(v, 3), &three);
+        assert_eq!(grouped(-1234.5, 1), "-1,234.5");
+    }
+
+    #[test]
+    fn column_units_never_switch() {
+        // Either side of ms()'s switch to seconds, a column stays in ms.
+        let durations = [
+            (9_999.4, "9,999 ms"),
+            (12_345.0, "12,345 ms"),
+            (0.25, "0.250 ms"),
+        ];
+        check(column_ms, &durations);
+        let points = [
+            (950.3124, "950.312 ms"),
+            (12_400.0, "12,400.000 ms"),
+            (3_723_456.789, "3,723,456.789 ms"),
+        ];
+        check(trace_ms, &points);
     }
 }

@@ -8,6 +8,8 @@ pub mod format;
 pub mod insights;
 pub mod protocol;
 pub mod report;
+#[cfg(target_arch = "wasm32")]
+mod side_table;
 pub mod tables;
 #[cfg(test)]
 mod testdata;

@@ -4,8 +4,8 @@
 
 use gcscope_core::gc::{definitions, Gc, GcModel};
 
-use crate::columns::{fmt_cell, Cell, Column};
-use crate::view_state::{cmp_cells, SideTable};
+use crate::columns::{fmt_column_cell, Cell, Column};
+use crate::view_state::{cmp_cells, SideTable, Sort};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Col {
@@ -35,7 +35,7 @@ pub struct Table {
 
 impl Table {
     pub fn shown(&self, r: usize, c: usize) -> String {
-        fmt_cell(self.cols[c].unit, &self.rows[r][c])
+        fmt_column_cell(&self.cols[c].key, self.cols[c].unit, &self.rows[r][c])
     }
 
     /// Row indices after a side table's text filter (any text cell contains it) and sort.
@@ -106,6 +106,21 @@ impl Table {
         out.push(']');
         out.push('\n');
         out
+    }
+}
+
+/// A header click: sort by `key` descending, then ascending, then unsorted.
+pub fn toggle_sort(cur: &Option<Sort>, key: &str) -> Option<Sort> {
+    match cur {
+        Some(s) if s.column == key && s.desc => Some(Sort {
+            column: key.into(),
+            desc: false,
+        }),
+        Some(s) if s.column == key => None,
+        _ => Some(Sort {
+            column: key.into(),
+            desc: true,
+        }),
     }
 }
 
@@ -706,5 +721,21 @@ mod tests {
             text: String::new(),
         };
         assert_eq!(tb.view(&st), vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn header_clicks_sort_descending_then_ascending_then_not() {
+        let by = |column: &str, desc| {
+            Some(Sort {
+                column: column.into(),
+                desc,
+            })
+        };
+        let once = toggle_sort(&None, "count");
+        assert_eq!(once, by("count", true));
+        let twice = toggle_sort(&once, "count");
+        assert_eq!(twice, by("count", false));
+        assert_eq!(toggle_sort(&twice, "count"), None);
+        assert_eq!(toggle_sort(&twice, "name"), by("name", true));
     }
 }

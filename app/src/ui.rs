@@ -15,8 +15,9 @@ use crate::columns::{self, fmt_cell, Cell};
 use crate::format::{bytes, ms, thousands};
 use crate::insights;
 use crate::protocol::{Analysis, Progress, ToUi};
+use crate::side_table::{SideTableView, TableState};
 use crate::tables::{self, Table};
-use crate::view_state::{visible_rows, SideTable, Sort, Tab, ViewState};
+use crate::view_state::{visible_rows, Sort, Tab, ViewState};
 use crate::worker_client::{self, JobEvent};
 
 /// The sample traces bundled with the app (static/samples/, listed in index.json).
@@ -436,8 +437,10 @@ pub fn App() -> impl IntoView {
         }
     };
     let report = move |_| {
-        let (Some(m), Some(a)) = (cx.model.get_untracked(), cx.insight_analysis.get_untracked())
-        else {
+        let (Some(m), Some(a)) = (
+            cx.model.get_untracked(),
+            cx.insight_analysis.get_untracked(),
+        ) else {
             return;
         };
         let html = cx.gcs.with_untracked(|g| crate::report::html(&m, g, &a));
@@ -1383,73 +1386,6 @@ fn ReasonGrid(cx: Ctx, table: Table, by_condition: bool) -> impl IntoView {
     }
 }
 
-/// A sortable, filterable side table whose state lives in the URL.
-#[component]
-fn SideTableView(
-    cx: Ctx,
-    table: Table,
-    state: fn(&mut ViewState) -> &mut SideTable,
-    id: &'static str,
-) -> impl IntoView {
-    let t = Arc::new(table);
-    let st = move || cx.vs.with(|v| state(&mut v.clone()).clone());
-    let t_rows = t.clone();
-    let t_exp = t.clone();
-    let rows = Memo::new(move |_| t_rows.view(&st()));
-    let export = Signal::derive(move || t_exp.subset(&rows.get()));
-    let t_head = t.clone();
-    let t_body = t.clone();
-    view! {
-        <div class="side-table">
-            <div class="table-head">
-                <h2>{t.title.clone()}</h2>
-                <input type="search" class="side-filter" id=format!("{id}-filter") placeholder="filter" aria-label=format!("Filter {}", t.title)
-                    prop:value=move || st().text
-                    on:input=move |ev| { let v = event_target_value(&ev); cx.set_vs(|s| state(s).text = v); }
-                />
-                <span class="muted">{move || format!("{} rows", rows.get().len())}</span>
-                <ExportButtons cx=cx table=export />
-            </div>
-            <div class="scroller short">
-            <table class="grid" id=id>
-                <thead><tr>
-                    {t_head.cols.iter().map(|c| {
-                        let key = c.key.clone();
-                        let key2 = key.clone();
-                        let sort = move || {
-                            let key = key.clone();
-                            cx.set_vs(|s| {
-                                let tbl = state(s);
-                                tbl.sort = match &tbl.sort {
-                                    Some(x) if x.column == key && x.desc => Some(Sort { column: key, desc: false }),
-                                    Some(x) if x.column == key => None,
-                                    _ => Some(Sort { column: key, desc: true }),
-                                }
-                            })
-                        };
-                        let sort2 = sort.clone();
-                        let arrow = move || match st().sort { Some(s) if s.column == key2 => if s.desc { " ▼" } else { " ▲" }, _ => "" };
-                        view! {
-                            <th scope="col" tabindex="0" class:num=c.unit != "name" title=c.help data-col=c.key.clone()
-                                on:click=move |_| sort()
-                                on:keydown=move |ev: KeyboardEvent| if ev.key() == "Enter" { sort2() }
-                            >{c.label.clone()}{arrow}</th>
-                        }
-                    }).collect_view()}
-                </tr></thead>
-                <tbody>
-                    {move || rows.get().into_iter().take(2000).map(|r| view! {
-                        <tr>{(0..t_body.cols.len()).map(|c| view! {
-                            <td class:num=t_body.cols[c].unit != "name">{t_body.shown(r, c)}</td>
-                        }).collect_view()}</tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
-            </div>
-        </div>
-    }
-}
-
 #[component]
 fn Pins(cx: Ctx) -> impl IntoView {
     move || {
@@ -1480,16 +1416,16 @@ fn Pins(cx: Ctx) -> impl IntoView {
                 } else {
                     "No PinObjectAtGCTime events: capture with the GC keyword at Verbose level (Microsoft-Windows-DotNETRuntime:0x1:5).".to_string()
                 }}</p>
-                <SideTableView cx=cx table=pins state=|v| &mut v.pins id="pinned-types" />
+                <SideTableView cx=cx table=pins id="pinned-types" state=TableState::in_url(cx, |v| &mut v.pins) />
                 <p class="muted" id="handle-summary">{if h.has_events {
                     format!("{} handles created, {} destroyed ({} created before the trace)", thousands(h.created as f64), thousands(h.destroyed as f64), thousands(h.destroyed_unmatched as f64))
                 } else {
                     "No GC handle events: capture with the GCHandle keyword (Microsoft-Windows-DotNETRuntime:0x3:5).".to_string()
                 }}</p>
-                <SideTableView cx=cx table=tables::kinds_table(&m) state=|v| &mut v.kinds id="handle-kinds" />
+                <SideTableView cx=cx table=tables::kinds_table(&m) id="handle-kinds" state=TableState::in_url(cx, |v| &mut v.kinds) />
                 <h2>"Live handles over time"</h2>
                 <LineChart cx=cx series=vec![("live handles".into(), "var(--accent)".into(), live)] unit="count" id="live-chart" />
-                <SideTableView cx=cx table=tables::live_table(&m) state=|v| &mut v.live id="handles-alive" />
+                <SideTableView cx=cx table=tables::live_table(&m) id="handles-alive" state=TableState::in_url(cx, |v| &mut v.live) />
             </section>
         }.into_any()
     }

@@ -166,6 +166,52 @@ test('GC table: every GC, its pause and reason as TraceEvent has them; filters a
   await context.close();
 });
 
+/** Text of every `col` cell the GC table renders, by GC number. */
+async function columnCells(page, col) {
+  return page.$$eval('#gc-table', ([t], col) => {
+    const idx = [...t.querySelectorAll('thead th')].findIndex((th) => th.dataset.col === col);
+    return [...t.querySelectorAll('tbody tr[data-gc]')].map((tr) => [Number(tr.dataset.gc), tr.cells[idx].textContent]);
+  }, col);
+}
+
+// A time in the trace, as a column shows it: ms to the microsecond with thousands separators, the
+// way PerfView's GCStats shows Pause Start.
+const TRACE_MS = /^\d{1,3}(,\d{3})*\.\d{3} ms$/;
+
+test('time columns: Pause start in ms to the microsecond on every row, as TraceEvent has it; an insights table\'s too', async () => {
+  const file = FIX('net8.0', 'server');
+  const ref = await te(file);
+  const byNumber = new Map(ref.gcs.map((g) => [g.Number, g]));
+  const { page, context, problems } = await openApp(browser, server.base);
+  await open(page, file);
+  await page.click('#tab-gcs');
+  const starts = await columnCells(page, 'start_ms');
+  assert.ok(starts.length > 10, `${starts.length} rows`);
+  for (const [n, text] of starts) {
+    assert.match(text, TRACE_MS, `GC ${n}`);
+    const shown = parseMs(text);
+    const want = byNumber.get(n).PauseStartRelativeMSec;
+    // Display rounding plus the tolerance the model's own fixture tests hold it to (0.01 ms).
+    assert.ok(Math.abs(shown.value - want) <= shown.tol + 0.01, `GC ${n}: ${text} vs TraceEvent ${want}`);
+  }
+  // Durations stay in ms too.
+  for (const [n, text] of await columnCells(page, 'pause_ms')) assert.match(text, /^[\d,.]+ ms$/, `GC ${n} pause`);
+  // The budgets table's Pause start: the same unit, and the same time as its raw value.
+  await page.click('#tab-budgets');
+  await page.locator('table#budgets').waitFor();
+  const cells = await page.$$eval('table#budgets', ([t]) => {
+    const idx = [...t.querySelectorAll('thead th')].findIndex((th) => th.dataset.col === 'start_ms');
+    return [...t.querySelectorAll('tbody tr')].map((tr) => [tr.cells[idx].textContent, Number(tr.cells[idx].dataset.value)]);
+  });
+  assert.ok(cells.length > 10);
+  for (const [text, raw] of cells) {
+    assert.match(text, TRACE_MS);
+    assert.ok(Math.abs(parseMs(text).value - raw) <= 0.0005 + 1e-9, `${text} vs ${raw}`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 // TraceEvent's names for the condemn conditions, as the model names them (gc.cpp).
 const TE_CONDITION = {
   Fragmented_Ephemeral: 'eph_high_frag', Fragmented_Gen2: 'max_high_frag', Too_Small_For_BGC: 'gen2_too_small',
@@ -247,6 +293,7 @@ test('pinning & handles: pinned types and handle kinds agree with what the progr
   await page.fill('#pinned-types-filter', 'byte');
   const filtered = await page.$$eval('#pinned-types tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
   assert.ok(filtered.length >= 1 && filtered.every((t) => /byte/i.test(t)), `${filtered}`);
+  assert.match(await page.locator('#pinned-types-count').textContent(), new RegExp(`^${filtered.length} (of \\d+ )?rows$`));
   await page.click('#handle-kinds th[data-col="created"]');
   const created = await page.$$eval('#handle-kinds tbody tr', (trs) => trs.map((tr) => Number(tr.cells[1].textContent.replace(/,/g, ''))));
   assert.deepEqual(created, [...created].sort((a, b) => b - a));
@@ -421,6 +468,16 @@ test('the shared 3.0 trace: 478 GCs, first rows fast, the virtual table renders 
   const decode = await page.locator('#decode-ms').textContent();
   console.log(`# 3.0 trace: first rows in the table after ${firstRows} ms (worker: ${await page.locator('#first-rows-ms').textContent()}), decoded in ${decode}`);
   assert.ok(firstRows < 5000, `first rows after ${firstRows} ms`);
+  // A column keeps one unit: pause starts either side of 10 s both read in ms (not "950 ms" then "12.4 s").
+  await page.click('#tab-gcs');
+  const starts = [];
+  for (const [top, gc] of [[1e9, '478'], [0, '1']]) {
+    await page.locator('#gc-scroller').evaluate((el, top) => { el.scrollTop = top; }, top);
+    await page.waitForFunction((gc) => [...document.querySelectorAll('#gc-table tbody tr[data-gc]')].some((tr) => tr.dataset.gc === gc), gc);
+    starts.push(...(await columnCells(page, 'start_ms')).map(([, t]) => t));
+  }
+  const values = starts.map((t) => { assert.match(t, TRACE_MS); return parseMs(t).value; });
+  assert.ok(Math.min(...values) < 10_000 && Math.max(...values) >= 10_000, `pause starts ${Math.min(...values)}..${Math.max(...values)} ms`);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -4,10 +4,11 @@
 use leptos::prelude::*;
 
 use crate::format::ms;
+use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart, Series};
 
 use super::tables;
-use super::widgets::{analysis, fact, reading, Empty, Facts, InsightTable};
+use super::widgets::{analysis, fact, reading, Empty, Facts};
 
 const HOW: &str =
     "These figures are samples, not exact counts. The runtime fires a GCAllocationTick \
@@ -104,7 +105,7 @@ pub fn Allocations(cx: Ctx) -> impl IntoView {
                 })}
                 <h2>{format!("Sampled allocation rate by kind ({} bins; drag to select a time range)", bin_label(al.bin_ms))}</h2>
                 <LineChart cx=cx series=series unit="bytes/s" id="alloc-rate-chart" />
-                <InsightTable cx=cx table=table id="alloc-types" />
+                <SideTableView cx=cx table=table id="alloc-types" />
             </section>
         }.into_any()
     }

@@ -4,10 +4,11 @@
 use gcscope_core::gc::insights::GcBudget;
 use leptos::prelude::*;
 
+use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart, Series};
 
 use super::tables;
-use super::widgets::{analysis, reading, Empty, InsightTable};
+use super::widgets::{analysis, reading, Empty};
 
 #[component]
 pub fn Budgets(cx: Ctx) -> impl IntoView {
@@ -52,12 +53,12 @@ pub fn Budgets(cx: Ctx) -> impl IntoView {
                 <p class="explain">"Each generation has an allocation budget; a GC is triggered when one is used up, and the GC then decides which generation to collect. \
                     The first table counts GCs by the generation whose budget was exceeded and the generation collected; \"Why\" says what raised a GC's generation. \
                     Budgets are NewAllocation from GCPerHeapHistory (negative = exceeded); hover a header for its definition."</p>
-                <InsightTable cx=cx table=tables::exceeded(&rows) id="budget-exceeded" />
+                <SideTableView cx=cx table=tables::exceeded(&rows) id="budget-exceeded" />
                 <h2>"Budget used before each GC (allocated since the previous GC / the budget it left)"</h2>
                 <LineChart cx=cx series=series unit="%" id="budget-chart" />
-                <InsightTable cx=cx table=tables::budgets(&rows) id="budgets" />
+                <SideTableView cx=cx table=tables::budgets(&rows) id="budgets" />
                 {if server {
-                    view! { <InsightTable cx=cx table=tables::budgets_per_heap(&rows) id="budgets-per-heap" /> }.into_any()
+                    view! { <SideTableView cx=cx table=tables::budgets_per_heap(&rows) id="budgets-per-heap" /> }.into_any()
                 } else {
                     view! { <p class="muted" id="budgets-one-heap">"One heap (workstation GC): the per-GC figures are that heap's."</p> }.into_any()
                 }}

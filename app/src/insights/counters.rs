@@ -5,10 +5,11 @@ use leptos::prelude::*;
 
 use gcscope_core::gc::insights::definitions::field;
 
+use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart};
 
 use super::tables::{self, counter_col, counter_value, COUNTERS};
-use super::widgets::{analysis, range_note, reading, starts, Empty, InsightTable};
+use super::widgets::{analysis, range_note, reading, starts, Empty};
 
 #[component]
 pub fn Counters(cx: Ctx) -> impl IntoView {
@@ -61,7 +62,7 @@ pub fn Counters(cx: Ctx) -> impl IntoView {
                     }
                 }}
                 {range_note(cx, "GCs whose pause started in it")}
-                <InsightTable cx=cx table=table id="counters" />
+                <SideTableView cx=cx table=table id="counters" />
             </section>
         }.into_any()
     }

@@ -2,10 +2,11 @@
 
 use leptos::prelude::*;
 
+use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart, Series};
 
 use super::tables;
-use super::widgets::{analysis, fact, range_note, reading, starts, Empty, Facts, InsightTable};
+use super::widgets::{analysis, fact, range_note, reading, starts, Empty, Facts};
 
 #[component]
 pub fn Memory(cx: Ctx) -> impl IntoView {
@@ -32,12 +33,12 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
                 ] />
                 {range_note(cx, "GCs whose pause started in it; finalizer runs that ended in it")}
                 <div class="side-by-side">
-                <InsightTable cx=cx table=tables::finalization_per_gc(ins, &f, &st) id="finalization-per-gc" />
-                <InsightTable cx=cx table=tables::finalizer_runs(ins, &f) id="finalizer-runs" />
+                <SideTableView cx=cx table=tables::finalization_per_gc(ins, &f, &st) id="finalization-per-gc" />
+                <SideTableView cx=cx table=tables::finalizer_runs(ins, &f) id="finalizer-runs" />
                 {if fin.by_type.is_empty() {
                     view! { <p class="muted" id="finalized-types-none">"No FinalizeObject events, so finalized objects by type are unknown: they need the GC keyword at Verbose level (0x1:5)."</p> }.into_any()
                 } else {
-                    view! { <InsightTable cx=cx table=tables::finalized_types(ins) id="finalized-types" /> }.into_any()
+                    view! { <SideTableView cx=cx table=tables::finalized_types(ins) id="finalized-types" /> }.into_any()
                 }}
                 </div>
             }.into_any()
@@ -125,7 +126,7 @@ pub fn Memory(cx: Ctx) -> impl IntoView {
                         used("POH", "var(--poh)", |b| b.poh),
                     ] unit="bytes" id="ranges-chart" />
                 })}
-                <InsightTable cx=cx table=tables::segments(ins, &f) id="segments" />
+                <SideTableView cx=cx table=tables::segments(ins, &f) id="segments" />
             }.into_any()
         } else {
             view! { <Empty id="segments-empty" text="This trace has no GCCreateSegment, GCFreeSegment or GCGenerationRange events: segments are reported with the GC keyword (0x1:4) when the runtime reserves them (most before the trace starts), ranges with the GCHeapSurvivalAndMovement keyword (0x400000).".to_string() /> }.into_any()

@@ -4,10 +4,11 @@
 use gcscope_core::gc::insights::root_values;
 use leptos::prelude::*;
 
+use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart, Series};
 
 use super::tables;
-use super::widgets::{analysis, fact, range_note, reading, starts, Empty, Facts, InsightTable};
+use super::widgets::{analysis, fact, range_note, reading, starts, Empty, Facts};
 
 #[component]
 pub fn Roots(cx: Ctx) -> impl IntoView {
@@ -67,10 +68,10 @@ pub fn Roots(cx: Ctx) -> impl IntoView {
                     fact("roots-events", "roots.event_count", "count", ins.roots.event_count as f64),
                 ] />
                 {range_note(cx, "GCs whose pause started in it")}
-                <InsightTable cx=cx table=by_kind id="roots-by-kind" />
+                <SideTableView cx=cx table=by_kind id="roots-by-kind" />
                 <h2>"Bytes marked per GC, largest root kinds"</h2>
                 <LineChart cx=cx series=series unit="bytes" id="roots-chart" />
-                <InsightTable cx=cx table=per_gc id="roots-per-gc" />
+                <SideTableView cx=cx table=per_gc id="roots-per-gc" />
             }.into_any()
         } else {
             view! { <Empty id="roots-empty" text="This trace has no GCMarkWithType events, so bytes marked per root kind are unknown: \
@@ -110,7 +111,7 @@ pub fn Roots(cx: Ctx) -> impl IntoView {
                 ] />
                 <h2>"Bytes moved, relocated and surviving per GC"</h2>
                 <LineChart cx=cx series=series unit="bytes" id="compaction-chart" />
-                <InsightTable cx=cx table=tables::compaction_per_gc(ins, &f, &st) id="compaction-per-gc" />
+                <SideTableView cx=cx table=tables::compaction_per_gc(ins, &f, &st) id="compaction-per-gc" />
             }.into_any()
         } else {
             view! { <Empty id="compaction-empty" text="This trace has no GCBulkMovedObjectRanges or GCBulkSurvivingObjectRanges events, so bytes moved and surviving are unknown: \

@@ -2,10 +2,11 @@
 
 use leptos::prelude::*;
 
+use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart};
 
 use super::tables;
-use super::widgets::{analysis, fact, range_note, reading, starts, Empty, Facts, InsightTable};
+use super::widgets::{analysis, fact, range_note, reading, starts, Empty, Facts};
 
 #[component]
 pub fn Suspensions(cx: Ctx) -> impl IntoView {
@@ -44,16 +45,16 @@ pub fn Suspensions(cx: Ctx) -> impl IntoView {
                     super::widgets::Fact { label: Some("Not for GCs"), ..fact("suspensions-not-for-gc", "suspensions.not_for_gc.reason", "count", (s.not_for_gc.len() as u64 + dropped) as f64) },
                 ] />
                 {range_note(cx, "suspensions that began in it; GCs whose pause started in it")}
-                <InsightTable cx=cx table=tables::suspend_reasons(&ti.insights, &f) id="suspend-reasons" />
+                <SideTableView cx=cx table=tables::suspend_reasons(&ti.insights, &f) id="suspend-reasons" />
                 <h2>"Time to suspend for each GC suspension"</h2>
                 <LineChart cx=cx series=vec![("time to suspend".into(), "var(--accent)".into(), suspend)] unit="ms" id="suspend-chart" />
                 <div class="side-by-side">
-                <InsightTable cx=cx table=tables::suspend_per_gc(&ti.insights, &f, &st) id="suspend-per-gc" />
+                <SideTableView cx=cx table=tables::suspend_per_gc(&ti.insights, &f, &st) id="suspend-per-gc" />
                 {if s.not_for_gc.is_empty() {
                     view! { <p class="muted" id="suspend-not-for-gc-none">"Every suspension in this trace was for a GC."</p> }.into_any()
                 } else {
                     view! {
-                        <InsightTable cx=cx table=others id="suspend-not-for-gc" />
+                        <SideTableView cx=cx table=others id="suspend-not-for-gc" />
                         {(dropped > 0).then(|| view! { <p class="muted">{format!("{dropped} more suspensions not for a GC are left out (the first {} are listed).", super::ship::MAX_NOT_FOR_GC)}</p> })}
                     }.into_any()
                 }}

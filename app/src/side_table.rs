@@ -1,0 +1,122 @@
+//! The sortable, filterable side table (pinned types, handles, every insights table): header
+//! definitions on hover, cells that carry their raw value (`data-value`, for tests and copy-paste),
+//! CSV/JSON export of the rows that pass the filter. Where its sort and filter live is the caller's
+//! choice ([`TableState`]): in the URL, or on this page only.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use web_sys::KeyboardEvent;
+
+use crate::columns::Cell;
+use crate::tables::{toggle_sort, Table};
+use crate::ui::{Ctx, ExportButtons};
+use crate::view_state::{SideTable, ViewState};
+
+/// Rows rendered at most (the exports hold every row).
+const MAX_ROWS: usize = 2000;
+
+thread_local! {
+    /// Sort and filter of the tables kept on this page, by table id, across tab switches.
+    static KEPT: RefCell<HashMap<&'static str, SideTable>> = RefCell::new(HashMap::new());
+}
+
+/// Where a side table reads and writes its sort and filter.
+#[derive(Clone, Copy)]
+pub struct TableState {
+    get: Signal<SideTable>,
+    set: Callback<SideTable>,
+}
+
+impl TableState {
+    /// In the URL's view state, so a shared link restores it.
+    pub fn in_url(cx: Ctx, field: fn(&mut ViewState) -> &mut SideTable) -> Self {
+        TableState {
+            get: Signal::derive(move || cx.vs.with(|v| field(&mut v.clone()).clone())),
+            set: Callback::new(move |t| cx.set_vs(|s| *field(s) = t)),
+        }
+    }
+
+    /// On this page only (not in the URL), kept across tab switches under `id`.
+    pub fn kept(id: &'static str) -> Self {
+        let init = KEPT.with(|k| k.borrow().get(id).cloned().unwrap_or_default());
+        let st = RwSignal::new(init);
+        TableState {
+            get: st.into(),
+            set: Callback::new(move |t: SideTable| {
+                KEPT.with(|k| k.borrow_mut().insert(id, t.clone()));
+                st.set(t);
+            }),
+        }
+    }
+
+    fn update(self, f: impl FnOnce(&mut SideTable)) {
+        let mut t = self.get.get_untracked();
+        f(&mut t);
+        self.set.run(t);
+    }
+}
+
+/// A side table; its state is kept on this page under `id` unless `state` says where it lives.
+#[component]
+pub fn SideTableView(
+    cx: Ctx,
+    table: Table,
+    id: &'static str,
+    #[prop(optional)] state: Option<TableState>,
+) -> impl IntoView {
+    let st = state.unwrap_or_else(|| TableState::kept(id));
+    let t = Arc::new(table);
+    let t_rows = t.clone();
+    let rows = Memo::new(move |_| t_rows.view(&st.get.get()));
+    let t_exp = t.clone();
+    let export = Signal::derive(move || t_exp.subset(&rows.get()));
+    let t_head = t.clone();
+    let t_body = t.clone();
+    let total = t.rows.len();
+    view! {
+        <div class="side-table">
+            <div class="table-head">
+                <h2>{t.title.clone()}</h2>
+                <input type="search" class="side-filter" id=format!("{id}-filter") placeholder="filter" aria-label=format!("Filter {}", t.title)
+                    prop:value=move || st.get.get().text
+                    on:input=move |ev| { let v = event_target_value(&ev); st.update(|s| s.text = v); }
+                />
+                <span class="muted" id=format!("{id}-count") title="The CSV and JSON buttons export every row that passes the filter">{move || {
+                    let n = rows.get().len();
+                    if n > MAX_ROWS { format!("{n} rows, first {MAX_ROWS} shown") } else if n < total { format!("{n} of {total} rows") } else { format!("{n} rows") }
+                }}</span>
+                <ExportButtons cx=cx table=export />
+            </div>
+            <div class="scroller short">
+            <table class="grid" id=id>
+                <thead><tr>
+                    {t_head.cols.iter().map(|c| {
+                        let key = c.key.clone();
+                        let key2 = key.clone();
+                        let sort = move || st.update(|s| s.sort = toggle_sort(&s.sort, &key));
+                        let arrow = move || match st.get.get().sort { Some(s) if s.column == key2 => if s.desc { " ▼" } else { " ▲" }, _ => "" };
+                        view! {
+                            <th scope="col" tabindex="0" class:num=c.unit != "name" title=c.help data-col=c.key.clone()
+                                on:click={ let sort = sort.clone(); move |_| sort() }
+                                on:keydown=move |ev: KeyboardEvent| if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); sort() }
+                            >{c.label.clone()}{arrow}</th>
+                        }
+                    }).collect_view()}
+                </tr></thead>
+                <tbody>
+                    {move || rows.get().into_iter().take(MAX_ROWS).map(|r| view! {
+                        <tr>{(0..t_body.cols.len()).map(|c| {
+                            let cell = &t_body.rows[r][c];
+                            let raw = matches!(cell, Cell::Num(_)).then(|| cell.raw());
+                            view! { <td class:num=t_body.cols[c].unit != "name" data-value=raw>{t_body.shown(r, c)}</td> }
+                        }).collect_view()}</tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            </div>
+        </div>
+    }
+}
