@@ -4,10 +4,15 @@
 //!
 //! ```text
 //! Event ──▶ InsightsBuilder (collect: typed runtime events → compact records)
-//!                 │ finish(&GcModel)  (attribute records to GCs by time, aggregate)
+//!                 │ into_inputs()
+//!                 ▼
+//!            InsightInputs (serializable records, independent of the rows)
+//!                 │ finish(&[Gc])  (attribute records to GCs by time, aggregate)
 //!                 ▼
 //!             Insights (one serializable struct per view)
 //! ```
+//! `InsightsBuilder::finish(&GcModel)` does both steps; the browser's worker ships the inputs and
+//! the page finishes them where the rows are.
 //! It runs beside [`super::ModelBuilder`] on the same event stream and reads the finished
 //! [`super::GcModel`] for GC boundaries and per-GC figures the model already has (per-heap
 //! histories, GCHeapStats counters, marked bytes), so each figure is computed once.
