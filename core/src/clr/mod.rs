@@ -175,6 +175,42 @@ pub fn decode<'a>(ev: &Event<'a>) -> Option<Result<ClrEvent<'a>, PayloadError>> 
     }
 }
 
+/// Whether [`decode`] has a layout for events of `provider` and `event_id`, at some version: it
+/// returns `Some` for those (`Ok`, or `Err` for a payload that does not fit) and `None` for every
+/// other event. Keep in step with the dispatch below (the `has_layout_agrees_with_decode` test
+/// checks every id).
+pub fn has_layout(provider: &str, event_id: u32) -> bool {
+    match provider {
+        RUNTIME_PROVIDER => {
+            use ids::runtime::*;
+            matches!(
+                event_id,
+                GC_START..=GC_GENERATION_RANGE
+                    | GC_MARK_STACK_ROOTS..=PIN_OBJECT_AT_GC_TIME
+                    | GC_TRIGGERED..=GC_DYNAMIC_EVENT
+                    | INCREASE_MEMORY_PRESSURE..=GC_GLOBAL_HEAP_HISTORY
+                    | GC_LOH_COMPACT
+                    | GC_FIT_BUCKET_INFO
+                    | ALLOCATION_SAMPLED
+            )
+        }
+        PRIVATE_PROVIDER => {
+            use ids::private::*;
+            matches!(
+                event_id,
+                GC_GLOBAL_HEAP_HISTORY
+                    ..=BGC_1ST_SWEEP_END
+                        | PRV_FINALIZE_OBJECT
+                        | PRV_SET_GC_HANDLE
+                        | PRV_DESTROY_GC_HANDLE
+                        | PIN_PLUG_AT_GC_TIME
+            )
+        }
+        RUNDOWN_PROVIDER => event_id == ids::rundown::GC_SETTINGS_RUNDOWN,
+        _ => false,
+    }
+}
+
 fn wrap<'a, T>(r: PResult<T>, f: fn(T) -> ClrEvent<'a>) -> Option<PResult<ClrEvent<'a>>> {
     Some(r.map(f))
 }
@@ -374,6 +410,32 @@ mod tests {
             Some(Ok(ClrEvent::GcMark(m))) => assert_eq!(m.root_kind, GcRootKind::Handle),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn has_layout_agrees_with_decode() {
+        let providers = [
+            RUNTIME_PROVIDER,
+            PRIVATE_PROVIDER,
+            RUNDOWN_PROVIDER,
+            names::EVENTPIPE_PROVIDER,
+            "Microsoft-Windows-DotNETRuntimeStress",
+            "MyEventSource",
+        ];
+        let mut with_layout = 0;
+        for provider in providers {
+            for id in 0..=1000u32 {
+                let decodes = (0..=12u32).any(|v| {
+                    [&[][..], &[0u8; 64][..]]
+                        .iter()
+                        .any(|p| decode(&event(provider, id, v, p)).is_some())
+                });
+                assert_eq!(has_layout(provider, id), decodes, "{provider} {id}");
+                with_layout += decodes as u32;
+            }
+        }
+        // Every id constant of the decoded events (ids.rs) and no other.
+        assert_eq!(with_layout, 46 + 26 + 1);
     }
 
     #[test]

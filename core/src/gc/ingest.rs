@@ -78,36 +78,19 @@ pub(crate) fn dropped_events(stats: &DecodeStats) -> u64 {
 
 /// Whether [`on_event`] (and so the model and the insights, which read the same typed events) can
 /// use events of this provider and id, at any version: the process-describing events read here and
-/// every event [`clr::decode`] has a layout for (asked with an empty payload: it answers `None` only
-/// for events it does not decode, whatever the payload). The rest are only counted by the model,
-/// which [`add_filtered`] does from the reader's stats.
+/// every event [`clr::decode`] has a layout for. The rest are only counted by the model, which
+/// [`add_filtered`] does from the reader's stats.
 pub(crate) fn wants(provider: &str, event_id: u32) -> bool {
     if provider == clr::names::EVENTPIPE_PROVIDER {
         return event_id == PROCESS_INFO;
     }
-    if !clr::names::is_runtime_provider(provider) {
-        return false;
-    }
-    if event_id == RUNTIME_INFORMATION && provider != clr::names::PRIVATE_PROVIDER {
+    if event_id == RUNTIME_INFORMATION
+        && clr::names::is_runtime_provider(provider)
+        && provider != clr::names::PRIVATE_PROVIDER
+    {
         return true;
     }
-    let probe = Event {
-        provider,
-        event_id,
-        // The highest version: layouts only ever gain versions.
-        version: u32::MAX,
-        name: "",
-        timestamp: 0,
-        time_ms: 0.0,
-        thread_id: 0,
-        capture_thread_id: 0,
-        sequence: 0,
-        processor: 0,
-        stack_id: 0,
-        pointer_size: 8,
-        payload: &[],
-    };
-    clr::decode(&probe).is_some()
+    clr::has_layout(provider, event_id)
 }
 
 /// What [`on_event`] would have counted of the events a filtering reader skipped (the filter must
