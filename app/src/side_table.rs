@@ -15,8 +15,12 @@ use crate::tables::{toggle_sort, Table};
 use crate::ui::{Ctx, ExportButtons};
 use crate::view_state::{SideTable, ViewState};
 
-/// Rows rendered at most (the exports hold every row).
-const MAX_ROWS: usize = 2000;
+/// Tables longer than this render only the rows in view (a 2 GB trace has tens of thousands of
+/// GCs: every row in the DOM took seconds and hundreds of MB per view).
+const VIRTUAL_FROM: usize = 300;
+/// Height of a virtual table's scroller, and of a row (`table.grid td` in style.css).
+const VIRTUAL_HEIGHT: f64 = 360.0;
+const ROW_H: f64 = 22.0;
 
 thread_local! {
     /// Sort and filter of the tables kept on this page, by table id, across tab switches.
@@ -76,6 +80,10 @@ pub fn SideTableView(
     let t_head = t.clone();
     let t_body = t.clone();
     let total = t.rows.len();
+    let virtual_rows = total > VIRTUAL_FROM;
+    let scroll = RwSignal::new(0.0f64);
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let ncols = t.cols.len().max(1);
     view! {
         <div class="side-table">
             <div class="table-head">
@@ -86,12 +94,15 @@ pub fn SideTableView(
                 />
                 <span class="muted" id=format!("{id}-count") title="The CSV and JSON buttons export every row that passes the filter">{move || {
                     let n = rows.get().len();
-                    if n > MAX_ROWS { format!("{n} rows, first {MAX_ROWS} shown") } else if n < total { format!("{n} of {total} rows") } else { format!("{n} rows") }
+                    if n < total { format!("{n} of {total} rows") } else { format!("{n} rows") }
                 }}</span>
                 <ExportButtons cx=cx table=export />
             </div>
-            <div class="scroller short">
-            <table class="grid" id=id>
+            <div class="scroller short" node_ref=scroller
+                style=virtual_rows.then(|| format!("height:{VIRTUAL_HEIGHT}px"))
+                on:scroll=move |_| if let Some(el) = scroller.get_untracked() { scroll.set(el.scroll_top() as f64) }
+            >
+            <table class="grid" class:virtual=virtual_rows id=id data-rows=move || rows.get().len()>
                 <thead><tr>
                     {t_head.cols.iter().map(|c| {
                         let key = c.key.clone();
@@ -107,13 +118,28 @@ pub fn SideTableView(
                     }).collect_view()}
                 </tr></thead>
                 <tbody>
-                    {move || rows.get().into_iter().take(MAX_ROWS).map(|r| view! {
-                        <tr>{(0..t_body.cols.len()).map(|c| {
-                            let cell = &t_body.rows[r][c];
-                            let raw = matches!(cell, Cell::Num(_)).then(|| cell.raw());
-                            view! { <td class:num=t_body.cols[c].unit != "name" data-value=raw>{t_body.shown(r, c)}</td> }
-                        }).collect_view()}</tr>
-                    }).collect_view()}
+                    {move || {
+                        let r = rows.get();
+                        // Every row, or those in view (and a few around) with spacers for the rest.
+                        let (first, last) = if virtual_rows {
+                            let first = ((scroll.get() / ROW_H).floor() as usize).saturating_sub(5);
+                            let last = (first + (VIRTUAL_HEIGHT / ROW_H).ceil() as usize + 10).min(r.len());
+                            (first.min(last), last)
+                        } else {
+                            (0, r.len())
+                        };
+                        let spacer = |rows: usize| (rows > 0).then(|| view! {
+                            <tr class="spacer" style=format!("height:{}px", rows as f64 * ROW_H)><td colspan=ncols></td></tr>
+                        });
+                        let body = r[first..last].iter().map(|&r| view! {
+                            <tr>{(0..t_body.cols.len()).map(|c| {
+                                let cell = &t_body.rows[r][c];
+                                let raw = matches!(cell, Cell::Num(_)).then(|| cell.raw());
+                                view! { <td class:num=t_body.cols[c].unit != "name" data-value=raw>{t_body.shown(r, c)}</td> }
+                            }).collect_view()}</tr>
+                        }).collect_view();
+                        view! { {spacer(first)} {body} {spacer(r.len() - last)} }
+                    }}
                 </tbody>
             </table>
             </div>

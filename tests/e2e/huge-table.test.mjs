@@ -128,3 +128,45 @@ test(`the GC table at ~100,000 rows: small DOM, every row reachable, sort and fi
     await m.close();
   }
 });
+
+test('a side table of ~100,000 rows (the budgets per GC) draws only the rows in view', { timeout: 600_000 }, async () => {
+  const m = await measureOpen(browser, server.base, trace.file, { sample: false });
+  const page = m.page;
+  try {
+    // The budgets are finished from the rows when the view is first opened.
+    const t0 = Date.now();
+    await page.click('#tab-budgets');
+    await page.locator('#budgets').waitFor();
+    const shownMs = Date.now() - t0;
+    // Every generated GC has its per-heap history, so one budget row each (the generator's count).
+    const rows = await page.evaluate(() => Number(document.querySelector('#budgets').dataset.rows));
+    assert.equal(rows, trace.gcs);
+    assert.match(await page.locator('#budgets-count').textContent(), new RegExp(`^${trace.gcs} rows`));
+    const at = (top) => page.evaluate(async ([top, rowH]) => {
+      const table = document.querySelector('#budgets');
+      const el = table.closest('.scroller');
+      el.scrollTop = top;
+      const want = Math.floor(el.scrollTop / rowH);
+      for (let i = 0; i < 100; i++) {
+        await new Promise((r) => requestAnimationFrame(r));
+        const trs = [...table.querySelectorAll('tbody tr:not(.spacer)')];
+        const spacer = table.querySelector('tbody tr.spacer');
+        const first = spacer && spacer === table.querySelector('tbody tr') ? Math.round(spacer.getBoundingClientRect().height / rowH) : 0;
+        if (trs.length && first <= want && want < first + trs.length) {
+          return { domRows: trs.length, gc: Number(trs[want - first].querySelector('td').dataset.value), want };
+        }
+      }
+      return { domRows: -1 };
+    }, [top, ROW_H]);
+    for (const frac of [0, 0.5, 1]) {
+      const s = await at(Math.floor(frac * rows * ROW_H));
+      assert.ok(s.domRows > 0 && s.domRows < 60, `only the rows in view are drawn (${s.domRows})`);
+      // Unsorted, the budget rows are in GC order: row k is GC k + 1.
+      assert.equal(s.gc, s.want + 1, `the row in view at ${frac}`);
+    }
+    await screenshot(page, 'huge-table-100k-budgets-end');
+    console.log(`# budgets view over ${rows} GCs shown ${shownMs} ms after loading`);
+  } finally {
+    await m.close();
+  }
+});
