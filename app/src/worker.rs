@@ -21,6 +21,9 @@ const PROGRESS_EVERY_MS: f64 = 100.0;
 /// Minimum interval between batches of settled GC rows after the first (which goes out at once):
 /// every batch makes the page rebuild its tables, which competes with decoding for the CPU.
 const ROWS_EVERY_MS: f64 = 1000.0;
+/// ... or sooner once this many rows wait: a second of a GC-dense trace is ~25,000 rows (60 MB
+/// in the worker, in the message and again while the page decodes it).
+const ROWS_PER_BATCH: usize = 2048;
 
 pub fn run_worker() {
     console_error_panic_hook::set_once();
@@ -304,7 +307,9 @@ async fn decode_blob(
         unsent.extend(model.drain_completed());
         let now = js_sys::Date::now();
         // The first rows go out at once; later ones in batches, at most every ROWS_EVERY_MS.
-        if !unsent.is_empty() && (sent == 0 || now - last_rows >= ROWS_EVERY_MS) {
+        if !unsent.is_empty()
+            && (sent == 0 || unsent.len() >= ROWS_PER_BATCH || now - last_rows >= ROWS_EVERY_MS)
+        {
             last_rows = now;
             sent += unsent.len();
             post(
