@@ -186,7 +186,7 @@ impl TypeIndex {
         loop {
             match self.slots[at] {
                 0 => break,
-                s if self.name(s as usize - 1) == name => return (s - 1, false),
+                s if same(self.name(s as usize - 1), name) => return (s - 1, false),
                 _ => at = (at + 1) & mask,
             }
         }
@@ -213,23 +213,39 @@ impl TypeIndex {
 }
 
 #[cfg_attr(not(test), allow(dead_code))]
-/// A fast multiplicative hash of a short byte string (FxHash's mixing, eight bytes at a time).
+/// A hash of a type name from its length and its first, middle and last eight bytes (names differ
+/// there; hashing every byte of long generic names would cost more than the table saves).
 fn hash(b: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-    let mut h = b.len() as u64;
-    let mut words = b.chunks_exact(8);
-    for w in &mut words {
+    let word = |s: &[u8]| {
         let mut a = [0u8; 8];
-        a.copy_from_slice(w);
-        h = mix(h, u64::from_le_bytes(a));
+        let n = s.len().min(8);
+        a[..n].copy_from_slice(&s[..n]);
+        u64::from_le_bytes(a)
+    };
+    let first = word(b);
+    let middle = word(&b[b.len() / 2..]);
+    let last = word(&b[b.len().saturating_sub(8)..]);
+    let h = (b.len() as u64 ^ first).wrapping_mul(K);
+    let h = (h.rotate_left(23) ^ middle).wrapping_mul(K);
+    let h = (h.rotate_left(23) ^ last).wrapping_mul(K);
+    h ^ (h >> 29)
+}
+
+#[cfg_attr(not(test), allow(dead_code))]
+/// `a == b`, eight bytes at a time (the byte-wise slice comparison is a call to a byte loop in
+/// WebAssembly).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
     }
-    let mut a = [0u8; 8];
-    let tail = words.remainder();
-    a[..tail.len()].copy_from_slice(tail);
-    // The high bits are the best mixed; fold them down for the table's mask.
-    let h = mix(h, u64::from_le_bytes(a));
-    h ^ (h >> 32)
+    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (wa.remainder(), wb.remainder());
+    wa.zip(wb).all(|(x, y)| {
+        let x = u64::from_le_bytes([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]);
+        let y = u64::from_le_bytes([y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7]]);
+        x == y
+    }) && ra.iter().zip(rb).all(|(x, y)| x == y)
 }
 
 fn bin_start(ms: f64, width: f64) -> f64 {
