@@ -61,6 +61,37 @@ pub fn column_ms(v: f64) -> String {
     format!("{} ms", grouped(v, decimals))
 }
 
+/// Labels for the ticks of one time axis, all in one unit: seconds when the largest tick is 10 s
+/// or more (`"0 s"`, `"19.29 s"`), else ms, with the decimals the step between ticks needs.
+pub fn axis_ms(ticks: &[f64]) -> Vec<String> {
+    let top = ticks.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+    let step = ticks
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let (scale, unit) = if top >= 10_000.0 {
+        (1000.0, "s")
+    } else {
+        (1.0, "ms")
+    };
+    // Enough decimals that neighbouring ticks differ: a step of 2.4 (in the unit) needs one.
+    let step = step / scale;
+    let decimals = if !step.is_finite() || step >= 10.0 {
+        0
+    } else if step >= 1.0 {
+        1
+    } else if step >= 0.1 {
+        2
+    } else {
+        3
+    };
+    ticks
+        .iter()
+        .map(|t| format!("{} {unit}", grouped(t / scale, decimals)))
+        .collect()
+}
+
 /// A point in the trace (ms from its start) in a table column: always ms to the microsecond, as
 /// PerfView's GCStats shows it, so rows line up and compare: `"950.312 ms"`, `"12,345.678 ms"`.
 pub fn trace_ms(v: f64) -> String {
@@ -70,6 +101,25 @@ pub fn trace_ms(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_axis_has_one_unit() {
+        // The suspensions chart once read "0.000 ms, 9,645 ms, 19.29 s, 28.94 s".
+        let t = [0.0, 9645.2, 19290.4, 28935.6, 38580.8];
+        assert_eq!(
+            axis_ms(&t),
+            ["0.0 s", "9.6 s", "19.3 s", "28.9 s", "38.6 s"]
+        );
+        assert_eq!(
+            axis_ms(&[0.0, 250.0, 500.0, 750.0, 1000.0]),
+            ["0 ms", "250 ms", "500 ms", "750 ms", "1,000 ms"]
+        );
+        assert_eq!(
+            axis_ms(&[0.0, 0.5, 1.0, 1.5, 2.0]),
+            ["0.00 ms", "0.50 ms", "1.00 ms", "1.50 ms", "2.00 ms"]
+        );
+        assert_eq!(axis_ms(&[5.0]), ["5 ms"]);
+    }
 
     #[test]
     fn thousands_groups_digits_in_threes() {

@@ -131,8 +131,9 @@ pub fn SideTableView(
                         let spacer = |rows: usize| (rows > 0).then(|| view! {
                             <tr class="spacer" style=format!("height:{}px", rows as f64 * ROW_H)><td colspan=ncols></td></tr>
                         });
-                        let body = r[first..last].iter().map(|&r| view! {
-                            <tr>{(0..t_body.cols.len()).map(|c| {
+                        // `data-i`: the row's place in the table as filtered and sorted.
+                        let body = r[first..last].iter().enumerate().map(|(k, &r)| view! {
+                            <tr data-i=first + k>{(0..t_body.cols.len()).map(|c| {
                                 let cell = &t_body.rows[r][c];
                                 let raw = matches!(cell, Cell::Num(_)).then(|| cell.raw());
                                 view! { <td class:num=t_body.cols[c].unit != "name" data-value=raw>{t_body.shown(r, c)}</td> }

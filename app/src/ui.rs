@@ -780,7 +780,8 @@ fn WorstPauses(cx: Ctx) -> impl IntoView {
                     view! {
                         <li>
                             <button class="link worst-gc" data-gc=n.to_string() on:click=move |_| cx.select(n)>
-                                <span class="num">{ms(g.pause_ms.unwrap_or(0.0))}</span>
+                                // A list to compare down: one unit for every entry.
+                                <span class="num">{crate::format::column_ms(g.pause_ms.unwrap_or(0.0))}</span>
                                 {format!(" GC #{n} · gen{} {} · {}", g.gen, g.gc_type.name(), g.reason)}
                                 {(!why.is_empty()).then(|| format!(" · {why}"))}
                             </button>
@@ -1643,9 +1644,10 @@ fn ChartFrame(cx: Ctx, max: Signal<f64>, unit: &'static str) -> impl IntoView {
 #[component]
 fn XAxis(cx: Ctx) -> impl IntoView {
     let a = trace_axis(cx);
+    let ticks: Vec<f64> = (0..=4).map(|i| a.at(i as f64 / 4.0)).collect();
     view! {
         <div class="x-axis">
-            {(0..=4).map(|i| view! { <span>{ms(a.at(i as f64 / 4.0))}</span> }).collect_view()}
+            {crate::format::axis_ms(&ticks).into_iter().map(|l| view! { <span>{l}</span> }).collect_view()}
         </div>
     }
 }

@@ -59,15 +59,33 @@ async function fact(page, id) {
   return Number(v);
 }
 
-/** An insights table as objects keyed by column (`data-col`): raw numbers, text for names. */
+/**
+ * An insights table as objects keyed by column (`data-col`): raw numbers, text for names. A long
+ * table draws only the rows in view: it is scrolled through, each row read once as it is drawn.
+ */
 async function rows(page, id) {
   await page.locator(`table#${id}`).waitFor();
-  return page.$$eval(`table#${id}`, ([t]) => {
+  return page.$eval(`table#${id}`, async (t) => {
     const cols = [...t.querySelectorAll('thead th')].map((th) => th.dataset.col);
-    return [...t.querySelectorAll('tbody tr')].map((tr) => Object.fromEntries([...tr.querySelectorAll('td')].map((td, i) => {
+    const read = (tr) => Object.fromEntries([...tr.querySelectorAll('td')].map((td, i) => {
       const v = td.dataset.value;
       return [cols[i], v === undefined ? td.textContent : v === '' ? null : Number(v)];
-    })));
+    }));
+    if (!t.classList.contains('virtual')) return [...t.querySelectorAll('tbody tr')].map(read);
+    const n = Number(t.dataset.rows);
+    const el = t.closest('.scroller');
+    const out = new Array(n);
+    let got = 0;
+    for (let top = 0; got < n && top <= el.scrollHeight; top += el.clientHeight / 2) {
+      el.scrollTop = top;
+      for (let frame = 0; frame < 3; frame++) await new Promise((r) => requestAnimationFrame(r));
+      for (const tr of t.querySelectorAll('tbody tr[data-i]')) {
+        const i = Number(tr.dataset.i);
+        if (out[i] === undefined) { out[i] = read(tr); got++; }
+      }
+    }
+    el.scrollTop = 0;
+    return out.filter((r) => r !== undefined);
   });
 }
 
