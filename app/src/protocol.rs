@@ -118,6 +118,10 @@ pub const ENV_DECODE_MS: &str = "decode_ms";
 /// UI -> worker: the file, and which trace inside it when it is a .zip of several.
 pub const MSG_BLOB: &str = "blob";
 pub const MSG_ENTRY: &str = "entry";
+/// Benchmarks only: `{ blob, mode: "decode" }` makes the worker decode every event and nothing
+/// else (the wasm decoder's throughput, next to the native decoder's on the same file).
+pub const MSG_MODE: &str = "mode";
+pub const MODE_DECODE_ONLY: &str = "decode";
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,8 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
 
 use crate::protocol::{
-    Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_ROWS, ENV_TYPE, MSG_BLOB, MSG_ENTRY,
+    Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_ROWS, ENV_TYPE, MODE_DECODE_ONLY,
+    MSG_BLOB, MSG_ENTRY, MSG_MODE,
 };
 
 /// Bytes read per `Blob.slice`: large enough to amortise the JS call, small enough to bound memory.
@@ -32,7 +33,13 @@ pub fn run_worker() {
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
         let reply = reply.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let result = match request(msg.data()) {
+            let data = msg.data();
+            let decode_only = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
+                .ok()
+                .and_then(|m| m.as_string())
+                .is_some_and(|m| m == MODE_DECODE_ONLY);
+            let result = match request(data) {
+                Some((blob, _)) if decode_only => decode_only_blob(&reply, &blob).await,
                 Some((blob, entry)) => decode_blob(&reply, &blob, entry).await,
                 None => Err("the worker expects a Blob or File".to_string()),
             };
@@ -261,6 +268,40 @@ fn byob_reader(blob: &Blob) -> Option<JsValue> {
     )
     .ok()?;
     get_reader.call1(&stream, &opts).ok()
+}
+
+/// The decoder alone, every event delivered and counted (the benchmark's "wasm decode"); replies
+/// with `Done` whose `events` and `decode_ms` say how it went.
+async fn decode_only_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Result<(), String> {
+    let started = js_sys::Date::now();
+    let mut reader = TraceReader::new();
+    let (mut events, mut payload) = (0u64, 0u64);
+    let mut source = ChunkSource::new(blob)?;
+    let mut buf = Vec::new();
+    let mut error = None;
+    while source.next(&mut buf).await? {
+        let pushed = reader.push(&buf, &mut |e| {
+            events += 1;
+            payload += e.payload.len() as u64;
+        });
+        if let Err(e) = pushed {
+            error = Some(e.to_string());
+            break;
+        }
+    }
+    if error.is_none() {
+        if let Err(e) = reader.finish(&mut |_| events += 1) {
+            error = Some(e.to_string());
+        }
+    }
+    let mut analysis = crate::analysis::summarize(&reader, "trace", blob.size());
+    analysis.events = events as f64;
+    analysis.decode_ms = js_sys::Date::now() - started;
+    analysis.error = error;
+    // The same work as the native benchmark's decode (which sums payload lengths).
+    std::hint::black_box(payload);
+    post(scope, &ToUi::Done(Box::new(analysis)));
+    Ok(())
 }
 
 async fn decode_blob(

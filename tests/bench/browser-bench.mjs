@@ -66,10 +66,11 @@ async function main() {
           catS: Math.min(...cat), catMBs: t.bytes / 1e6 / Math.min(...cat),
           cliSummaryS: Math.min(...cli), cliSummaryMBs: t.bytes / 1e6 / Math.min(...cli),
           decodeS: s.decode_s, decodeMBs: s.decode_mbps, decodeModelS: s.model_s, decodeModelMBs: s.model_mbps,
+          workerS: s.worker_s, workerMBs: s.worker_mbps,
           readS: s.read_s, peakRssMiB: s.peak_rss_mb,
         };
         const n = entry.native;
-        console.log(`native: cat ${n.catS.toFixed(2)} s (${n.catMBs.toFixed(0)} MB/s) | gcscope summary ${n.cliSummaryS.toFixed(2)} s (${n.cliSummaryMBs.toFixed(0)} MB/s) | decode ${n.decodeMBs} MB/s, decode+model ${n.decodeModelMBs} MB/s, peak RSS ${n.peakRssMiB} MiB`);
+        console.log(`native: cat ${n.catS.toFixed(2)} s (${n.catMBs.toFixed(0)} MB/s) | gcscope summary ${n.cliSummaryS.toFixed(2)} s (${n.cliSummaryMBs.toFixed(0)} MB/s) | decode ${n.decodeMBs} MB/s, decode+model ${n.decodeModelMBs} MB/s, worker's path ${n.workerMBs} MB/s, peak RSS ${n.peakRssMiB} MiB`);
       }
       if (server) {
         const results = [];
@@ -94,6 +95,15 @@ async function main() {
         }
         const wo = best(workerRuns, 'ms');
         entry.workerOnly = wo;
+        // The wasm decoder alone (every event delivered, nothing built), as native `decode` does.
+        const decodeRuns = [];
+        for (let i = 0; i < runs; i++) {
+          const browser = await launchForMeasuring();
+          try { decodeRuns.push(await measureWorkerOnly(browser, server.base, t.file, { decodeOnly: true })); } finally { await browser.close(); }
+        }
+        const wd = best(decodeRuns, 'ms');
+        entry.wasmDecodeOnly = wd;
+        console.log(`wasm decoder alone (every event, nothing built): ${wd.ms.toFixed(0)} ms (${wd.mbPerS.toFixed(0)} MB/s)${wd.error ? `, error: ${wd.error}` : ''}`);
         console.log(`worker alone (no UI): ${wo.ms.toFixed(0)} ms (${wo.mbPerS.toFixed(0)} MB/s), first rows ${wo.firstRows?.toFixed(0)} ms, ${wo.batches} row batches${wo.error ? `, error: ${wo.error}` : ''}`);
         const b = best(results, 'doneMs');
         entry.browser = b;
@@ -104,9 +114,12 @@ async function main() {
         if (b.tabsPeakMiB) console.log(`  after opening ${thenTabs.join(', ')} (${JSON.stringify(b.tabsMs)} ms): renderer private ${b.tabsPeakMiB.private} MiB, RSS ${b.tabsRendererPeakRssMiB} MiB, page wasm ${b.tabsPeakMiB.pageWasm} MiB`);
         console.log(`  memory peaks (MiB): renderer RSS ${b.rendererPeakRssMiB}, private ${b.peakMiB.private} | page JS ${b.peakMiB.pageJs} + buffers ${b.peakMiB.pageBacking} + wasm ${b.peakMiB.pageWasm} | worker JS ${b.peakMiB.workerJs} + buffers ${b.peakMiB.workerBacking} | sum ${b.peakMiB.total} (${b.samples} DevTools samples, ${b.procSamples} /proc samples) | measureUserAgentSpecificMemory mid-run: ${JSON.stringify(b.uaMemoryMidRunMiB)}`);
         if (entry.native) {
-          entry.wasmVsNative = wo.mbPerS / entry.native.decodeModelMBs;
-          entry.appVsNative = b.mbPerS / entry.native.decodeModelMBs;
-          console.log(`  wasm worker alone / native decode+model: ${(100 * entry.wasmVsNative).toFixed(0)} % | whole app / native: ${(100 * entry.appVsNative).toFixed(0)} %`);
+          // Same work on both sides: the decoder alone; the worker's path (filtered decode, model,
+          // bounded insights) against core's example doing exactly that natively.
+          entry.wasmDecodeVsNative = wd.mbPerS / entry.native.decodeMBs;
+          entry.wasmVsNative = wo.mbPerS / entry.native.workerMBs;
+          entry.appVsNative = b.mbPerS / entry.native.workerMBs;
+          console.log(`  wasm / native, same work: decoder alone ${(100 * entry.wasmDecodeVsNative).toFixed(0)} % | worker path ${(100 * entry.wasmVsNative).toFixed(0)} % | whole app (incl. rendering) ${(100 * entry.appVsNative).toFixed(0)} %`);
         }
       }
       report.files.push(entry);
@@ -125,7 +138,8 @@ async function main() {
       goals.push(['1 GiB fully analysed < 3 s (app, shown)', f.browser.doneMs, f.browser.doneMs < GOALS.oneGbDoneMs]);
       if (f.workerOnly) goals.push(['1 GiB fully analysed < 3 s (worker alone)', f.workerOnly.ms, f.workerOnly.ms < GOALS.oneGbDoneMs]);
     }
-    if (f.wasmVsNative !== undefined) goals.push([`wasm (worker alone) >= 50% of native decode+model (${f.sizeMiB} MiB)`, +(100 * f.wasmVsNative).toFixed(0), f.wasmVsNative >= GOALS.wasmVsNative]);
+    if (f.wasmDecodeVsNative !== undefined) goals.push([`wasm decoder >= 50% of the native decoder (${f.sizeMiB} MiB, %)`, +(100 * f.wasmDecodeVsNative).toFixed(0), f.wasmDecodeVsNative >= GOALS.wasmVsNative]);
+    if (f.wasmVsNative !== undefined) goals.push([`wasm worker path >= 50% of the same path native (${f.sizeMiB} MiB, %)`, +(100 * f.wasmVsNative).toFixed(0), f.wasmVsNative >= GOALS.wasmVsNative]);
   }
   report.goals = goals.map(([goal, value, met]) => ({ goal, value, met }));
   console.log('\ngoals:');

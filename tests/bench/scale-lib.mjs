@@ -386,13 +386,13 @@ export async function exportGcTable(page) {
  * starts them, fed `file`, its messages counted but not rendered. Measures what the wasm decoder and
  * model sustain in the browser, to compare with the native decoder on the same file.
  */
-export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000 } = {}) {
+export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(base);
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input type="file" id="bench-file" hidden>'));
   await page.setInputFiles('#bench-file', file);
-  const r = await page.evaluate(async (timeoutMs) => {
+  const r = await page.evaluate(async ([timeoutMs, decodeOnly]) => {
     const f = document.querySelector('#bench-file').files[0];
     const js = new URL('worker.js', document.baseURI).href;
     const wasm = new URL('worker_bg.wasm', document.baseURI).href;
@@ -406,7 +406,8 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
       w.onerror = (e) => reject(new Error(e.message));
       w.onmessage = (e) => {
         const d = e.data;
-        if (d.type === 'ready') { t0 = performance.now(); w.postMessage(f); }
+        // `mode: "decode"`: the decoder alone, every event delivered (app/src/protocol.rs MSG_MODE).
+        if (d.type === 'ready') { t0 = performance.now(); w.postMessage(decodeOnly ? { blob: f, mode: 'decode' } : f); }
         if (d.type === 'gcs') { batches++; if (firstRows === null) firstRows = performance.now() - t0; }
         if (d.type === 'done') {
           const ms = performance.now() - t0;
@@ -415,7 +416,7 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
         }
       };
     });
-  }, timeoutMs);
+  }, [timeoutMs, decodeOnly]);
   await context.close();
   const size = (await stat(file)).size;
   return { ...r, mbPerS: size / 1e6 / (r.ms / 1000) };
