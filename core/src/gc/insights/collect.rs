@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::inputs::{FinalizerEnd, InsightInputs, RangeEvent};
-use super::tick_bins::TickBinner;
+use super::tick_bins::{TickBinner, TypeIndex};
 use super::types::*;
 use crate::clr::enums::{GcSegmentType, GcSuspendEeReason};
 use crate::clr::gc::{BulkKind, DynamicPayload};
@@ -20,7 +20,7 @@ use crate::gc::GcModel;
 pub struct InsightsBuilder {
     /// Type name index by the name's raw UTF-16 bytes (a tick's name is looked up without
     /// decoding or allocating).
-    type_index: BTreeMap<Vec<u8>, u32>,
+    type_index: TypeIndex,
     pub(crate) type_names: Vec<String>,
     pub(crate) samples: Vec<AllocSample>,
     /// False: ticks are only folded into `tick_bins` (see [`InsightsBuilder::bounded`]).
@@ -280,12 +280,10 @@ impl InsightsBuilder {
     }
 
     fn intern(&mut self, name: Utf16Str<'_>) -> u32 {
-        if let Some(&i) = self.type_index.get(name.0) {
-            return i;
+        let (i, new) = self.type_index.index(name.0);
+        if new {
+            self.type_names.push(name.to_string_lossy());
         }
-        let i = self.type_names.len() as u32;
-        self.type_names.push(name.to_string_lossy());
-        self.type_index.insert(name.0.to_vec(), i);
         i
     }
 

@@ -157,8 +157,6 @@ impl TickBinner {
 /// allocating, with one hash of the bytes and (nearly always) one comparison. Every tick carries its
 /// type's name, so this is on the hot path: an ordered map of byte strings compared several names
 /// per tick (a tenth of the browser worker's time on a 1 GiB trace).
-// Used by `InsightsBuilder::intern` once collect.rs takes it (its owner's change: a 6-line patch).
-#[cfg_attr(not(test), allow(dead_code))]
 #[derive(Debug, Default)]
 pub(crate) struct TypeIndex {
     /// Open addressing, a power of two long, at most half full: 0 is empty, else index + 1.
@@ -168,7 +166,6 @@ pub(crate) struct TypeIndex {
     ends: Vec<usize>,
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
 impl TypeIndex {
     /// The bytes of name `i`.
     fn name(&self, i: usize) -> &[u8] {
@@ -212,7 +209,6 @@ impl TypeIndex {
     }
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
 /// A hash of a type name from its length and its first, middle and last eight bytes (names differ
 /// there; hashing every byte of long generic names would cost more than the table saves).
 fn hash(b: &[u8]) -> u64 {
@@ -232,7 +228,6 @@ fn hash(b: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
 /// `a == b`, eight bytes at a time (the byte-wise slice comparison is a call to a byte loop in
 /// WebAssembly).
 fn same(a: &[u8], b: &[u8]) -> bool {
