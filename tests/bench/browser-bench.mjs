@@ -88,6 +88,22 @@ async function main() {
           results.push(m.result);
           if (m.result.problems.length) console.log(`  problems: ${m.result.problems.join(' | ')}`);
         }
+        // The app's times without the memory samplers, which interrupt the worker and take CPU
+        // from it (the run above measures memory).
+        const timings = [];
+        for (let i = 0; i < runs; i++) {
+          const browser = await launchForMeasuring();
+          try {
+            const m = await measureOpen(browser, server.base, t.file, { sample: false });
+            await m.close();
+            timings.push(m.result);
+          } finally {
+            await browser.close();
+          }
+        }
+        const tb = best(timings, 'doneMs');
+        entry.browserTiming = tb;
+        console.log(`app, timing run (no memory sampling): first GC row ${tb.firstRowMs.toFixed(0)} ms | full analysis ${tb.doneMs.toFixed(0)} ms (${tb.mbPerS.toFixed(0)} MB/s) [runs: ${timings.map((r) => r.doneMs.toFixed(0)).join(', ')} ms]`);
         const workerRuns = [];
         for (let i = 0; i < runs; i++) {
           const browser = await launchForMeasuring();
@@ -108,7 +124,7 @@ async function main() {
         const b = best(results, 'doneMs');
         entry.browser = b;
         entry.browserRuns = results;
-        console.log(`browser: first GC row ${b.firstRowMs.toFixed(0)} ms | full analysis ${b.doneMs.toFixed(0)} ms (${b.mbPerS.toFixed(0)} MB/s) | shown: ${b.shown.rowCount}`);
+        console.log(`app, memory run (sampled): first GC row ${b.firstRowMs.toFixed(0)} ms | full analysis ${b.doneMs.toFixed(0)} ms (${b.mbPerS.toFixed(0)} MB/s) | shown: ${b.shown.rowCount}`);
         console.log(`  worker messages: first rows at ${b.firstRowsMessageMs.toFixed(0)} ms, final analysis at ${b.doneMessageMs.toFixed(0)} ms (${b.rowBatches} row batches, ${b.progressMessages} progress)`);
         console.log(`  renderer before the file (MiB): RSS ${b.rendererBeforeMiB.rss}, private ${b.rendererBeforeMiB.private}`);
         if (b.tabsPeakMiB) console.log(`  after opening ${thenTabs.join(', ')} (${JSON.stringify(b.tabsMs)} ms): renderer private ${b.tabsPeakMiB.private} MiB, RSS ${b.tabsRendererPeakRssMiB} MiB, page wasm ${b.tabsPeakMiB.pageWasm} MiB`);
@@ -118,7 +134,7 @@ async function main() {
           // bounded insights) against core's example doing exactly that natively.
           entry.wasmDecodeVsNative = wd.mbPerS / entry.native.decodeMBs;
           entry.wasmVsNative = wo.mbPerS / entry.native.workerMBs;
-          entry.appVsNative = b.mbPerS / entry.native.workerMBs;
+          entry.appVsNative = tb.mbPerS / entry.native.workerMBs;
           console.log(`  wasm / native, same work: decoder alone ${(100 * entry.wasmDecodeVsNative).toFixed(0)} % | worker path ${(100 * entry.wasmVsNative).toFixed(0)} % | whole app (incl. rendering) ${(100 * entry.appVsNative).toFixed(0)} %`);
         }
       }
@@ -131,11 +147,12 @@ async function main() {
   const goals = [];
   for (const f of report.files) {
     if (!f.browser) continue;
-    goals.push([`first GC row < ${GOALS.firstRowMs} ms (${f.sizeMiB} MiB)`, f.browser.firstRowMs, f.browser.firstRowMs < GOALS.firstRowMs]);
+    const firstRow = Math.max(f.browser.firstRowMs, f.browserTiming.firstRowMs);
+    goals.push([`first GC row < ${GOALS.firstRowMs} ms (${f.sizeMiB} MiB)`, firstRow, firstRow < GOALS.firstRowMs]);
     goals.push([`tab peak < ${GOALS.tabPeakMiB} MiB (${f.sizeMiB} MiB, renderer private memory)`, f.browser.peakMiB.private, f.browser.peakMiB.private < GOALS.tabPeakMiB]);
     goals.push([`tab peak < ${GOALS.tabPeakMiB} MiB (${f.sizeMiB} MiB, renderer RSS incl. shared libraries)`, f.browser.rendererPeakRssMiB, f.browser.rendererPeakRssMiB < GOALS.tabPeakMiB]);
     if (f.sizeMiB === 1024) {
-      goals.push(['1 GiB fully analysed < 3 s (app, shown)', f.browser.doneMs, f.browser.doneMs < GOALS.oneGbDoneMs]);
+      goals.push(['1 GiB fully analysed < 3 s (app, shown; timing run)', f.browserTiming.doneMs, f.browserTiming.doneMs < GOALS.oneGbDoneMs]);
       if (f.workerOnly) goals.push(['1 GiB fully analysed < 3 s (worker alone)', f.workerOnly.ms, f.workerOnly.ms < GOALS.oneGbDoneMs]);
     }
     if (f.wasmDecodeVsNative !== undefined) goals.push([`wasm decoder >= 50% of the native decoder (${f.sizeMiB} MiB, %)`, +(100 * f.wasmDecodeVsNative).toFixed(0), f.wasmDecodeVsNative >= GOALS.wasmVsNative]);
