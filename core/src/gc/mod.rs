@@ -8,7 +8,9 @@
 //!                    GcModel (summary: rollups, condemn breakdown, handles, pins)
 //! ```
 //! Streaming: feed events with [`ModelBuilder::on_event`] as the decoder yields them;
-//! [`ModelBuilder::completed_gcs`] is the settled prefix of the table at any time.
+//! [`ModelBuilder::completed_gcs`] is the settled prefix of the table at any time, and
+//! [`ModelBuilder::drain_completed`] hands settled rows out for a consumer that keeps them elsewhere
+//! (the builder then keeps only the few rows later ones look back at; the summaries still cover all).
 //! Every serialized figure is defined in [`definitions`].
 
 mod builder;
