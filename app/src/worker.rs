@@ -1,6 +1,6 @@
 //! Worker side of the protocol (runs inside the Web Worker, see `bin/worker.rs`).
 
-use gcscope_core::event::TraceInfo;
+use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::gc::ModelBuilder;
 use gcscope_core::reader::TraceReader;
 use wasm_bindgen::prelude::*;
@@ -254,6 +254,39 @@ impl ChunkSource {
     }
 }
 
+/// What one [`ChunkSource::pump`] did.
+enum Pumped {
+    /// A chunk went through the reader.
+    Chunk,
+    /// The blob is read and the reader finished.
+    End,
+    /// The decoder stopped on this error; what it delivered before stands.
+    Failed(String),
+}
+
+impl ChunkSource {
+    /// Reads the next chunk into `buf` and pushes it through `reader` into `sink`; at the end of the
+    /// blob, finishes the reader. Browser read errors are `Err`.
+    async fn pump(
+        &mut self,
+        reader: &mut TraceReader,
+        buf: &mut Vec<u8>,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Pumped, String> {
+        let more = self.next(buf).await?;
+        let pushed = if more {
+            reader.push(buf, sink)
+        } else {
+            reader.finish(sink)
+        };
+        Ok(match pushed {
+            Err(e) => Pumped::Failed(e.to_string()),
+            Ok(()) if more => Pumped::Chunk,
+            Ok(()) => Pumped::End,
+        })
+    }
+}
+
 /// `blob.stream().getReader({ mode: "byob" })`, or `None` where the browser cannot.
 fn byob_reader(blob: &Blob) -> Option<JsValue> {
     let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
@@ -278,22 +311,17 @@ async fn decode_only_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Re
     let (mut events, mut payload) = (0u64, 0u64);
     let mut source = ChunkSource::new(blob)?;
     let mut buf = Vec::new();
-    let mut error = None;
-    while source.next(&mut buf).await? {
-        let pushed = reader.push(&buf, &mut |e| {
-            events += 1;
-            payload += e.payload.len() as u64;
-        });
-        if let Err(e) = pushed {
-            error = Some(e.to_string());
-            break;
+    let mut count = |e: &Event<'_>| {
+        events += 1;
+        payload += e.payload.len() as u64;
+    };
+    let error = loop {
+        match source.pump(&mut reader, &mut buf, &mut count).await? {
+            Pumped::Chunk => {}
+            Pumped::End => break None,
+            Pumped::Failed(e) => break Some(e),
         }
-    }
-    if error.is_none() {
-        if let Err(e) = reader.finish(&mut |_| events += 1) {
-            error = Some(e.to_string());
-        }
-    }
+    };
     let mut analysis = crate::analysis::summarize(&reader, "trace", blob.size());
     analysis.events = events as f64;
     analysis.decode_ms = js_sys::Date::now() - started;
@@ -328,16 +356,14 @@ async fn decode_blob(
     let mut last_progress = 0.0;
     let mut last_rows = 0.0;
     let mut source = ChunkSource::new(blob)?;
-    let mut error = None;
     let mut buf = Vec::new();
-    while source.next(&mut buf).await? {
+    let error = loop {
         // Each event's payload is decoded once for the model and the insights.
-        let pushed = reader.push(&buf, &mut |ev| {
-            gcscope_core::gc::feed(&mut model, &mut insights, ev)
-        });
-        if let Err(e) = pushed {
-            error = Some(e.to_string());
-            break;
+        let mut feed = |ev: &Event<'_>| gcscope_core::gc::feed(&mut model, &mut insights, ev);
+        match source.pump(&mut reader, &mut buf, &mut feed).await? {
+            Pumped::Chunk => {}
+            Pumped::End => break None,
+            Pumped::Failed(e) => break Some(e),
         }
         if !info_set {
             if let Some(info) = reader.info() {
@@ -371,14 +397,7 @@ async fn decode_blob(
             };
             post(scope, &ToUi::Progress(p));
         }
-    }
-    if error.is_none() {
-        let finished =
-            reader.finish(&mut |ev| gcscope_core::gc::feed(&mut model, &mut insights, ev));
-        if let Err(e) = finished {
-            error = Some(e.to_string());
-        }
-    }
+    };
     if let Some(info) = reader.info() {
         model.set_info(info);
     }
