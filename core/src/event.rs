@@ -29,7 +29,8 @@ impl TraceInfo {
 }
 
 /// One decoded event. Borrowed from the decoder's current block: copy what you need to keep.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// (`Default`: an empty event, for tests that set only the fields they need.)
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Event<'a> {
     /// Provider name as in the metadata, e.g. `Microsoft-Windows-DotNETRuntime`.
     pub provider: &'a str,

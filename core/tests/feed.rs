@@ -110,11 +110,9 @@ fn event<'a>(provider: &'a str, id: u32, version: u32, ms: f64, payload: &'a [u8
         time_ms: ms,
         thread_id: 7,
         capture_thread_id: 7,
-        sequence: 0,
-        processor: 0,
-        stack_id: 0,
         pointer_size: 8,
         payload,
+        ..Event::default()
     }
 }
 

@@ -16,16 +16,13 @@ fn ev(id: u32, version: u32, time_ms: f64, payload: &[u8]) -> Event<'_> {
         provider: RUNTIME_PROVIDER,
         event_id: id,
         version,
-        name: "",
         timestamp: (time_ms * 10_000.0) as i64,
         time_ms,
         thread_id: 7,
         capture_thread_id: 7,
-        sequence: 0,
-        processor: 0,
-        stack_id: 0,
         pointer_size: 8,
         payload,
+        ..Event::default()
     }
 }
 

@@ -362,16 +362,9 @@ mod tests {
             provider,
             event_id: id,
             version,
-            name: "",
-            timestamp: 0,
-            time_ms: 0.0,
-            thread_id: 0,
-            capture_thread_id: 0,
-            sequence: 0,
-            processor: 0,
-            stack_id: 0,
             pointer_size: 8,
             payload,
+            ..Event::default()
         }
     }
 
