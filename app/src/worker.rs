@@ -165,6 +165,8 @@ struct ChunkSource {
     pending: Option<JsFuture>,
     byob: Option<JsValue>,
     reads: u32,
+    /// The chunk being decoded (wasm memory: the decoder cannot read the JS buffer in place).
+    buf: Vec<u8>,
 }
 
 impl ChunkSource {
@@ -176,6 +178,7 @@ impl ChunkSource {
             pending: None,
             byob: byob_reader(blob),
             reads: 0,
+            buf: vec![0; CHUNK as usize],
         };
         s.pending = match s.byob.clone() {
             Some(reader) => Some(s.byob_read(&reader, &js_sys::ArrayBuffer::new(CHUNK as u32))?),
@@ -225,32 +228,35 @@ impl ChunkSource {
         Ok(Some(JsFuture::from(part.array_buffer())))
     }
 
-    /// Copies the next chunk into `into` (replacing its contents) and starts reading the one
-    /// after it. `false` at the end of the blob.
-    async fn next(&mut self, into: &mut Vec<u8>) -> Result<bool, String> {
+    /// Copies the next chunk into `buf` and starts reading the one after it: its length, or `None`
+    /// at the end of the blob.
+    async fn next(&mut self) -> Result<Option<usize>, String> {
         let Some(pending) = self.pending.take() else {
-            return Ok(false);
+            return Ok(None);
         };
         let result = pending.await.map_err(js_err)?;
         let get = |k: &str| js_sys::Reflect::get(&result, &JsValue::from_str(k)).map_err(js_err);
         let bytes: js_sys::Uint8Array = if self.byob.is_some() {
             if get("done")?.as_bool().unwrap_or(true) {
-                return Ok(false);
+                return Ok(None);
             }
             get("value")?.dyn_into().map_err(js_err)?
         } else {
             js_sys::Uint8Array::new(&result)
         };
-        into.resize(bytes.length() as usize, 0);
-        bytes.copy_to(into);
-        self.offset += into.len() as f64;
+        let n = bytes.length() as usize;
+        if n > self.buf.len() {
+            self.buf.resize(n, 0);
+        }
+        bytes.copy_to(&mut self.buf[..n]);
+        self.offset += n as f64;
         self.reads += 1;
         // The copy is ours: read on (into the same buffer, with BYOB) while the caller decodes it.
         self.pending = match self.byob.clone() {
             Some(reader) => Some(self.byob_read(&reader, &bytes.buffer())?),
             None => self.slice_read()?,
         };
-        Ok(true)
+        Ok(Some(n))
     }
 }
 
@@ -265,23 +271,21 @@ enum Pumped {
 }
 
 impl ChunkSource {
-    /// Reads the next chunk into `buf` and pushes it through `reader` into `sink`; at the end of the
-    /// blob, finishes the reader. Browser read errors are `Err`.
+    /// Reads the next chunk and pushes it through `reader` into `sink`; at the end of the blob,
+    /// finishes the reader. Browser read errors are `Err`.
     async fn pump(
         &mut self,
         reader: &mut TraceReader,
-        buf: &mut Vec<u8>,
         sink: &mut dyn FnMut(&Event<'_>),
     ) -> Result<Pumped, String> {
-        let more = self.next(buf).await?;
-        let pushed = if more {
-            reader.push(buf, sink)
-        } else {
-            reader.finish(sink)
+        let read = self.next().await?;
+        let pushed = match read {
+            Some(n) => reader.push(&self.buf[..n], sink),
+            None => reader.finish(sink),
         };
         Ok(match pushed {
             Err(e) => Pumped::Failed(e.to_string()),
-            Ok(()) if more => Pumped::Chunk,
+            Ok(()) if read.is_some() => Pumped::Chunk,
             Ok(()) => Pumped::End,
         })
     }
@@ -310,13 +314,12 @@ async fn decode_only_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Re
     let mut reader = TraceReader::new();
     let (mut events, mut payload) = (0u64, 0u64);
     let mut source = ChunkSource::new(blob)?;
-    let mut buf = Vec::new();
     let mut count = |e: &Event<'_>| {
         events += 1;
         payload += e.payload.len() as u64;
     };
     let error = loop {
-        match source.pump(&mut reader, &mut buf, &mut count).await? {
+        match source.pump(&mut reader, &mut count).await? {
             Pumped::Chunk => {}
             Pumped::End => break None,
             Pumped::Failed(e) => break Some(e),
@@ -356,11 +359,10 @@ async fn decode_blob(
     let mut last_progress = 0.0;
     let mut last_rows = 0.0;
     let mut source = ChunkSource::new(blob)?;
-    let mut buf = Vec::new();
     let error = loop {
         // Each event's payload is decoded once for the model and the insights.
         let mut feed = |ev: &Event<'_>| gcscope_core::gc::feed(&mut model, &mut insights, ev);
-        match source.pump(&mut reader, &mut buf, &mut feed).await? {
+        match source.pump(&mut reader, &mut feed).await? {
             Pumped::Chunk => {}
             Pumped::End => break None,
             Pumped::Failed(e) => break Some(e),
