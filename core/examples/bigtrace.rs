@@ -3,8 +3,9 @@
 //!
 //! ```text
 //! cargo run --release -p gcscope-core --features encode --example bigtrace -- OUT.nettrace SIZE_MB [--v4] [--seed N]
-//!     [--threads N] [--gc-every-kib N]
+//!     [--threads N] [--gc-every-kib N] [--heaps N]
 //! ```
+//! `--heaps 32` makes a server-GC trace with 32 heaps (one GCPerHeapHistory per heap per GC).
 //! `--threads 1 --gc-every-kib 512` makes a GC-dense trace (~100,000 GCs in ~200 MB) for the
 //! viewer's huge-table tests.
 //! Prints a JSON line with what was written (GC count, total pause, events, bytes, seconds).
@@ -18,7 +19,7 @@ use gcscope_core::encode::Flavor;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage =
-        "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N] [--threads N] [--gc-every-kib N]";
+        "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N] [--threads N] [--gc-every-kib N] [--heaps N]";
     let (Some(path), Some(mb)) = (
         args.first(),
         args.get(1).and_then(|s| s.parse::<f64>().ok()),
@@ -55,6 +56,17 @@ fn main() {
                     std::process::exit(2)
                 });
                 cfg.gen0_budget = kib.max(1) << 10;
+            }
+            "--heaps" => {
+                i += 1;
+                cfg.heaps = args
+                    .get(i)
+                    .and_then(|s| s.parse().ok())
+                    .filter(|&n| (1..=1024).contains(&n))
+                    .unwrap_or_else(|| {
+                        eprintln!("--heaps takes 1 to 1024\n{usage}");
+                        std::process::exit(2)
+                    });
             }
             other => {
                 eprintln!("unknown argument {other}\n{usage}");

@@ -542,6 +542,23 @@ fn model_matches_workload(cfg: &Config) {
     let total: f64 = m.gcs.iter().filter_map(|g| g.pause_ms).sum();
     let want: f64 = truth.gcs.iter().map(|g| g.pause_ms).sum();
     assert!((total - want).abs() < 1e-3);
+    // Every heap's history is attributed to its GC, and the heaps' shares add up to what was written.
+    let heaps = cfg.heaps.max(1);
+    let mode = if heaps > 1 { "server" } else { "workstation" };
+    assert_eq!(m.process.gc_mode.as_deref(), Some(mode));
+    for (g, t) in m.gcs.iter().zip(&truth.gcs) {
+        assert_eq!(g.heap_count, Some(heaps), "GC {}", g.number);
+        let indices: Vec<u32> = g.heaps.iter().map(|h| h.heap).collect();
+        assert_eq!(indices, (0..heaps).collect::<Vec<_>>(), "GC {}", g.number);
+        let after: u64 = g
+            .heaps
+            .iter()
+            .flat_map(|h| &h.generations)
+            .map(|x| x.size_after_bytes)
+            .sum();
+        assert_eq!(after, t.after_bytes, "GC {}", g.number);
+        assert_eq!(g.after_bytes, Some(t.after_bytes), "GC {}", g.number);
+    }
 }
 
 #[test]
@@ -559,6 +576,16 @@ fn a_generated_workload_decodes_to_the_gcs_written_v4_32bit() {
         flavor: Flavor::V4,
         pointer_size: 4,
         seed: 7,
+        ..Config::default()
+    });
+}
+
+#[test]
+fn a_generated_server_gc_workload_keeps_every_heap() {
+    model_matches_workload(&Config {
+        target_bytes: 8 << 20,
+        heaps: 12,
+        seed: 11,
         ..Config::default()
     });
 }

@@ -3,7 +3,9 @@
 //
 //   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--dist DIR] [--runs N] [--json OUT]
 //                                      [--no-build] [--no-native] [--no-browser] [--then-tabs budgets,allocs]
+//                                      [--heaps N]
 //
+// --heaps N generates server-GC traces with N heaps instead (one GCPerHeapHistory per heap per GC).
 // Sizes are MiB; the traces are generated on demand into /tmp (gcscope-scale-<size>mb.nettrace) by
 // the native generator (core/examples/bigtrace.rs) and reused. DIST defaults to dist/ (scripts/build-app.sh).
 // CARGO_TARGET_DIR is honoured for the native tools. Timings in the browser are measured on the page's
@@ -30,6 +32,7 @@ const runs = Number(opt('runs', '1'));
 const jsonOut = opt('json', '/tmp/gcscope-bench.json');
 // Views opened after loading (their memory is reported apart: the insights are built on first view).
 const thenTabs = opt('then-tabs', '').split(',').filter(Boolean);
+const heaps = Number(opt('heaps', '1'));
 
 const GOALS = { firstRowMs: 1000, oneGbDoneMs: 3000, wasmVsNative: 0.5, tabPeakMiB: 256 };
 
@@ -48,8 +51,8 @@ async function main() {
   const server = flag('no-browser') ? null : await serveDir(dist);
   try {
     for (const mb of sizes) {
-      const t = ensureTrace(mb);
-      const entry = { sizeMiB: mb, bytes: t.bytes, events: t.events, gcs: t.gcs };
+      const t = ensureTrace(mb, heaps > 1 ? { extra: ['--heaps', String(heaps)], tag: `server${heaps}` } : {});
+      const entry = { sizeMiB: mb, heaps, bytes: t.bytes, events: t.events, gcs: t.gcs };
       console.log(`\n== ${t.file}: ${(t.bytes / 1e6).toFixed(0)} MB, ${t.events} events, ${t.gcs} GCs`);
       if (!flag('no-native')) {
         timed('sh', ['-c', `cat '${t.file}' > /dev/null`]); // warm the page cache: every reader below sees the same

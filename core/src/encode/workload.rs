@@ -1,8 +1,10 @@
 //! A simulated .NET process writing a trace of any size: several threads allocating and being
 //! sampled (SampleProfiler ThreadSample with stacks every millisecond per thread), JIT (MethodLoadVerbose)
-//! at startup and now and then, AllocationTick V4 about once per 100 KB allocated, and workstation
+//! at startup and now and then, AllocationTick V4 about once per 100 KB allocated, and blocking
 //! GCs with the runtime's event sequence (Triggered, SuspendEEBegin/End, GCStart V2,
-//! PerHeapHistory V3, GlobalHeapHistory V4, GCEnd, HeapStats V2, RestartEEBegin/End).
+//! PerHeapHistory V3, GlobalHeapHistory V4, GCEnd, HeapStats V2, RestartEEBegin/End): workstation
+//! GC by default, or server GC with [`Config::heaps`] heaps (one PerHeapHistory per heap from that
+//! heap's GC thread, the heap's share of every size).
 //!
 //! Each thread's events of a millisecond are written together (as the runtime drains per-thread
 //! buffers), so blocks interleave threads out of timestamp order and the decoder has to sort.
@@ -82,6 +84,8 @@ pub struct Config {
     /// Gen0 budget: a GC every this many bytes allocated.
     pub gen0_budget: u64,
     pub sequence_point_bytes: u64,
+    /// GC heaps: 1 is workstation GC, more is server GC (each size is split over the heaps).
+    pub heaps: u32,
 }
 
 impl Default for Config {
@@ -95,6 +99,7 @@ impl Default for Config {
             alloc_per_ms: 1 << 20,
             gen0_budget: 48 << 20,
             sequence_point_bytes: 4 << 20,
+            heaps: 1,
         }
     }
 }
@@ -109,6 +114,8 @@ pub struct GcTruth {
     pub pause_ms: f64,
     /// GCStart, in ms since the trace start.
     pub start_ms: f64,
+    /// Size of every generation after the GC, summed over generations and heaps.
+    pub after_bytes: u64,
 }
 
 /// What the workload wrote.
@@ -236,10 +243,19 @@ fn define_all(w: &mut NetTraceWriter) -> Ids {
     }
 }
 
-/// The simulated managed heap (one workstation heap: gen0, gen1, gen2, LOH, POH).
+/// The simulated managed heap (gen0, gen1, gen2, LOH, POH over all GC heaps).
 struct Heap {
     size: [u64; 5],
     gc_count: u32,
+    /// GC heaps the sizes are split over.
+    count: u32,
+}
+
+/// Heap `h`'s share of `total` over `n` heaps: equal parts, the remainder on heap 0 (the shares
+/// add up to the total exactly, so per-heap sums can be checked against it).
+fn share(total: u64, h: u32, n: u32) -> u64 {
+    let n = u64::from(n.max(1));
+    total / n + if h == 0 { total % n } else { 0 }
 }
 
 /// Writes the workload, handing the bytes to `out` as they are produced (at most a few hundred KB
@@ -307,6 +323,7 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
     let mut heap = Heap {
         size: [0, 4 << 20, 12 << 20, 3 << 20, 1 << 20],
         gc_count: 0,
+        count: cfg.heaps.max(1),
     };
     let mut since_gc: u64 = 0;
     let mut tick_acc = vec![0u64; threads as usize];
@@ -352,7 +369,7 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
                     if large { 1 } else { 0 },
                     0x7ff0_3000_0000 + ty as u64 * 0x88,
                     TYPE_NAMES[ty],
-                    0,
+                    rng.below(u64::from(heap.count)) as u32,
                     0x7f00_0000_0000 + rng.below(1 << 32) * 8,
                     if large { 90_000 } else { 24 + rng.below(200) },
                     ps,
@@ -504,49 +521,67 @@ fn write_gc(
     if gen < 2 {
         after[3] += 64 * 1024; // some LOH allocation
     }
-    let gens: Vec<GenData> = (0..5)
-        .map(|g| GenData {
-            size_before: before[g],
-            free_list_before: before[g] / 50,
-            free_obj_before: before[g] / 100,
-            size_after: after[g],
-            free_list_after: after[g] / 60,
-            free_obj_after: after[g] / 120,
-            in_bytes: if g > 0 { promoted[g - 1] } else { 0 },
-            pinned_surv: promoted[g] / 100,
-            non_pinned_surv: promoted[g] - promoted[g] / 100,
-            new_allocation: if g == 0 { allocated } else { 256 * 1024 },
-        })
-        .collect();
     ts += work * 8 / 10;
     let condemn = 1u32 << (gen * 4);
-    let ph = PerHeapHistory {
-        free_list_allocated: allocated / 10,
-        free_list_rejected: allocated / 200,
-        end_of_seg_allocated: allocated / 2,
-        condemned_allocated: 0,
-        pinned_allocated: 0,
-        pinned_allocated_advance: 0,
-        running_free_list_efficiency: 85,
-        condemn_reasons0: condemn,
-        condemn_reasons1: 0,
-        compact_mechanisms: if gen == 2 { 1 << 3 } else { 0 },
-        expand_mechanisms: 0,
-        heap_index: 0,
-        extra_gen0_commit: 0,
-        generations: gens,
-    };
-    ev(
-        w,
-        ids.per_heap,
-        ts,
-        &payload::per_heap_history_v3(&ph, pointer_size),
-    );
+    // Server GC: each heap's GC thread fires its heap's history (workstation: the GC's thread).
+    let heaps = heap.count;
+    for h in 0..heaps {
+        let part = |x: u64| share(x, h, heaps);
+        let gens: Vec<GenData> = (0..5)
+            .map(|g| {
+                let (b, a, p) = (part(before[g]), part(after[g]), part(promoted[g]));
+                GenData {
+                    size_before: b,
+                    free_list_before: b / 50,
+                    free_obj_before: b / 100,
+                    size_after: a,
+                    free_list_after: a / 60,
+                    free_obj_after: a / 120,
+                    in_bytes: if g > 0 { part(promoted[g - 1]) } else { 0 },
+                    pinned_surv: p / 100,
+                    non_pinned_surv: p - p / 100,
+                    new_allocation: part(if g == 0 { allocated } else { 256 * 1024 }),
+                }
+            })
+            .collect();
+        let ph = PerHeapHistory {
+            free_list_allocated: part(allocated / 10),
+            free_list_rejected: part(allocated / 200),
+            end_of_seg_allocated: part(allocated / 2),
+            condemned_allocated: 0,
+            pinned_allocated: 0,
+            pinned_allocated_advance: 0,
+            running_free_list_efficiency: 85,
+            condemn_reasons0: condemn,
+            condemn_reasons1: 0,
+            compact_mechanisms: if gen == 2 { 1 << 3 } else { 0 },
+            expand_mechanisms: 0,
+            heap_index: h,
+            extra_gen0_commit: 0,
+            generations: gens,
+        };
+        let gc_thread = if heaps > 1 {
+            0x9000 + 8 * u64::from(h)
+        } else {
+            th
+        };
+        w.push(
+            EventFields {
+                metadata_id: ids.per_heap,
+                thread_id: gc_thread,
+                capture_thread_id: gc_thread,
+                processor: h,
+                timestamp: ts + i64::from(h),
+                ..Default::default()
+            },
+            &payload::per_heap_history_v3(&ph, pointer_size),
+        );
+    }
     ts += 1_000;
     let compacting = gen == 2;
     let gh = GlobalHistory {
         final_youngest_desired: 48 << 20,
-        num_heaps: 1,
+        num_heaps: heaps as i32,
         condemned_generation: gen,
         gen0_reduction_count: 0,
         reason,
@@ -587,6 +622,7 @@ fn write_gc(
         reason,
         pause_ms: (ts - suspend_begin) as f64 * 1000.0 / header.qpc_frequency as f64,
         start_ms: ms(start),
+        after_bytes: after.iter().sum(),
     });
     ts + 1_000
 }
