@@ -1,7 +1,7 @@
 //! `gcscope handles FILE`: GC handles created and destroyed by kind, and those alive at the end.
 
 use crate::args::Args;
-use crate::summary::{load_model, print};
+use crate::summary::{load_summaries, print};
 use crate::table::{Align, Table};
 
 /// Alive-at-end handles listed in the human output (all are in --json).
@@ -10,7 +10,7 @@ const SHOW_ALIVE: usize = 20;
 pub fn run(raw: &[String]) -> Result<(), String> {
     let args = Args::parse(raw, &[])?;
     args.only(&["json"])?;
-    let m = load_model(args.file()?)?;
+    let m = load_summaries(args.file()?)?;
     let h = &m.handles;
     if args.flag("json") {
         let mut s = serde_json::to_string_pretty(h).map_err(|e| e.to_string())?;
