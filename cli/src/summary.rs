@@ -10,15 +10,7 @@ use crate::table::{self, Align, Table};
 
 /// Decodes FILE and builds its GC model, streaming the file through the decoder.
 pub fn load_model(path: &str) -> Result<GcModel, String> {
-    let mut builder: Option<ModelBuilder> = None;
-    let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
-        builder
-            .get_or_insert_with(|| ModelBuilder::new(info))
-            .on_event(e);
-    })?;
-    let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
-    b.set_info(&info);
-    Ok(b.finish(Some(&stats)))
+    load(path, false)
 }
 
 /// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
@@ -26,6 +18,10 @@ pub fn load_model(path: &str) -> Result<GcModel, String> {
 /// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
 /// summaries still cover every GC; its `gcs` holds only the last few.
 pub fn load_summaries(path: &str) -> Result<GcModel, String> {
+    load(path, true)
+}
+
+fn load(path: &str, drop_rows: bool) -> Result<GcModel, String> {
     /// Events between drains: often enough to bound memory, rarely enough to cost nothing.
     const DRAIN_EVERY: u32 = 1 << 16;
     let mut builder: Option<ModelBuilder> = None;
@@ -33,10 +29,12 @@ pub fn load_summaries(path: &str) -> Result<GcModel, String> {
     let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
         let b = builder.get_or_insert_with(|| ModelBuilder::new(info));
         b.on_event(e);
-        since_drain += 1;
-        if since_drain == DRAIN_EVERY {
-            since_drain = 0;
-            drop(b.drain_completed());
+        if drop_rows {
+            since_drain += 1;
+            if since_drain == DRAIN_EVERY {
+                since_drain = 0;
+                drop(b.drain_completed());
+            }
         }
     })?;
     let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  ROOT, BENCH_STREAM, GCSCOPE, buildTools, ensureTrace, timed, serveDir, measureOpen, measureWorkerOnly, launchForMeasuring,
+  ROOT, BENCH_STREAM, GCSCOPE, buildTools, ensureTrace, timed, warmFile, serveDir, measureOpen, measureWorkerOnly, launchForMeasuring,
 } from './scale-lib.mjs';
 
 const argv = process.argv.slice(2);
@@ -55,12 +55,12 @@ async function main() {
       const entry = { sizeMiB: mb, heaps, bytes: t.bytes, events: t.events, gcs: t.gcs };
       console.log(`\n== ${t.file}: ${(t.bytes / 1e6).toFixed(0)} MB, ${t.events} events, ${t.gcs} GCs`);
       if (!flag('no-native')) {
-        timed('sh', ['-c', `cat '${t.file}' > /dev/null`]); // warm the page cache: every reader below sees the same
+        warmFile(t.file); // warm the page cache: every reader below sees the same
         const cat = [];
         const cli = [];
         const stream = [];
         for (let i = 0; i < runs; i++) {
-          cat.push(timed('sh', ['-c', `cat '${t.file}' > /dev/null`]).seconds);
+          cat.push(warmFile(t.file) / 1000);
           cli.push(timed(GCSCOPE, ['summary', t.file, '--json']).seconds);
           stream.push(JSON.parse(timed(BENCH_STREAM, [t.file]).stdout));
         }
