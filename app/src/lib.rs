@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod charts;
 pub mod columns;
 pub mod format;
+pub mod heap_store;
 pub mod insights;
 pub mod protocol;
 pub mod report;

@@ -10,6 +10,8 @@
 use gcscope_core::gc::{Gc, GcModel};
 use serde::{Deserialize, Serialize};
 
+use crate::heap_store::HeapBatch;
+
 /// Worker -> UI.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ToUi {
@@ -19,13 +21,20 @@ pub enum ToUi {
     Progress(Progress),
     /// GC rows settled since the previous batch (sent while decoding, so the table fills early).
     /// A settled row is final (`ModelBuilder::completed_gcs`), so rows are sent once: the last
-    /// batch, just before `Done`, holds the rest, and `Done`'s model comes without rows.
-    Gcs { rows: Vec<Gc> },
+    /// batch, just before `Done`, holds the rest, and `Done`'s model comes without rows. The rows'
+    /// per-heap histories travel packed beside them (`heaps`; the rows' own are empty).
+    Gcs { rows: Vec<Gc>, heaps: HeapBatch },
     /// Decoding finished (possibly with an error after partial results).
     Done(Box<Analysis>),
 }
 
 impl ToUi {
+    /// A batch of rows, their heaps moved out and packed.
+    pub fn gcs(mut rows: Vec<Gc>) -> ToUi {
+        let heaps = HeapBatch::take(&mut rows);
+        ToUi::Gcs { rows, heaps }
+    }
+
     /// The envelope's `type`.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -170,7 +179,7 @@ mod tests {
                 elapsed_ms: 4.5,
                 gcs: 5.0,
             }),
-            ToUi::Gcs { rows },
+            ToUi::gcs(rows),
             ToUi::Done(Box::new(analysis)),
         ];
         for m in msgs {

@@ -13,6 +13,7 @@ use web_sys::{Blob, DragEvent, HtmlInputElement, KeyboardEvent, MouseEvent};
 use crate::charts::{self, Axis};
 use crate::columns::{self, fmt_cell, Cell};
 use crate::format::{bytes, ms, thousands};
+use crate::heap_store::HeapStore;
 use crate::insights;
 use crate::protocol::{Analysis, Progress, ToUi};
 use crate::side_table::{SideTableView, TableState};
@@ -34,6 +35,9 @@ struct Sample {
 pub(crate) struct Ctx {
     /// GC rows: streamed while decoding, then the model's final rows.
     pub(crate) gcs: RwSignal<Vec<Gc>>,
+    /// The rows' per-heap histories, packed, by row index (the rows' own `heaps` are empty). Not
+    /// reactive: it changes with `gcs`, whose signal tells the views.
+    pub(crate) heaps: StoredValue<HeapStore>,
     /// The model without its rows (they are in `gcs`), once decoding is done.
     pub(crate) model: RwSignal<Option<Arc<GcModel>>>,
     pub(crate) analysis: RwSignal<Option<Arc<Analysis>>>,
@@ -86,6 +90,7 @@ fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
     CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name.clone(), blob.clone())));
     cx.error.set(None);
     cx.gcs.set(Vec::new());
+    cx.heaps.set_value(HeapStore::default());
     cx.model.set(None);
     cx.analysis.set(None);
     cx.first_rows_ms.set(None);
@@ -103,7 +108,7 @@ fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
                 *progress = p;
             }
         }),
-        JobEvent::Message(ToUi::Gcs { rows: batch }) => {
+        JobEvent::Message(ToUi::Gcs { rows: batch, heaps }) => {
             if cx.first_rows_ms.get_untracked().is_none() {
                 cx.first_rows_ms
                     .set(Some(js_sys::Date::now() - cx.opened_at.get_untracked()));
@@ -123,6 +128,7 @@ fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
                 }
                 v.extend(batch)
             });
+            cx.heaps.update_value(|h| h.push(heaps));
             // The views see new rows at once the first time (first rows within a second), then at
             // most every ROWS_SHOWN_EVERY_MS: redrawing the table and its filters for every batch
             // took a core from the worker on a 2-core machine (1 GiB: 3.6-4.1 s with the GC table
@@ -141,6 +147,7 @@ fn open_entry(cx: Ctx, name: String, blob: Blob, entry: usize) {
                 // Nothing could be read: say why, and offer the way forward instead of empty tables.
                 Some(e) if a.events == 0.0 => {
                     cx.gcs.set(Vec::new());
+                    cx.heaps.set_value(HeapStore::default());
                     cx.error.set(Some(format!(
                         "{}: {e}. gcscope reads .nettrace and .netperf files (or a .zip/.gz of one) \
                          written by dotnet-trace or DOTNET_EnableEventPipe.",
@@ -334,12 +341,14 @@ pub(crate) fn ExportButtons(cx: Ctx, table: Signal<Table>) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     let gcs = RwSignal::new(Vec::<Gc>::new());
+    let heaps = StoredValue::new(HeapStore::default());
     let analysis = RwSignal::new(None::<Arc<Analysis>>);
     let insight_analysis = Memo::new_with_compare(
         move |_| {
             let a = analysis.get()?;
             let shipped = a.insight_inputs.as_ref()?;
-            let insights = gcs.with(|g| crate::insights::ship::finish(shipped, g));
+            let insights =
+                gcs.with(|g| heaps.with_value(|h| crate::insights::ship::finish(shipped, g, h)));
             let mut with = (*a).clone();
             with.insight_inputs = None;
             with.insights = Some(insights);
@@ -354,6 +363,7 @@ pub fn App() -> impl IntoView {
     );
     let cx = Ctx {
         gcs,
+        heaps,
         model: RwSignal::new(None),
         analysis,
         insight_analysis,
@@ -844,7 +854,10 @@ fn GcTable(cx: Ctx) -> impl IntoView {
     let filter_sort = Memo::new(move |_| cx.vs.with(|v| (v.filter.clone(), v.sort.clone())));
     let rows = Memo::new(move |_| {
         let (f, s) = filter_sort.get();
-        Arc::new(cx.gcs.with(|g| visible_rows(g, &f, s.as_ref())))
+        Arc::new(cx.gcs.with(|g| {
+            cx.heaps
+                .with_value(|h| visible_rows(g, &|i| h.words(i), &f, s.as_ref()))
+        }))
     });
     let cols = Memo::new(move |_| {
         cx.vs.with(|v| {
@@ -1170,7 +1183,12 @@ fn ColumnChooser(cx: Ctx) -> impl IntoView {
 fn Detail(cx: Ctx) -> impl IntoView {
     move || {
         let n = cx.vs.with(|v| v.selected)?;
-        let gc = cx.gcs.with(|g| g.iter().find(|g| g.number == n).cloned());
+        let found = cx.gcs.with(|g| {
+            g.iter()
+                .position(|g| g.number == n)
+                .map(|i| (i, g[i].clone()))
+        });
+        let (row, gc) = found.unzip();
         let close = move |_| cx.set_vs(|v| v.selected = None);
         let Some(gc) = gc else {
             return Some(view! {
@@ -1240,7 +1258,9 @@ fn Detail(cx: Ctx) -> impl IntoView {
             })
             .unwrap_or_default();
         let condemn = gc.condemn.clone();
-        let heaps = gc.heaps.clone();
+        let heaps = row
+            .map(|i| cx.heaps.with_value(|h| h.unpack(i)))
+            .unwrap_or_default();
         let pins = gc.pinned_objects.clone();
         let missing = gc.missing.clone();
         Some(view! {

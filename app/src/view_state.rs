@@ -106,7 +106,8 @@ impl Filter {
         self.t0.is_none_or(|t| ms >= t) && self.t1.is_none_or(|t| ms <= t)
     }
 
-    pub fn matches(&self, g: &Gc) -> bool {
+    /// `heap_words`: the GC's per-heap condemn conditions and mechanisms (`HeapStore::words`).
+    pub fn matches(&self, g: &Gc, heap_words: &[String]) -> bool {
         if !self.gens.is_empty() && !self.gens.contains(&g.gen) {
             return false;
         }
@@ -138,7 +139,8 @@ impl Filter {
         }
         if !self.text.is_empty() {
             let q = self.text.to_lowercase();
-            if !reason_words(g).any(|w| w.to_lowercase().contains(&q)) {
+            let mut words = reason_words(g).chain(heap_words.iter().map(String::as_str));
+            if !words.any(|w| w.to_lowercase().contains(&q)) {
                 return false;
             }
         }
@@ -146,29 +148,18 @@ impl Filter {
     }
 }
 
-/// Words the free-text filter looks in: trigger reason, condemn conditions (global and per heap),
-/// mechanisms.
+/// Words of the row the free-text filter looks in (beside the per-heap ones): trigger reason,
+/// condemn conditions, global mechanisms.
 fn reason_words(g: &Gc) -> impl Iterator<Item = &str> {
     let conds = g
         .condemn
         .iter()
         .flat_map(|c| c.conditions.iter().map(|s| s.as_ref()));
-    let heap_conds = g.heaps.iter().flat_map(|h| {
-        h.condemn
-            .conditions
-            .iter()
-            .map(|s| s.as_ref())
-            .chain(h.compact_mechanism.as_deref())
-            .chain(h.expand_mechanism.as_deref())
-    });
     let mech = g
         .global_mechanisms
         .iter()
         .flat_map(|m| m.iter().map(|s| s.as_ref()));
-    std::iter::once(g.reason.as_ref())
-        .chain(conds)
-        .chain(heap_conds)
-        .chain(mech)
+    std::iter::once(g.reason.as_ref()).chain(conds).chain(mech)
 }
 
 /// The condemn breakdown's rule (core `summary`): complete GCs; the generation-valued reasons count
@@ -468,9 +459,15 @@ pub fn cmp_cells(a: &Cell, b: &Cell, desc: bool) -> Ordering {
 }
 
 /// Indices of the rows that pass the filter, in the chosen order (stable; GC order otherwise).
-pub fn visible_rows(gcs: &[Gc], filter: &Filter, sort: Option<&Sort>) -> Vec<u32> {
+/// `heap_words(i)`: row `i`'s per-heap words for the text filter.
+pub fn visible_rows<'a>(
+    gcs: &[Gc],
+    heap_words: &dyn Fn(usize) -> &'a [String],
+    filter: &Filter,
+    sort: Option<&Sort>,
+) -> Vec<u32> {
     let mut idx: Vec<u32> = (0..gcs.len() as u32)
-        .filter(|&i| filter.matches(&gcs[i as usize]))
+        .filter(|&i| filter.matches(&gcs[i as usize], heap_words(i as usize)))
         .collect();
     if let Some(col) = sort.and_then(|s| columns::by_id(&s.column)) {
         let desc = sort.is_some_and(|s| s.desc);
@@ -592,8 +589,10 @@ mod tests {
     #[test]
     fn filters_select_the_right_rows() {
         let g = rows();
+        // Row 6 (GC 6): one heap compacted for a reason the row's own words do not name.
+        let words = ["low_ephemeral".to_string(), "compact_high_frag".to_string()];
         let nums = |f: Filter| -> Vec<u32> {
-            visible_rows(&g, &f, None)
+            visible_rows(&g, &|i| if i == 5 { &words[..] } else { &[] }, &f, None)
                 .iter()
                 .map(|&i| g[i as usize].number)
                 .collect()
@@ -632,7 +631,14 @@ mod tests {
                 text: "EPHEM".into(),
                 ..Default::default()
             }),
-            vec![5]
+            vec![5, 6]
+        );
+        assert_eq!(
+            nums(Filter {
+                text: "high_FRAG".into(),
+                ..Default::default()
+            }),
+            vec![6]
         );
         assert_eq!(
             nums(Filter {
@@ -666,7 +672,7 @@ mod tests {
                 column: "pause_ms".into(),
                 desc,
             };
-            visible_rows(&g, &Filter::default(), Some(&s))
+            visible_rows(&g, &|_| &[], &Filter::default(), Some(&s))
                 .iter()
                 .map(|&i| g[i as usize].number)
                 .collect()

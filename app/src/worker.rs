@@ -125,7 +125,7 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
     set(ENV_TYPE, &JsValue::from_str(msg.kind()));
     set(ENV_BYTES, &buffer);
     match msg {
-        ToUi::Gcs { rows } => set(ENV_ROWS, &JsValue::from_f64(rows.len() as f64)),
+        ToUi::Gcs { rows, .. } => set(ENV_ROWS, &JsValue::from_f64(rows.len() as f64)),
         ToUi::Done(a) => {
             set(
                 ENV_ERROR,
@@ -381,12 +381,7 @@ async fn decode_blob(
         {
             last_rows = now;
             sent += unsent.len();
-            post(
-                scope,
-                &ToUi::Gcs {
-                    rows: std::mem::take(&mut unsent),
-                },
-            );
+            post(scope, &ToUi::gcs(std::mem::take(&mut unsent)));
         }
         if now - last_progress >= PROGRESS_EVERY_MS {
             last_progress = now;
@@ -408,7 +403,7 @@ async fn decode_blob(
     let mut finished = model.finish(Some(reader.stats()));
     unsent.append(&mut finished.gcs);
     if !unsent.is_empty() {
-        post(scope, &ToUi::Gcs { rows: unsent });
+        post(scope, &ToUi::gcs(unsent));
     }
     // The page finishes the insights from these records and its rows, when a view needs them.
     analysis.insight_inputs = Some(crate::insights::ship::inputs(insights.into_inputs()));

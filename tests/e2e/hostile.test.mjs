@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT, serveDist, launch, openApp, screenshot, dropFile } from './harness.mjs';
+import { DIST, ROOT, serveDist, launch, openApp, screenshot, dropFile } from './harness.mjs';
 import { FIXTURE } from './inputs.mjs';
 
 let server, browser;
@@ -110,7 +110,7 @@ async function openWithCsp(query = '') {
 }
 
 test('the page runs under its Content-Security-Policy: app and worker load, no violation, inline script blocked', async () => {
-  const html = await readFile(path.join(ROOT, 'dist/index.html'), 'utf8');
+  const html = await readFile(path.join(DIST, 'index.html'), 'utf8');
   const csp = html.match(/http-equiv="Content-Security-Policy" content="([^"]*)"/)?.[1];
   assert.ok(csp, 'dist/index.html has a CSP meta tag');
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]{44}'/, csp);

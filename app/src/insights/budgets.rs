@@ -4,9 +4,12 @@
 use gcscope_core::gc::insights::GcBudget;
 use leptos::prelude::*;
 
+use crate::view_state::Filter;
+
 use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart, Series};
 
+use super::ship::{per_heap, PerHeap, MAX_PER_HEAP_ROWS};
 use super::tables;
 use super::widgets::{analysis, reading, Empty};
 
@@ -30,7 +33,7 @@ pub fn Budgets(cx: Ctx) -> impl IntoView {
         }
         let f = cx.vs.with(|v| v.filter.clone());
         let rows: Vec<&GcBudget> = all.iter().filter(|b| f.in_range(b.start_ms)).collect();
-        let server = rows.iter().any(|b| b.heaps.len() > 1);
+        let per_heap = per_heap_budgets(cx, &f);
         let used = |name: &str, color: &str, get: fn(&GcBudget) -> Option<f64>| -> Series {
             (
                 name.to_string(),
@@ -57,12 +60,30 @@ pub fn Budgets(cx: Ctx) -> impl IntoView {
                 <h2>"Budget used before each GC (allocated since the previous GC / the budget it left)"</h2>
                 <LineChart cx=cx series=series unit="%" id="budget-chart" />
                 <SideTableView cx=cx table=tables::budgets(&rows) id="budgets" />
-                {if server {
-                    view! { <SideTableView cx=cx table=tables::budgets_per_heap(&rows) id="budgets-per-heap" /> }.into_any()
+                {if let Some(p) = per_heap {
+                    let shown: Vec<&GcBudget> = p.budgets.iter().collect();
+                    let note = (p.budgets.len() < p.gcs_in_range).then(|| view! {
+                        <p class="muted" id="budgets-per-heap-capped">{format!(
+                            "Per-heap rows for the first {} of the {} GCs in the time range (at most {} rows): \
+                             narrow the time range (drag across a chart) to see the others.",
+                            p.budgets.len(), p.gcs_in_range, MAX_PER_HEAP_ROWS
+                        )}</p>
+                    });
+                    view! {
+                        <SideTableView cx=cx table=tables::budgets_per_heap(&shown) id="budgets-per-heap" />
+                        {note}
+                    }.into_any()
                 } else {
                     view! { <p class="muted" id="budgets-one-heap">"One heap (workstation GC): the per-GC figures are that heap's."</p> }.into_any()
                 }}
             </section>
         }.into_any()
     }
+}
+
+fn per_heap_budgets(cx: Ctx, f: &Filter) -> Option<PerHeap> {
+    cx.gcs.with(|gcs| {
+        cx.heaps
+            .with_value(|store| per_heap(gcs, store, &|ms| f.in_range(ms), MAX_PER_HEAP_ROWS))
+    })
 }

@@ -19,6 +19,7 @@ mod derive;
 mod handles;
 mod ingest;
 pub mod insights;
+pub mod packed;
 mod pins;
 pub mod reasons;
 mod rows;

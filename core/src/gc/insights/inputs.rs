@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::tick_bins::TickBins;
 use super::types::*;
+use crate::gc::packed::{HeapSource, InRows};
 use crate::gc::Gc;
 
 /// One GCBulkMovedObjectRanges / GCBulkSurvivingObjectRanges event, summed.
@@ -59,6 +60,17 @@ impl InsightInputs {
     /// Attributes the records to the GCs (every row of the trace, in order) and aggregates every
     /// view.
     pub fn finish(self, gcs: &[Gc]) -> Insights {
+        self.finish_with(gcs, &InRows(gcs), true)
+    }
+
+    /// [`Self::finish`] for rows whose per-heap histories are kept elsewhere (`heaps`), with the
+    /// budgets per heap only when `per_heap_budgets` (see [`super::budget_of`]).
+    pub fn finish_with(
+        self,
+        gcs: &[Gc],
+        heaps: &dyn HeapSource,
+        per_heap_budgets: bool,
+    ) -> Insights {
         let mut finalization = super::per_gc::finalization(&self, gcs);
         let names = &self.finalized_type_names;
         let mut by_type: Vec<FinalizedType> = self
@@ -83,7 +95,7 @@ impl InsightInputs {
         segments.has_events |= segments.generation_range_events > 0;
 
         Insights {
-            budgets: super::per_gc::budgets(gcs),
+            budgets: super::per_gc::budgets(gcs, heaps, per_heap_budgets),
             roots: super::per_gc::roots(self.mark_events, gcs),
             compaction: super::per_gc::compaction(&self.range_events, gcs),
             suspensions: super::per_gc::suspensions(self.suspensions, gcs),

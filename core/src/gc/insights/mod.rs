@@ -30,7 +30,7 @@ mod types;
 pub use alloc_view::ranked;
 pub use collect::InsightsBuilder;
 pub use inputs::InsightInputs;
-pub use per_gc::{root_values, ROOT_KINDS};
+pub use per_gc::{budget_of, root_values, ROOT_KINDS};
 pub use tick_bins::{TickBin, TickBins, TypeTicks, MAX_BINS as MAX_TICK_BINS};
 pub use types::*;
 

@@ -13,6 +13,7 @@ use super::inputs::{InsightInputs, RangeEvent};
 use super::types::*;
 use super::{gc_at, gc_at_where, gc_ended_before, LOOKBACK};
 use crate::clr::enums::CondemnCondition;
+use crate::gc::packed::HeapSource;
 use crate::gc::{reasons, CondemnReasons, Gc, GcType, HeapGen, HeapHistory, RootMarks};
 
 /// GCReason AllocSmall: the gen0 budget was used up.
@@ -64,14 +65,14 @@ fn used_pct(allocated: u64, budget: i64) -> Option<f64> {
 }
 
 /// The GC (with per-heap history) that ended last before GC `i` started.
-fn previous_with_heaps(gcs: &[Gc], i: usize) -> Option<&Gc> {
+fn previous_with_heaps(gcs: &[Gc], src: &dyn HeapSource, i: usize) -> Option<usize> {
     let start = gcs[i].start_ms;
-    gcs[i.saturating_sub(LOOKBACK)..i]
-        .iter()
-        .filter(|g| !g.heaps.is_empty() && g.end_ms.is_some_and(|e| e <= start))
-        .max_by(|a, b| {
-            a.end_ms
-                .partial_cmp(&b.end_ms)
+    (i.saturating_sub(LOOKBACK)..i)
+        .filter(|&j| src.has_heaps(j) && gcs[j].end_ms.is_some_and(|e| e <= start))
+        .max_by(|&a, &b| {
+            gcs[a]
+                .end_ms
+                .partial_cmp(&gcs[b].end_ms)
                 .unwrap_or(core::cmp::Ordering::Equal)
         })
 }
@@ -117,92 +118,119 @@ fn why(gc: &Gc, initial: Option<u8>, exceeded: Option<u8>, tuning: Option<u8>) -
     s
 }
 
-pub(crate) fn budgets(gcs: &[Gc]) -> Vec<GcBudget> {
+/// Every GC's budgets, per heap too when `per_heap` (a viewer that keeps 32 heaps' budgets for
+/// every GC holds far more than the rows; it asks for one GC's with [`budget_of`] instead).
+pub(crate) fn budgets(gcs: &[Gc], src: &dyn HeapSource, per_heap: bool) -> Vec<GcBudget> {
+    // The previous GC's heaps are usually the last ones read: keep them rather than read again.
+    let mut last: Option<(usize, Cow<'_, [HeapHistory]>)> = None;
     let mut out = Vec::new();
-    for (i, gc) in gcs.iter().enumerate() {
-        if gc.heaps.is_empty() {
+    for i in 0..gcs.len() {
+        if !src.has_heaps(i) {
             continue;
         }
-        let prev = previous_with_heaps(gcs, i);
-        let prev_heap =
-            |heap: u32| -> Option<&HeapHistory> { prev?.heaps.iter().find(|h| h.heap == heap) };
-        let mut total = GenBudgets::default();
-        let mut total_alloc = [None::<u64>; 5];
-        let mut total_prev_budget = [None::<i64>; 5];
-        let mut heaps = Vec::with_capacity(gc.heaps.len());
-        for h in &gc.heaps {
-            let mut gens = GenBudgets::default();
-            for (g, hg) in h.generations.iter().enumerate().take(5) {
-                let mut b = gen_budget(hg);
-                if ALLOCATING_GENS.contains(&g) {
-                    if let Some(p) = prev_heap(h.heap).and_then(|p| p.generations.get(g)) {
-                        let alloc = hg.obj_space_before_bytes.saturating_sub(p.obj_size_after());
-                        let budget = p.new_allocation_bytes as i64;
-                        b.allocated_since_previous_bytes = Some(alloc);
-                        b.previous_budget_bytes = Some(budget);
-                        b.budget_used_pct = used_pct(alloc, budget);
-                        total_alloc[g] = Some(total_alloc[g].unwrap_or(0).saturating_add(alloc));
-                        total_prev_budget[g] =
-                            Some(total_prev_budget[g].unwrap_or(0).saturating_add(budget));
-                    }
-                }
-                if let Some(t) = total.get_mut(g) {
-                    t.budget_bytes = t.budget_bytes.saturating_add(b.budget_bytes);
-                    // Payload values are untrusted: saturate rather than overflow (fuzz finding).
-                    t.size_before_bytes = t.size_before_bytes.saturating_add(b.size_before_bytes);
-                    t.size_after_bytes = t.size_after_bytes.saturating_add(b.size_after_bytes);
-                    t.obj_size_before_bytes = t
-                        .obj_size_before_bytes
-                        .saturating_add(b.obj_size_before_bytes);
-                    t.obj_size_after_bytes = t
-                        .obj_size_after_bytes
-                        .saturating_add(b.obj_size_after_bytes);
-                    t.survived_bytes = t.survived_bytes.saturating_add(b.survived_bytes);
-                    t.in_bytes = t.in_bytes.saturating_add(b.in_bytes);
-                    t.fragmentation_bytes =
-                        t.fragmentation_bytes.saturating_add(b.fragmentation_bytes);
-                }
-                if let Some(slot) = gens.get_mut(g) {
-                    *slot = b;
+        let heaps = src.heaps(i);
+        let prev = previous_with_heaps(gcs, src, i).map(|p| match &last {
+            Some((j, h)) if *j == p => Cow::Borrowed(h.as_ref()),
+            _ => src.heaps(p),
+        });
+        out.push(budget(&gcs[i], &heaps, prev.as_deref(), per_heap));
+        last = Some((i, heaps));
+    }
+    out
+}
+
+/// GC `i`'s budgets, per heap included (`None` when it has no per-heap history).
+pub fn budget_of(gcs: &[Gc], src: &dyn HeapSource, i: usize) -> Option<GcBudget> {
+    if i >= gcs.len() || !src.has_heaps(i) {
+        return None;
+    }
+    let prev = previous_with_heaps(gcs, src, i).map(|p| src.heaps(p));
+    Some(budget(&gcs[i], &src.heaps(i), prev.as_deref(), true))
+}
+
+fn budget(
+    gc: &Gc,
+    gc_heaps: &[HeapHistory],
+    prev: Option<&[HeapHistory]>,
+    per_heap: bool,
+) -> GcBudget {
+    let prev_heap = |heap: u32| -> Option<&HeapHistory> { prev?.iter().find(|h| h.heap == heap) };
+    let mut total = GenBudgets::default();
+    let mut total_alloc = [None::<u64>; 5];
+    let mut total_prev_budget = [None::<i64>; 5];
+    let mut heaps = Vec::with_capacity(if per_heap { gc_heaps.len() } else { 0 });
+    for h in gc_heaps {
+        let mut gens = GenBudgets::default();
+        for (g, hg) in h.generations.iter().enumerate().take(5) {
+            let mut b = gen_budget(hg);
+            if ALLOCATING_GENS.contains(&g) {
+                if let Some(p) = prev_heap(h.heap).and_then(|p| p.generations.get(g)) {
+                    let alloc = hg.obj_space_before_bytes.saturating_sub(p.obj_size_after());
+                    let budget = p.new_allocation_bytes as i64;
+                    b.allocated_since_previous_bytes = Some(alloc);
+                    b.previous_budget_bytes = Some(budget);
+                    b.budget_used_pct = used_pct(alloc, budget);
+                    total_alloc[g] = Some(total_alloc[g].unwrap_or(0).saturating_add(alloc));
+                    total_prev_budget[g] =
+                        Some(total_prev_budget[g].unwrap_or(0).saturating_add(budget));
                 }
             }
+            if let Some(t) = total.get_mut(g) {
+                t.budget_bytes = t.budget_bytes.saturating_add(b.budget_bytes);
+                // Payload values are untrusted: saturate rather than overflow (fuzz finding).
+                t.size_before_bytes = t.size_before_bytes.saturating_add(b.size_before_bytes);
+                t.size_after_bytes = t.size_after_bytes.saturating_add(b.size_after_bytes);
+                t.obj_size_before_bytes = t
+                    .obj_size_before_bytes
+                    .saturating_add(b.obj_size_before_bytes);
+                t.obj_size_after_bytes = t
+                    .obj_size_after_bytes
+                    .saturating_add(b.obj_size_after_bytes);
+                t.survived_bytes = t.survived_bytes.saturating_add(b.survived_bytes);
+                t.in_bytes = t.in_bytes.saturating_add(b.in_bytes);
+                t.fragmentation_bytes = t.fragmentation_bytes.saturating_add(b.fragmentation_bytes);
+            }
+            if let Some(slot) = gens.get_mut(g) {
+                *slot = b;
+            }
+        }
+        if per_heap {
             heaps.push(HeapBudgets {
                 heap: h.heap,
                 budget_exceeded_gen: budget_exceeded(&h.condemn, gc.reason_code),
                 generations: gens,
             });
         }
-        for g in ALLOCATING_GENS {
-            if let Some(t) = total.get_mut(g) {
-                t.allocated_since_previous_bytes = total_alloc[g];
-                t.previous_budget_bytes = total_prev_budget[g];
-                t.budget_used_pct = match (total_alloc[g], total_prev_budget[g]) {
-                    (Some(a), Some(b)) => used_pct(a, b),
-                    _ => None,
-                };
-            }
-        }
-        let c = gc.condemn.as_ref();
-        let initial = c.map(|c| c.initial_gen);
-        let exceeded = c.and_then(|c| budget_exceeded(c, gc.reason_code));
-        let tuning = c.map(|c| c.time_tuning_gen);
-        out.push(GcBudget {
-            gc_number: gc.number,
-            gen: gc.gen,
-            start_ms: gc.start_ms,
-            reason: gc.reason.clone(),
-            induced: gc.induced,
-            initial_gen: initial,
-            budget_exceeded_gen: exceeded,
-            time_tuning_gen: tuning,
-            conditions: c.map(|c| c.conditions.clone()).unwrap_or_default(),
-            escalated: initial.is_some_and(|i| i < gc.gen),
-            why: why(gc, initial, exceeded, tuning),
-            total,
-            heaps,
-        });
     }
-    out
+    for g in ALLOCATING_GENS {
+        if let Some(t) = total.get_mut(g) {
+            t.allocated_since_previous_bytes = total_alloc[g];
+            t.previous_budget_bytes = total_prev_budget[g];
+            t.budget_used_pct = match (total_alloc[g], total_prev_budget[g]) {
+                (Some(a), Some(b)) => used_pct(a, b),
+                _ => None,
+            };
+        }
+    }
+    let c = gc.condemn.as_ref();
+    let initial = c.map(|c| c.initial_gen);
+    let exceeded = c.and_then(|c| budget_exceeded(c, gc.reason_code));
+    let tuning = c.map(|c| c.time_tuning_gen);
+    GcBudget {
+        gc_number: gc.number,
+        gen: gc.gen,
+        start_ms: gc.start_ms,
+        reason: gc.reason.clone(),
+        induced: gc.induced,
+        initial_gen: initial,
+        budget_exceeded_gen: exceeded,
+        time_tuning_gen: tuning,
+        conditions: c.map(|c| c.conditions.clone()).unwrap_or_default(),
+        escalated: initial.is_some_and(|i| i < gc.gen),
+        why: why(gc, initial, exceeded, tuning),
+        total,
+        heaps,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
