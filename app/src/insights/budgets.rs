@@ -4,6 +4,7 @@
 use gcscope_core::gc::insights::GcBudget;
 use leptos::prelude::*;
 
+use crate::format::thousands;
 use crate::view_state::Filter;
 
 use crate::side_table::SideTableView;
@@ -66,12 +67,13 @@ pub fn Budgets(cx: Ctx) -> impl IntoView {
                         <p class="muted" id="budgets-per-heap-capped">{format!(
                             "Per-heap rows for the first {} of the {} GCs in the time range (at most {} rows): \
                              narrow the time range (drag across a chart) to see the others.",
-                            p.budgets.len(), p.gcs_in_range, MAX_PER_HEAP_ROWS
+                            thousands(p.budgets.len() as f64), thousands(p.gcs_in_range as f64),
+                            thousands(MAX_PER_HEAP_ROWS as f64)
                         )}</p>
                     });
                     view! {
-                        <SideTableView cx=cx table=tables::budgets_per_heap(&shown) id="budgets-per-heap" />
                         {note}
+                        <SideTableView cx=cx table=tables::budgets_per_heap(&shown) id="budgets-per-heap" />
                     }.into_any()
                 } else {
                     view! { <p class="muted" id="budgets-one-heap">"One heap (workstation GC): the per-GC figures are that heap's."</p> }.into_any()
