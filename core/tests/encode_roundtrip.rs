@@ -538,6 +538,14 @@ fn model_matches_workload(cfg: &Config) {
             t.pause_ms
         );
         assert!((g.gc_start_ms - t.start_ms).abs() < 1e-6);
+        // The generator condemns the GC's own generation, first and last, for its budget.
+        let c = g.condemn.as_ref().expect("condemn reasons");
+        assert_eq!(
+            (c.initial_gen, c.final_gen, c.alloc_budget_gen),
+            (g.gen, g.gen, g.gen),
+            "GC {}",
+            g.number
+        );
     }
     let total: f64 = m.gcs.iter().filter_map(|g| g.pause_ms).sum();
     let want: f64 = truth.gcs.iter().map(|g| g.pause_ms).sum();

@@ -522,7 +522,9 @@ fn write_gc(
         after[3] += 64 * 1024; // some LOH allocation
     }
     ts += work * 8 / 10;
-    let condemn = 1u32 << (gen * 4);
+    // CondemnReasons0's 2-bit generation slots: Initial, FinalPerHeap and AllocBudget all this GC's
+    // generation (the budget of the generation collected was used up, and nothing raised it).
+    let condemn = gen * 0b01_01_01;
     // Server GC: each heap's GC thread fires its heap's history (workstation: the GC's thread).
     let heaps = heap.count;
     for h in 0..heaps {
