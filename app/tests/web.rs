@@ -67,21 +67,23 @@ fn worker_messages_carry_streamed_rows_and_the_model_through_structured_clone() 
     let mut reader = TraceReader::new();
     let mut model = ModelBuilder::new(&TraceInfo::default());
     let mut streamed = Vec::new();
+    let mut store = gcscope_app::heap_store::HeapStore::default();
     for chunk in FIXTURE.chunks(65_521) {
         reader
             .push(chunk, &mut |ev| model.on_event(ev))
             .expect("decodes");
         let settled = model.completed_gcs();
         if settled.len() > streamed.len() {
-            let msg = ToUi::Gcs {
-                rows: settled[streamed.len()..].to_vec(),
-            };
+            let msg = ToUi::gcs(settled[streamed.len()..].to_vec());
             let back: ToUi = serde_wasm_bindgen::from_value(
                 serde_wasm_bindgen::to_value(&msg).expect("serializes"),
             )
             .expect("deserializes");
             match back {
-                ToUi::Gcs { rows } => streamed.extend(rows),
+                ToUi::Gcs { rows, heaps } => {
+                    streamed.extend(rows);
+                    store.push(heaps);
+                }
                 _ => panic!("wrong message"),
             }
         }
@@ -100,6 +102,13 @@ fn worker_messages_carry_streamed_rows_and_the_model_through_structured_clone() 
         .take(streamed.len())
         .collect();
     assert_eq!(streamed.iter().map(|g| g.number).collect::<Vec<_>>(), nums);
+    // Their per-heap histories came packed beside them, each GC's own.
+    assert_eq!(store.len(), streamed.len());
+    for (i, g) in m.gcs.iter().take(streamed.len()).enumerate() {
+        assert!(streamed[i].heaps.is_empty());
+        assert_eq!(store.unpack(i), g.heaps, "GC {}", g.number);
+    }
+    assert!(m.gcs.iter().any(|g| !g.heaps.is_empty()));
     let done = ToUi::Done(Box::new(Analysis {
         model: Some(m.clone()),
         ..Default::default()
@@ -131,7 +140,7 @@ fn filter_and_sort_of_100_000_rows_stays_interactive() {
         desc: true,
     };
     let t = js_sys::Date::now();
-    let all = visible_rows(&rows, &Filter::default(), Some(&sort));
+    let all = visible_rows(&rows, &|_| &[], &Filter::default(), Some(&sort));
     let sorted_ms = js_sys::Date::now() - t;
     assert_eq!(all.len(), 100_000);
     let p = |i: u32| rows[i as usize].pause_ms.unwrap_or(-1.0);
@@ -145,7 +154,7 @@ fn filter_and_sort_of_100_000_rows_stays_interactive() {
         min_pause_ms: Some(1.0),
         ..Default::default()
     };
-    let some = visible_rows(&rows, &f, Some(&sort));
+    let some = visible_rows(&rows, &|_| &[], &f, Some(&sort));
     let filtered_ms = js_sys::Date::now() - t;
     let want = rows
         .iter()
