@@ -157,11 +157,6 @@ impl HeapStore {
         packed::unpack(self.packed(i)).unwrap_or_default()
     }
 
-    /// How many heaps row `i` has.
-    pub fn count(&self, i: usize) -> usize {
-        packed::count(self.packed(i))
-    }
-
     /// Row `i`'s words for the text filter.
     pub fn words(&self, i: usize) -> &[String] {
         self.row_words
@@ -173,7 +168,7 @@ impl HeapStore {
 
 impl HeapSource for HeapStore {
     fn heap_count(&self, i: usize) -> usize {
-        self.count(i)
+        packed::count(self.packed(i))
     }
     fn heaps(&self, i: usize) -> Cow<'_, [HeapHistory]> {
         Cow::Owned(self.unpack(i))
@@ -216,7 +211,7 @@ mod tests {
         assert_eq!(store.len(), rows.len());
         for (i, g) in rows.iter().enumerate() {
             assert_eq!(store.unpack(i), g.heaps, "GC {}", g.number);
-            assert_eq!(store.count(i), g.heaps.len());
+            assert_eq!(store.heap_count(i), g.heaps.len());
             let mut want: Vec<String> = Vec::new();
             for h in &g.heaps {
                 for w in h

@@ -57,10 +57,14 @@ fn put_signed(out: &mut Vec<u8>, v: u64) {
     put_var(out, ((s << 1) ^ (s >> 63)) as u64);
 }
 
-fn put_mechanism(out: &mut Vec<u8>, name: Option<&str>, names: &[&str]) {
+fn put_mechanism(
+    out: &mut Vec<u8>,
+    name: Option<&str>,
+    mut names: impl Iterator<Item = &'static str>,
+) {
     match name {
         None => out.push(MECH_NONE),
-        Some(n) => match names.iter().position(|k| *k == n) {
+        Some(n) => match names.position(|k| k == n) {
             Some(k) if k + 1 < MECH_TEXT as usize => out.push(k as u8 + 1),
             _ => {
                 out.push(MECH_TEXT);
@@ -81,15 +85,13 @@ fn expand_names() -> impl Iterator<Item = &'static str> {
 
 /// Appends `heaps` to `out`: a count, then per heap its raw GCPerHeapHistory numbers.
 pub fn pack(heaps: &[HeapHistory], out: &mut Vec<u8>) {
-    let compact: Vec<&str> = compact_names().collect();
-    let expand: Vec<&str> = expand_names().collect();
     put_var(out, heaps.len() as u64);
     for h in heaps {
         put_var(out, u64::from(h.heap));
         put_var(out, u64::from(h.condemn.raw0));
         put_var(out, u64::from(h.condemn.raw1));
-        put_mechanism(out, h.compact_mechanism.as_deref(), &compact);
-        put_mechanism(out, h.expand_mechanism.as_deref(), &expand);
+        put_mechanism(out, h.compact_mechanism.as_deref(), compact_names());
+        put_mechanism(out, h.expand_mechanism.as_deref(), expand_names());
         for v in [
             h.free_list_allocated_bytes,
             h.free_list_rejected_bytes,
