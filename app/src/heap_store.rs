@@ -1,8 +1,8 @@
 //! Each GC's per-heap histories (GCPerHeapHistory), kept packed beside the rows rather than in
 //! them. A 32-heap server GC has 32 histories per GC: as `HeapHistory` structs they were 97% of a
-//! row (~25 KB in the page, ~21 KB as bincode), 280 MB of messages and 520+ MiB of tab for a
+//! row (~25 KB in the page, ~21 KB as bincode, the wire format then), 280 MB of messages and 520+ MiB of tab for a
 //! 1 GiB trace. Packed (core `gc::packed`) they are ~5x smaller, travel as one byte string per
-//! batch, and are unpacked only where a view needs them: the detail panel (one GC), the budgets
+//! batch (`protocol::heaps::HeapBatch`), and are unpacked only where a view needs them: the detail panel (one GC), the budgets
 //! (while the insights are finished, one GC at a time; per heap for the rows shown). The text
 //! filter's words (per-heap condemn conditions and mechanisms) are kept per GC as an interned set.
 
@@ -10,76 +10,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use gcscope_core::gc::packed::{self, HeapSource};
-use gcscope_core::gc::{Gc, HeapHistory, Name};
-use serde::{Deserialize, Serialize};
+use gcscope_core::gc::HeapHistory;
 
-/// One batch of rows' heaps, in the rows' order (`ToUi::Gcs`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct HeapBatch {
-    /// Every row's packed heaps, one after the other.
-    #[serde(with = "byte_string")]
-    pub bytes: Vec<u8>,
-    /// Where each row's packed heaps end in `bytes`.
-    pub ends: Vec<u32>,
-    /// Each row's words for the text filter (`packed::heap_words`).
-    pub words: Vec<Vec<Name>>,
-}
-
-impl HeapBatch {
-    /// Moves the heaps out of `rows` (the worker's side).
-    pub fn take(rows: &mut [Gc]) -> HeapBatch {
-        let mut b = HeapBatch {
-            bytes: Vec::new(),
-            ends: Vec::with_capacity(rows.len()),
-            words: Vec::with_capacity(rows.len()),
-        };
-        for g in rows {
-            let heaps = std::mem::take(&mut g.heaps);
-            packed::pack(&heaps, &mut b.bytes);
-            b.ends.push(b.bytes.len() as u32);
-            b.words.push(packed::heap_words(&heaps));
-        }
-        b
-    }
-}
-
-/// `Vec<u8>` as one byte string: serde's default visits a `Vec<u8>` byte by byte, which for the
-/// ~50 MB of packed heaps in a 1 GiB server trace was a call per byte on both sides of the wire.
-/// Bincode writes both the same way (a length, then the bytes), so the wire format is unchanged.
-mod byte_string {
-    use serde::de::{Deserializer, SeqAccess, Visitor};
-    use serde::Serializer;
-
-    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(v)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        d.deserialize_byte_buf(Bytes)
-    }
-
-    struct Bytes;
-
-    impl<'de> Visitor<'de> for Bytes {
-        type Value = Vec<u8>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a byte string")
-        }
-        fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
-        }
-        fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-            let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-            while let Some(b) = seq.next_element()? {
-                v.push(b);
-            }
-            Ok(v)
-        }
-    }
-}
+use crate::protocol::heaps::HeapBatch;
 
 /// A batch as kept: its bytes and where each row's end.
 #[derive(Debug, Default)]
@@ -179,6 +112,7 @@ impl HeapSource for HeapStore {
 mod tests {
     use super::*;
     use gcscope_core::gc::insights::analyze_with_insights;
+    use gcscope_core::gc::Gc;
 
     fn server_rows() -> Vec<Gc> {
         let path = concat!(
@@ -231,15 +165,25 @@ mod tests {
         assert!(store.unpack(rows.len()).is_empty() && store.words(rows.len()).is_empty());
         // Few distinct word sets, however many rows.
         assert!(store.sets.len() < rows.len());
-        // Much smaller than the same heaps as bincode (what the rows carried before).
-        let bincode: u64 = rows
+        // Much smaller than the same heaps as structs in the page (what the rows carried before:
+        // counted here without the strings' own bytes, so a lower bound), and than the same heaps
+        // in the wire format (postcard: its varints already shrink them about half as much as
+        // packing does; bincode's fixed-width integers were 3x the packed bytes).
+        let structs: usize = rows
             .iter()
-            .map(|g| bincode::serialized_size(&g.heaps).unwrap())
+            .flat_map(|g| &g.heaps)
+            .map(|h| {
+                std::mem::size_of::<HeapHistory>()
+                    + h.generations.len() * std::mem::size_of::<gcscope_core::gc::HeapGen>()
+                    + h.condemn.conditions.len() * std::mem::size_of::<gcscope_core::gc::Name>()
+            })
             .sum();
-        assert!(
-            (store.packed_bytes() as u64) * 3 < bincode,
-            "{} packed, {bincode} bincode",
-            store.packed_bytes()
-        );
+        let wire: usize = rows
+            .iter()
+            .map(|g| crate::protocol::wire::encoded_len(&g.heaps).unwrap())
+            .sum();
+        let packed = store.packed_bytes();
+        assert!(packed * 3 < structs, "{packed} packed, {structs} as structs");
+        assert!(packed * 3 < wire * 2, "{packed} packed, {wire} in the wire format");
     }
 }

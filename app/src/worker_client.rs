@@ -116,19 +116,17 @@ pub fn start(
     Ok(())
 }
 
-/// A message's bincode bytes (see `protocol`), decoded straight from the transferred buffer.
+/// A message's bytes (see `protocol`), decoded straight from the transferred buffer.
 fn decode_envelope(data: &JsValue) -> Result<ToUi, String> {
     let bytes = js_sys::Reflect::get(data, &JsValue::from_str(ENV_BYTES))
         .ok()
         .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
         .ok_or("a message without its bytes")?;
-    ToUi::decode_from(std::io::BufReader::with_capacity(
-        64 * 1024,
-        JsBytes {
-            all: js_sys::Uint8Array::new(&bytes),
-            at: 0,
-        },
-    ))
+    // The decoder reads it a window at a time (`protocol::wire`).
+    ToUi::decode_from(JsBytes {
+        all: js_sys::Uint8Array::new(&bytes),
+        at: 0,
+    })
 }
 
 /// Reads a JS byte array from the start, copying only what each read asks for.

@@ -229,7 +229,7 @@ mod tests {
     }
 
     /// The worker's way (rows drained as they settle, the insights' records shipped through a
-    /// bincode message, finished by the page with the rows it received) gives the same rows and
+    /// message, finished by the page with the rows it received) gives the same rows and
     /// the same views as building everything from the whole model, on every fixture.
     #[test]
     fn finishing_in_the_page_equals_finishing_with_the_whole_model() {
@@ -287,8 +287,8 @@ mod tests {
                 rows.append(&mut m.gcs);
                 assert!(rows == whole.gcs, "{rt}/{w}: rows");
                 let shipped = inputs(ib.into_inputs());
-                let bytes = bincode::serialize(&shipped).unwrap();
-                let received: ShippedInputs = bincode::deserialize(&bytes).unwrap();
+                let bytes = crate::protocol::wire::encode(&shipped).unwrap();
+                let received: ShippedInputs = crate::protocol::wire::decode(&bytes).unwrap();
                 // The rows through the wire in batches of 7, their heaps packed beside them.
                 let (mut page_rows, mut store) = (Vec::new(), HeapStore::default());
                 for batch in rows.chunks(7) {
@@ -347,7 +347,7 @@ mod tests {
             let (model, ins) = analyze_with_insights(&bytes).unwrap();
             let mut rows = model.gcs;
             let mut store = HeapStore::default();
-            store.push(crate::heap_store::HeapBatch::take(&mut rows));
+            store.push(crate::protocol::heaps::HeapBatch::take(&mut rows));
             (rows, store, ins.budgets)
         };
         let (rows, store, reference) = load("server");

@@ -3,14 +3,18 @@
 //!
 //! On the wire a message is a small JS object `{ type, bytes, ... }`: `type` names the variant (so
 //! tools and tests can follow the conversation), `bytes` is an ArrayBuffer holding the message in
-//! bincode, *transferred* to the page (moved, not copied). Bincode rather than one JS object per
-//! field (serde-wasm-bindgen) because a trace with 30,000 GCs made ~150 MiB of short-lived JS
-//! objects on each side; the bytes are ~2 KiB per GC and decode straight into the page's structs.
+//! postcard ([`wire`]), *transferred* to the page (moved, not copied). Bytes rather than one JS
+//! object per field (serde-wasm-bindgen) because a trace with 30,000 GCs made ~150 MiB of
+//! short-lived JS objects on each side; the bytes are ~0.5 KiB per GC and decode straight into the
+//! page's structs.
 
 use gcscope_core::gc::{Gc, GcModel};
 use serde::{Deserialize, Serialize};
 
-use crate::heap_store::HeapBatch;
+pub mod heaps;
+pub mod wire;
+
+use heaps::HeapBatch;
 
 /// Worker -> UI.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,30 +50,30 @@ impl ToUi {
     }
 
     pub fn encode(&self) -> Result<Vec<u8>, String> {
-        bincode::serialize(self)
-            .map_err(|e| format!("cannot encode a {} message: {e}", self.kind()))
+        wire::encode(self).map_err(|e| format!("cannot encode a {} message: {e}", self.kind()))
     }
 
     /// The encoded length, computed without encoding.
     pub fn encoded_len(&self) -> Result<u64, String> {
-        bincode::serialized_size(self)
+        wire::encoded_len(self)
+            .map(|n| n as u64)
             .map_err(|e| format!("cannot size a {} message: {e}", self.kind()))
     }
 
     /// Encodes into a writer (e.g. one that copies into a JS ArrayBuffer a piece at a time).
     pub fn encode_into(&self, w: impl std::io::Write) -> Result<(), String> {
-        bincode::serialize_into(w, self)
+        wire::encode_into(self, w)
             .map_err(|e| format!("cannot encode a {} message: {e}", self.kind()))
     }
 
     pub fn decode(bytes: &[u8]) -> Result<ToUi, String> {
-        bincode::deserialize(bytes).map_err(|e| format!("cannot decode a message: {e}"))
+        wire::decode(bytes).map_err(|e| format!("cannot decode a message: {e}"))
     }
 
     /// Decodes from a reader, e.g. one that copies from a JS ArrayBuffer a piece at a time, so the
     /// message's bytes never sit whole in wasm memory (which never shrinks) beside what they decode to.
     pub fn decode_from(r: impl std::io::Read) -> Result<ToUi, String> {
-        bincode::deserialize_from(r).map_err(|e| format!("cannot decode a message: {e}"))
+        wire::decode_from(r).map_err(|e| format!("cannot decode a message: {e}"))
     }
 }
 
@@ -116,7 +120,7 @@ pub struct Analysis {
     pub insights: Option<crate::insights::ship::TraceInsights>,
 }
 
-/// Envelope keys (worker -> UI): the variant's name, the bincode bytes, and for tools that watch
+/// Envelope keys (worker -> UI): the variant's name, the encoded bytes, and for tools that watch
 /// the messages without decoding them, a batch's row count and the final error and decode time.
 pub const ENV_TYPE: &str = "type";
 pub const ENV_BYTES: &str = "bytes";
@@ -149,9 +153,10 @@ mod tests {
     use gcscope_core::gc::insights::analyze_with_insights;
 
     /// Every message survives the wire format, including a whole real model (so no type in it
-    /// uses a serde feature that bincode cannot replay, such as `skip_serializing_if`).
+    /// uses a serde feature that postcard cannot replay, such as `skip_serializing_if`, or
+    /// borrows from the input, which the page's streamed decoding cannot lend).
     #[test]
-    fn messages_round_trip_through_bincode() {
+    fn messages_round_trip_through_the_wire_format() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../static/samples/net8-wks-concurrent.nettrace"
