@@ -56,7 +56,9 @@ fn messages(bytes: &[u8]) -> Vec<ToUi> {
     let analysis = Analysis {
         file_name: "trace.nettrace".into(),
         model: Some(finished),
-        insight_inputs: Some(gcscope_app::insights::ship::inputs(insights.into_inputs())),
+        insight_inputs: Some(gcscope_app::protocol::insights::inputs(
+            insights.into_inputs(),
+        )),
         ..Default::default()
     };
     out.push(ToUi::Done(Box::new(analysis)));

@@ -12,6 +12,7 @@ use gcscope_core::gc::{Gc, GcModel};
 use serde::{Deserialize, Serialize};
 
 pub mod heaps;
+pub mod insights;
 pub mod wire;
 
 use heaps::HeapBatch;
@@ -114,10 +115,10 @@ pub struct Analysis {
     /// The records the views beyond the GC table (allocations, budgets, roots, ...) are made of,
     /// as the worker collected them; the page finishes them with the rows when a view needs them.
     #[serde(default)]
-    pub insight_inputs: Option<crate::insights::ship::ShippedInputs>,
+    pub insight_inputs: Option<insights::ShippedInputs>,
     /// Those views' figures, once finished (by the page: never in a message).
     #[serde(default)]
-    pub insights: Option<crate::insights::ship::TraceInsights>,
+    pub insights: Option<insights::TraceInsights>,
 }
 
 /// Envelope keys (worker -> UI): the variant's name, the encoded bytes, and for tools that watch
@@ -162,14 +163,14 @@ mod tests {
             "/../static/samples/net8-wks-concurrent.nettrace"
         );
         let bytes = std::fs::read(path).expect("the bundled sample");
-        let (mut model, insights) = analyze_with_insights(&bytes).expect("the sample decodes");
-        assert!(insights.allocations.tick_count > 0 && !insights.budgets.is_empty());
+        let (mut model, ins) = analyze_with_insights(&bytes).expect("the sample decodes");
+        assert!(ins.allocations.tick_count > 0 && !ins.budgets.is_empty());
         assert!(model.gcs.len() > 10);
         let rows = std::mem::take(&mut model.gcs);
         let analysis = Analysis {
             file_name: "a.nettrace".into(),
             model: Some(model),
-            insights: Some(crate::insights::ship::bounded(insights)),
+            insights: Some(insights::bounded(ins)),
             error: Some("cut off".into()),
             trace_entries: vec!["x/a.nettrace".into(), "b.nettrace".into()],
             entry: 1,
