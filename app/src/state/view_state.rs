@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
 use crate::tables::{columns, Sort, SortFilter};
 
 use super::filter::Filter;
@@ -31,49 +33,20 @@ pub struct ViewState {
     pub trace: Option<String>,
 }
 
-fn enc(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z'
-            | b'a'..=b'z'
-            | b'0'..=b'9'
-            | b'-'
-            | b'_'
-            | b'.'
-            | b'~'
-            | b','
-            | b':'
-            | b'/' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
+/// What a value keeps as is in the address: letters, digits and `-_.~` (as form encoding does),
+/// and `,:/`, so `gen=0,2` and `trace=https://host/app.nettrace` stay readable; a space is `+`.
+const KEEP: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b',')
+    .remove(b':')
+    .remove(b'/')
+    .remove(b' ');
 
-fn dec(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => {
-                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(v) => {
-                        out.push(v);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+fn enc(s: &str) -> String {
+    utf8_percent_encode(s, KEEP).to_string().replace(' ', "+")
 }
 
 fn num(v: f64) -> String {
@@ -176,15 +149,11 @@ impl ViewState {
     /// Reads a query string (with or without `?`). Unknown or malformed parameters are ignored.
     pub fn from_query(q: &str) -> ViewState {
         let mut s = ViewState::default();
-        for pair in q
-            .trim_start_matches('?')
-            .split('&')
-            .filter(|p| !p.is_empty())
-        {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let v = dec(v);
+        // `+` is a space, `%XX` a byte, a malformed escape stays as written, bad UTF-8 is replaced.
+        for (k, v) in form_urlencoded::parse(q.trim_start_matches('?').as_bytes()) {
+            let v = v.into_owned();
             let f = &mut s.filter;
-            match k {
+            match k.as_ref() {
                 "trace" if !v.is_empty() => s.trace = Some(v),
                 "tab" => s.tab = (!v.is_empty()).then_some(v),
                 "gen" => {
