@@ -181,7 +181,12 @@ pub fn DataTable(
             })
             .collect_view();
         if is_virtual() {
-            view! { {spacer(first)} {drawn} {spacer(r.len - last)} }.into_any()
+            // The page-high scroller always has both spacers (the first row drawn is where the
+            // first spacer ends); a short one only those that stand for rows.
+            let always = scroll == Scroll::Page;
+            let top = (always || first > 0).then(|| spacer(first));
+            let bottom = (always || last < r.len).then(|| spacer(r.len - last));
+            view! { {top} {drawn} {bottom} }.into_any()
         } else {
             drawn.into_any()
         }
