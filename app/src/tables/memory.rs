@@ -3,7 +3,7 @@
 
 use gcscope_core::gc::insights::Insights;
 
-use super::{dcol, gc_in, n, nu, on, onu, t, Starts, Table};
+use super::{dcols, gc_in, n, nu, on, onu, t, Starts, Table};
 use crate::time_range::TimeRange;
 
 pub fn finalization_per_gc(ins: &Insights, r: &TimeRange, starts: &Starts) -> Table {
@@ -18,10 +18,7 @@ pub fn finalization_per_gc(ins: &Insights, r: &TimeRange, starts: &Starts) -> Ta
     Table {
         id: "finalization-per-gc",
         title: "Finalization per GC".into(),
-        cols: keys
-            .iter()
-            .map(|k| dcol(k, &format!("{p}.{k}"), None))
-            .collect(),
+        cols: dcols(p, &keys),
         rows: ins
             .finalization
             .per_gc
@@ -46,10 +43,7 @@ pub fn finalizer_runs(ins: &Insights, r: &TimeRange) -> Table {
     Table {
         id: "finalizer-runs",
         title: "Finalizer thread runs".into(),
-        cols: keys
-            .iter()
-            .map(|k| dcol(k, &format!("{p}.{k}"), None))
-            .collect(),
+        cols: dcols(p, &keys),
         rows: ins
             .finalization
             .runs
@@ -72,10 +66,7 @@ pub fn finalized_types(ins: &Insights) -> Table {
     Table {
         id: "finalized-types",
         title: "Finalized objects by type (whole trace)".into(),
-        cols: vec![
-            dcol("type_name", "finalization.by_type.type_name", None),
-            dcol("count", "finalization.by_type.count", None),
-        ],
+        cols: dcols("finalization.by_type", &["type_name", "count"]),
         rows: ins
             .finalization
             .by_type
@@ -92,10 +83,7 @@ pub fn segments(ins: &Insights, r: &TimeRange) -> Table {
     Table {
         id: "segments",
         title: "Segments and regions".into(),
-        cols: keys
-            .iter()
-            .map(|k| dcol(k, &format!("{p}.{k}"), None))
-            .collect(),
+        cols: dcols(p, &keys),
         rows: ins
             .segments
             .segments

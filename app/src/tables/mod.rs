@@ -68,6 +68,13 @@ pub(crate) fn dcol(key: &str, path: &str, label: Option<&str>) -> Col {
     }
 }
 
+/// Columns named `keys`, each headed by the definition of `{prefix}.{key}`.
+pub(crate) fn dcols(prefix: &str, keys: &[&str]) -> Vec<Col> {
+    keys.iter()
+        .map(|k| dcol(k, &format!("{prefix}.{k}"), None))
+        .collect()
+}
+
 /// A column shown as text (a generation name rather than its number).
 pub(crate) fn name_col(c: Col) -> Col {
     Col { unit: "name", ..c }

@@ -3,7 +3,7 @@
 
 use gcscope_core::gc::insights::{root_values, Insights, ROOT_KINDS};
 
-use super::{dcol, gc_in, n, nu, t, Starts, Table};
+use super::{dcol, dcols, gc_in, n, nu, t, Starts, Table};
 use crate::time_range::TimeRange;
 
 pub fn roots_by_kind(ins: &Insights, r: &TimeRange, starts: &Starts) -> Table {
@@ -26,12 +26,7 @@ pub fn roots_by_kind(ins: &Insights, r: &TimeRange, starts: &Starts) -> Table {
     Table {
         id: "roots-by-kind",
         title: "Bytes marked per root kind".into(),
-        cols: vec![
-            dcol("kind", "roots.by_kind.kind", None),
-            dcol("bytes", "roots.by_kind.bytes", None),
-            dcol("pct", "roots.by_kind.pct", None),
-            dcol("gcs", "roots.by_kind.gcs", None),
-        ],
+        cols: dcols("roots.by_kind", &["kind", "bytes", "pct", "gcs"]),
         rows: order
             .into_iter()
             .map(|k| {
@@ -55,12 +50,10 @@ pub fn roots_per_gc(ins: &Insights, r: &TimeRange, starts: &Starts) -> Table {
         }
     }
     let kinds: Vec<usize> = (0..10).filter(|&k| any[k]).collect();
-    let mut cols = vec![
-        dcol("gc_number", "roots.per_gc.gc_number", None),
-        dcol("gen", "roots.per_gc.gen", None),
-        dcol("start_ms", "roots.per_gc.start_ms", None),
-        dcol("total_bytes", "roots.per_gc.total_bytes", None),
-    ];
+    let mut cols = dcols(
+        "roots.per_gc",
+        &["gc_number", "gen", "start_ms", "total_bytes"],
+    );
     for &k in &kinds {
         let name = ROOT_KINDS[k];
         cols.push(dcol(
@@ -102,10 +95,7 @@ pub fn compaction_per_gc(ins: &Insights, r: &TimeRange, starts: &Starts) -> Tabl
     Table {
         id: "compaction-per-gc",
         title: "Compaction per GC".into(),
-        cols: keys
-            .iter()
-            .map(|k| dcol(k, &format!("{p}.{k}"), None))
-            .collect(),
+        cols: dcols(p, &keys),
         rows: ins
             .compaction
             .per_gc

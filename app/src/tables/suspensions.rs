@@ -2,7 +2,7 @@
 
 use gcscope_core::gc::insights::{Insights, SuspendReasonStats, Suspension};
 
-use super::{dcol, gc_in, n, nu, on, t, Starts, Table};
+use super::{dcols, gc_in, n, nu, on, t, Starts, Table};
 use crate::time_range::TimeRange;
 
 /// By reason over the range (from the suspension lists), or core's totals without a range.
@@ -54,10 +54,7 @@ pub fn suspend_reasons(ins: &Insights, r: &TimeRange) -> Table {
     Table {
         id: "suspend-reasons",
         title: "Suspensions by reason".into(),
-        cols: keys
-            .iter()
-            .map(|k| dcol(k, &format!("{p}.{k}"), None))
-            .collect(),
+        cols: dcols(p, &keys),
         rows: stats
             .iter()
             .map(|r| {
@@ -88,10 +85,7 @@ pub fn suspend_per_gc(ins: &Insights, r: &TimeRange, starts: &Starts) -> Table {
     Table {
         id: "suspend-per-gc",
         title: "Time to suspend per GC".into(),
-        cols: keys
-            .iter()
-            .map(|k| dcol(k, &format!("{p}.{k}"), None))
-            .collect(),
+        cols: dcols(p, &keys),
         rows: ins
             .suspensions
             .per_gc
@@ -125,10 +119,7 @@ pub fn not_for_gc(list: &[Suspension], r: &TimeRange) -> Table {
     Table {
         id: "suspend-not-for-gc",
         title: "Suspensions not for a GC".into(),
-        cols: keys
-            .iter()
-            .map(|k| dcol(k, &format!("{p}.{k}"), None))
-            .collect(),
+        cols: dcols(p, &keys),
         rows: list
             .iter()
             .filter(|s| r.contains(s.begin_ms))

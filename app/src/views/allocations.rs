@@ -7,7 +7,7 @@ use crate::format::ms;
 use crate::state::use_app;
 use crate::tables::allocations as tables;
 use crate::widgets::chart::{LineChart, Series};
-use crate::widgets::facts::{fact, reading, Empty, Facts};
+use crate::widgets::facts::{fact, with_insights, Empty, Facts};
 use crate::widgets::table_panel::TablePanel;
 
 const HOW: &str =
@@ -31,13 +31,7 @@ fn bin_label(v: f64) -> String {
 #[component]
 pub fn Allocations() -> impl IntoView {
     let app = use_app();
-    move || {
-        let Some(a) = app.insight_analysis.get() else {
-            return reading("Allocations");
-        };
-        let Some(ti) = a.insights.as_ref() else {
-            return reading("Allocations");
-        };
+    with_insights("Allocations", move |ti| {
         let al = &ti.insights.allocations;
         if !al.has_events {
             return view! {
@@ -109,5 +103,5 @@ pub fn Allocations() -> impl IntoView {
                 <TablePanel table=table id="alloc-types" />
             </section>
         }.into_any()
-    }
+    })
 }

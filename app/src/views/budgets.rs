@@ -10,19 +10,13 @@ use crate::state::{use_app, AppState};
 use crate::tables::budgets as tables;
 use crate::time_range::TimeRange;
 use crate::widgets::chart::{LineChart, Series};
-use crate::widgets::facts::{reading, Empty};
+use crate::widgets::facts::{with_insights, Empty};
 use crate::widgets::table_panel::TablePanel;
 
 #[component]
 pub fn Budgets() -> impl IntoView {
     let app = use_app();
-    move || {
-        let Some(a) = app.insight_analysis.get() else {
-            return reading("Budgets");
-        };
-        let Some(ti) = a.insights.as_ref() else {
-            return reading("Budgets");
-        };
+    with_insights("Budgets", move |ti| {
         let all = &ti.insights.budgets;
         if all.is_empty() {
             return view! {
@@ -80,7 +74,7 @@ pub fn Budgets() -> impl IntoView {
                 }}
             </section>
         }.into_any()
-    }
+    })
 }
 
 fn per_heap_budgets(app: AppState, f: &TimeRange) -> Option<PerHeap> {

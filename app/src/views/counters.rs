@@ -7,20 +7,14 @@ use leptos::prelude::*;
 use crate::state::use_app;
 use crate::tables::counters::{self as tables, counter_col, counter_value, COUNTERS};
 use crate::widgets::chart::LineChart;
-use crate::widgets::facts::{range_note, reading, Empty};
+use crate::widgets::facts::{range_note, with_insights, Empty};
 use crate::widgets::table_panel::TablePanel;
 
 #[component]
 pub fn Counters() -> impl IntoView {
     let app = use_app();
     let chosen = RwSignal::new("bytes_in_all_heaps");
-    move || {
-        let Some(a) = app.insight_analysis.get() else {
-            return reading("Counters");
-        };
-        let Some(ti) = a.insights.as_ref() else {
-            return reading("Counters");
-        };
+    with_insights("Counters", move |ti| {
         let ins = &ti.insights;
         if ins.counters.is_empty() {
             return view! {
@@ -65,5 +59,5 @@ pub fn Counters() -> impl IntoView {
                 <TablePanel table=table id="counters" />
             </section>
         }.into_any()
-    }
+    })
 }

@@ -5,19 +5,13 @@ use leptos::prelude::*;
 use crate::state::use_app;
 use crate::tables::memory as tables;
 use crate::widgets::chart::{LineChart, Series};
-use crate::widgets::facts::{fact, range_note, reading, Empty, Facts};
+use crate::widgets::facts::{fact, range_note, with_insights, Empty, Facts};
 use crate::widgets::table_panel::TablePanel;
 
 #[component]
 pub fn Memory() -> impl IntoView {
     let app = use_app();
-    move || {
-        let Some(a) = app.insight_analysis.get() else {
-            return reading("Finalization, memory pressure and segments");
-        };
-        let Some(ti) = a.insights.as_ref() else {
-            return reading("Finalization, memory pressure and segments");
-        };
+    with_insights("Finalization, memory pressure and segments", move |ti| {
         let ins = &ti.insights;
         let f = app.range();
         let st = app.starts();
@@ -145,5 +139,5 @@ pub fn Memory() -> impl IntoView {
                 {finalization}
             </section>
         }.into_any()
-    }
+    })
 }

@@ -7,19 +7,13 @@ use leptos::prelude::*;
 use crate::state::use_app;
 use crate::tables::roots as tables;
 use crate::widgets::chart::{LineChart, Series};
-use crate::widgets::facts::{fact, range_note, reading, Empty, Facts};
+use crate::widgets::facts::{fact, range_note, with_insights, Empty, Facts};
 use crate::widgets::table_panel::TablePanel;
 
 #[component]
 pub fn Roots() -> impl IntoView {
     let app = use_app();
-    move || {
-        let Some(a) = app.insight_analysis.get() else {
-            return reading("Roots and compaction");
-        };
-        let Some(ti) = a.insights.as_ref() else {
-            return reading("Roots and compaction");
-        };
+    with_insights("Roots and compaction", move |ti| {
         let ins = &ti.insights;
         let f = app.range();
         let st = app.starts();
@@ -128,5 +122,5 @@ pub fn Roots() -> impl IntoView {
                 {compaction}
             </section>
         }.into_any()
-    }
+    })
 }

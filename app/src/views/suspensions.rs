@@ -5,19 +5,13 @@ use leptos::prelude::*;
 use crate::state::use_app;
 use crate::tables::suspensions as tables;
 use crate::widgets::chart::LineChart;
-use crate::widgets::facts::{fact, range_note, reading, Empty, Facts};
+use crate::widgets::facts::{fact, range_note, with_insights, Empty, Facts};
 use crate::widgets::table_panel::TablePanel;
 
 #[component]
 pub fn Suspensions() -> impl IntoView {
     let app = use_app();
-    move || {
-        let Some(a) = app.insight_analysis.get() else {
-            return reading("Suspensions");
-        };
-        let Some(ti) = a.insights.as_ref() else {
-            return reading("Suspensions");
-        };
+    with_insights("Suspensions", move |ti| {
         let s = &ti.insights.suspensions;
         if !s.has_events {
             return view! {
@@ -62,5 +56,5 @@ pub fn Suspensions() -> impl IntoView {
                 </div>
             </section>
         }.into_any()
-    }
+    })
 }

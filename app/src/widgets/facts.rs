@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::protocol::insights::TraceInsights;
 use crate::state::use_app;
 use crate::tables::cell::{fmt_cell, Cell};
 use crate::tables::defs;
@@ -51,6 +52,22 @@ pub fn Facts(id: &'static str, facts: Vec<Fact>) -> impl IntoView {
                 }
             }).collect_view()}
         </dl>
+    }
+}
+
+/// A view of the insights: what [`reading`] says until the trace is read and they are finished
+/// (the first time a view asks: `AppState::insight_analysis`), then `view` of them.
+pub fn with_insights<F>(what: &'static str, view: F) -> impl IntoView
+where
+    F: Fn(&TraceInsights) -> AnyView + Send + Sync + 'static,
+{
+    let app = use_app();
+    move || match app.insight_analysis.get() {
+        Some(a) => match &a.insights {
+            Some(ti) => view(ti),
+            None => reading(what),
+        },
+        None => reading(what),
     }
 }
 
