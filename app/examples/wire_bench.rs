@@ -9,11 +9,10 @@
 //! the messages the worker makes: `Gcs` batches of at most 2,048 rows (the worker's
 //! `ROWS_PER_BATCH`; it also sends a batch every second, which only makes batches smaller) with
 //! their heaps packed beside them, then `Done` with the model and the insights' records. Each
-//! message is encoded as the worker posts it (its length first, then through a 64 KiB staging
-//! buffer) and decoded as the page reads it (through a 64 KiB buffer over the received bytes).
+//! message is encoded as the worker posts it (its length first, then a 64 KiB piece at a time) and
+//! decoded as the page reads it (a 64 KiB window over the received bytes).
 //! Times are the best of N runs (default 5). Prints one JSON line per file.
 
-use std::io::{BufReader, BufWriter, Write};
 use std::time::Instant;
 
 use gcscope_app::protocol::{Analysis, ToUi};
@@ -78,13 +77,8 @@ impl std::io::Read for Received<'_> {
 }
 
 fn encode(m: &ToUi) -> Vec<u8> {
-    let len = m.encoded_len().expect("sized") as usize;
-    let mut out = Vec::with_capacity(len);
-    let mut w = BufWriter::with_capacity(64 * 1024, &mut out);
-    m.encode_into(&mut w).expect("encodes");
-    w.flush().expect("flushes");
-    drop(w);
-    assert_eq!(out.len(), len, "{}: encoded_len", m.kind());
+    let out = m.encode_sized(Vec::with_capacity).expect("encodes");
+    assert_eq!(out.len(), out.capacity(), "{}: the exact length", m.kind());
     out
 }
 
@@ -122,10 +116,7 @@ fn main() {
             let t = Instant::now();
             let back: Vec<ToUi> = wire
                 .iter()
-                .map(|w| {
-                    ToUi::decode_from(BufReader::with_capacity(64 * 1024, Received(w)))
-                        .expect("decodes")
-                })
+                .map(|w| ToUi::decode_from(Received(w)).expect("decodes"))
                 .collect();
             dec_best = dec_best.min(t.elapsed().as_secs_f64());
             assert!(back == msgs, "{path}: the messages round-trip");

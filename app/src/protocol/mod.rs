@@ -67,6 +67,16 @@ impl ToUi {
             .map_err(|e| format!("cannot encode a {} message: {e}", self.kind()))
     }
 
+    /// Encodes into the writer `make` gives for the exact length (the worker's way: see
+    /// `wire::encode_sized`).
+    pub fn encode_sized<W: std::io::Write>(
+        &self,
+        make: impl FnOnce(usize) -> W,
+    ) -> Result<W, String> {
+        wire::encode_sized(self, make)
+            .map_err(|e| format!("cannot encode a {} message: {e}", self.kind()))
+    }
+
     pub fn decode(bytes: &[u8]) -> Result<ToUi, String> {
         wire::decode(bytes).map_err(|e| format!("cannot decode a message: {e}"))
     }
@@ -197,6 +207,14 @@ mod tests {
                 (into.len() as u64, &into),
                 (m.encoded_len().unwrap(), &wire)
             );
+            let mut asked = 0;
+            let sized = m
+                .encode_sized(|len| {
+                    asked = len;
+                    Vec::new()
+                })
+                .unwrap();
+            assert_eq!((asked, &sized), (wire.len(), &wire));
             // Read in small pieces, as the page reads from the transferred buffer.
             let pieces = Pieces(&wire, 0);
             assert_eq!(

@@ -95,21 +95,14 @@ impl std::io::Write for JsBytesOut {
 
 /// Posts `msg` in its envelope (see `protocol`), transferring the bytes to the page.
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
-    // Straight into a JS buffer of the right size, through a small staging buffer: the whole
-    // message never sits in wasm memory, which never shrinks.
-    let encoded = msg.encoded_len().and_then(|len| {
-        let out = js_sys::Uint8Array::new_with_length(len as u32);
-        let mut w = std::io::BufWriter::with_capacity(
-            64 * 1024,
-            JsBytesOut {
-                out: out.clone(),
-                at: 0,
-            },
-        );
-        msg.encode_into(&mut w)?;
-        std::io::Write::flush(&mut w).map_err(|e| e.to_string())?;
-        Ok(out)
-    });
+    // Straight into a JS buffer of the right size, a 64 KiB piece at a time (`wire::encode_sized`):
+    // the whole message never sits in wasm memory, which never shrinks.
+    let encoded = msg
+        .encode_sized(|len| JsBytesOut {
+            out: js_sys::Uint8Array::new_with_length(len as u32),
+            at: 0,
+        })
+        .map(|w| w.out);
     let buffer = match encoded {
         Ok(out) => out.buffer(),
         Err(e) => {
