@@ -1,7 +1,7 @@
 //! gcscope's browser app: a Leptos page that only renders, and a Web Worker that decodes.
 //!
-//! The modules, bottom up (a module uses only those above it in this list; data flows one way,
-//! worker -> protocol -> state -> views):
+//! The modules, bottom up: a module uses only the modules named before it in this list
+//! (`tests/layers.rs` checks it), so data flows one way, worker -> protocol -> state -> views.
 //!
 //! - `format`, `plot`, `time_range`: numbers as shown, chart geometry, the time range.
 //! - `tables`: every table's rows as plain cells (views, exports and the HTML report share them),
