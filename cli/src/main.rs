@@ -7,6 +7,7 @@ mod allocs;
 mod args;
 mod budgets;
 mod counters;
+mod datas;
 mod events;
 mod gcs;
 mod handles;
@@ -41,6 +42,7 @@ USAGE:
     gcscope counters FILE [--json|--csv]
                                         classic .NET CLR Memory counters at each GC
     gcscope memory FILE [--json]        compaction, finalization, memory pressure, segments
+    gcscope datas FILE [--json]         DATAS: heap count over time, each change and why
     gcscope help                        this text
 ";
 
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         "suspensions" => suspensions::run(rest),
         "counters" => counters::run(rest),
         "memory" => memory::run(rest),
+        "datas" => datas::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

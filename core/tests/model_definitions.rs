@@ -52,8 +52,17 @@ fn fixture_gc_paths() -> (Paths, Paths, Paths, Paths) {
         BTreeSet::new(),
         BTreeSet::new(),
     );
-    for rt in ["netcore3.1", "net8.0"] {
-        for w in ["wks-concurrent", "server", "pinning", "induced"] {
+    let traces = ["netcore3.1", "net8.0"]
+        .iter()
+        .flat_map(|rt| {
+            ["wks-concurrent", "server", "pinning", "induced"]
+                .iter()
+                .map(move |w| (*rt, *w))
+        })
+        // DATAS: every field of the model's `datas`.
+        .chain([("net9.0", "datas"), ("net8.0", "datas")]);
+    for (rt, w) in traces {
+        {
             let m = analyze(&std::fs::read(dir.join(rt).join(format!("{w}.nettrace"))).unwrap())
                 .unwrap();
             for g in &m.gcs {

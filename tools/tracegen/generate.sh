@@ -149,8 +149,8 @@ run() { # RUNTIME WORKLOAD
     if [ "$rt" = net8.0 ]; then DATAS8=" GCDynamicAdaptationMode=1"; else DATAS8=""; fi
     cfg="$(config "$w")"; providers="${cfg%%|*}"; knobs="${cfg#*|}"
     # The .NET 10 program's framework is not precompiled: its rundown lists ~2,800 jitted methods
-    # twice (half the trace). Only `datas` keeps the rundown there (for GCSettingsRundown).
-    if [ "$rt" = net10.0 ] && [ "$w" != datas ] && [ "$w" != induced ]; then knobs="$knobs EventPipeRundown=0"; fi
+    # twice, ~1 MB a trace. Its traces go without the rundown (Runtime/Start still says the mode).
+    if [ "$rt" = net10.0 ] && [ "$w" != induced ]; then knobs="$knobs EventPipeRundown=0"; fi
     dir="$OUT/$rt"; mkdir -p "$dir"
     rm -f "$dir/$w".{nettrace,oracle.json,traceevent.json}
     # 3.1 reads COMPlus_ only; 8.0 reads DOTNET_ (and COMPlus_).

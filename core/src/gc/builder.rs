@@ -12,8 +12,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::datas::DatasBuilder;
 use super::derive;
 use super::handles::HandleTracker;
+use super::mode::ModeEvidence;
 use super::pins::PinTracker;
 use super::reasons;
 use super::rows::Rows;
@@ -156,7 +158,9 @@ pub struct ModelBuilder {
     pub(crate) process: ProcessFacts,
     pub(crate) notes: Vec<String>,
     notes_dropped: u64,
-    heap_count_seen: u32,
+    /// What the events say about the GC's setup (server, DATAS, background GC, ...).
+    pub(crate) mode: ModeEvidence,
+    pub(crate) datas: DatasBuilder,
 }
 
 impl ModelBuilder {
@@ -189,7 +193,8 @@ impl ModelBuilder {
             process: ProcessFacts::default(),
             notes: Vec::new(),
             notes_dropped: 0,
-            heap_count_seen: 0,
+            mode: ModeEvidence::default(),
+            datas: DatasBuilder::default(),
         };
         b.set_info(info);
         b
@@ -648,8 +653,8 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_global_history(&mut self, ms: f64, thread: u64, h: &GlobalHistoryInput<'_>) {
-        if h.num_heaps > 0 && self.process.heap_count.is_none() {
-            self.process.heap_count = Some(h.num_heaps as u32);
+        if h.num_heaps > 0 {
+            self.mode.on_heap_count(h.num_heaps as u32);
         }
         let Some(c) = self.global_history_target(thread, h.condemned_generation) else {
             self.note(format!("GCGlobalHeapHistory at {ms:.3} ms outside any GC"));
@@ -658,6 +663,9 @@ impl ModelBuilder {
         self.history_gc = Some(c);
         let gc = &mut self.gcs[c];
         gc.heap_count = (h.num_heaps > 0).then_some(h.num_heaps as u32);
+        if let Some(n) = gc.heap_count {
+            self.datas.on_gc_heaps(gc.number, gc.start_ms, n);
+        }
         gc.condemned_gen = Some(h.condemned_generation.min(255) as u8);
         gc.gen0_budget_bytes = Some(h.final_youngest_desired);
         gc.gen0_reduction_count = Some(h.gen0_reduction_count);
@@ -686,7 +694,7 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_per_heap_history(&mut self, ms: f64, h: &PerHeapInput<'_>) {
-        self.heap_count_seen = self.heap_count_seen.max(h.heap_index.saturating_add(1));
+        self.mode.on_per_heap(h.heap_index);
         // The per-heap events follow their GCGlobalHeapHistory (one per heap).
         let after_global = self.history_gc.filter(|&g| {
             let gc = &self.gcs[g];
@@ -782,6 +790,7 @@ impl ModelBuilder {
 
     pub(crate) fn on_allocation_tick(&mut self, bytes: u64, kind: u32) {
         self.has_alloc_ticks = true;
+        self.mode.on_verbose_gc();
         let k = (kind as usize).min(2);
         self.alloc_tick_total[k] = self.alloc_tick_total[k].saturating_add(bytes);
     }
@@ -803,11 +812,7 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_gc_settings(&mut self, hard_limit: u64, bit_settings: u32) {
-        self.process.concurrent =
-            Some(bit_settings & 1 != 0 || self.process.concurrent == Some(true));
-        if hard_limit != 0 {
-            self.process.hard_limit_bytes = Some(hard_limit);
-        }
+        self.mode.on_settings(hard_limit, bit_settings);
     }
 
     pub(crate) fn on_runtime_version(&mut self, version: String) {
@@ -855,23 +860,14 @@ impl ModelBuilder {
             self.notes.push(format!("... and {n} more notes"));
         }
         self.process.dropped_events = dropped_events;
-        let heap_count = self
-            .process
-            .heap_count
-            .or((self.heap_count_seen > 0).then_some(self.heap_count_seen));
-        self.process.heap_count = heap_count;
-        self.process.gc_mode =
-            heap_count.map(|n| Cow::Borrowed(if n > 1 { "server" } else { "workstation" }));
-        if self.process.concurrent.is_none()
-            && (self.dropped.any_background
-                || self
-                    .gcs
-                    .held()
-                    .iter()
-                    .any(|g| g.gc_type == GcType::Background))
-        {
-            self.process.concurrent = Some(true);
-        }
+        let background_seen = self.dropped.any_background
+            || self
+                .gcs
+                .held()
+                .iter()
+                .any(|g| g.gc_type == GcType::Background);
+        let heap_changes = self.datas.heap_changes();
+        super::mode::decide(&self.mode, background_seen, heap_changes, &mut self.process);
         super::summary::build(self)
     }
 }

@@ -15,6 +15,7 @@ pub(crate) fn build(b: ModelBuilder) -> GcModel {
         notes,
         dropped,
         handed_out,
+        datas,
         ..
     } = b;
     // Rows handed out and dropped were summed as they went; the held ones are added now, in the
@@ -52,6 +53,7 @@ pub(crate) fn build(b: ModelBuilder) -> GcModel {
         handles,
         pinning,
         notes,
+        datas: datas.finish(),
     }
 }
 
