@@ -214,11 +214,13 @@ fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
     })
 }
 
-/// The generated traces committed in fixtures/traces (.NET Core 3.1 and .NET 8, Linux x64).
+const RUNTIMES: [&str; 4] = ["netcore3.1", "net8.0", "net9.0", "net10.0"];
+
+/// The generated traces committed in fixtures/traces (.NET Core 3.1, .NET 8, 9 and 10, Linux x64).
 fn generated_traces() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
     let mut out = Vec::new();
-    for runtime in ["netcore3.1", "net8.0"] {
+    for runtime in RUNTIMES {
         let Ok(rd) = std::fs::read_dir(root.join(runtime)) else {
             continue;
         };
@@ -270,7 +272,7 @@ fn runtime_events_named_and_gc_payloads_decode() {
     for zip in reference.into_iter().chain(generated_traces()) {
         let file = zip.file_name().unwrap().to_string_lossy().into_owned();
         let file = match zip.parent().and_then(|d| d.file_name()) {
-            Some(d) if d == "netcore3.1" || d == "net8.0" => {
+            Some(d) if RUNTIMES.iter().any(|r| d == *r) => {
                 format!("{}/{file}", d.to_string_lossy())
             }
             _ => file,
@@ -329,6 +331,11 @@ fn runtime_events_named_and_gc_payloads_decode() {
             committed.get("netcore3.1/wks-concurrent.nettrace"),
             Some(&0)
         );
+        // .NET 9 and 10: every event of the DATAS traces decodes, new payload versions included.
+        for t in ["net9.0/datas.nettrace", "net10.0/datas.nettrace"] {
+            assert!(get(t) > 1000, "{t}");
+            assert!(committed.get(t).copied().unwrap_or(0) > 0, "{t}");
+        }
     }
 }
 

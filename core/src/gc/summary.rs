@@ -12,7 +12,7 @@ pub(crate) fn build(b: ModelBuilder) -> GcModel {
         handles,
         pins,
         mut process,
-        notes,
+        mut notes,
         dropped,
         handed_out,
         datas,
@@ -45,6 +45,12 @@ pub(crate) fn build(b: ModelBuilder) -> GcModel {
     let condemn_reasons = acc.condemn.finish();
     let handles = handles.summary(end_ms);
     let pinning = pins.summary(acc.pins);
+    let datas = datas.finish();
+    for (name, n) in &datas.unknown_events {
+        notes.push(alloc::format!(
+            "unknown dynamic event {name}: {n} GCDynamicEvent blobs this version does not decode"
+        ));
+    }
     GcModel {
         process,
         gcs,
@@ -53,7 +59,7 @@ pub(crate) fn build(b: ModelBuilder) -> GcModel {
         handles,
         pinning,
         notes,
-        datas: datas.finish(),
+        datas,
     }
 }
 
