@@ -419,15 +419,6 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    fn dynamic(name: &str, data: &[u8]) -> Vec<u8> {
-        let mut p: Vec<u8> = name.encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
-        p.extend_from_slice(&[0, 0]);
-        p.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        p.extend_from_slice(data);
-        p.extend_from_slice(&[0, 0]);
-        p
-    }
-
     fn sample(gc: u64, elapsed: u32, pause: u32, msl: u32) -> Vec<u8> {
         let mut d = vec![1, 0];
         d.extend_from_slice(&gc.to_le_bytes());
@@ -463,7 +454,7 @@ mod tests {
     fn changes_link_to_the_decision_before_them() {
         let mut b = DatasBuilder::default();
         let feed = |b: &mut DatasBuilder, ms: f64, name: &str, data: &[u8]| {
-            let p = dynamic(name, data);
+            let p = crate::clr::gc::dynamic::test_payload(name, data);
             let e = GcDynamicEvent::parse(&p, 0, 8).unwrap();
             b.on_dynamic(ms, &e)
         };

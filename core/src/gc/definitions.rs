@@ -364,6 +364,11 @@ pub fn markdown() -> alloc::string::String {
          lacks the event it comes from; the GC's `missing` list says which. JSON keys are the paths below; \
          CSV columns flatten them with `_` (`generations.gen0.size_after_bytes` -> `gen0_size_after_bytes`).\n"
     );
+    let datas: alloc::vec::Vec<Definition> = SUMMARY_FIELDS
+        .iter()
+        .filter(|d| d.field.starts_with("datas."))
+        .copied()
+        .collect();
     for (title, table) in [
         (
             "Per GC (`gcscope gcs --json`, one object per GC)",
@@ -376,6 +381,12 @@ pub fn markdown() -> alloc::string::String {
         (
             "Process facts (`summary --json`: `process`)",
             PROCESS_FIELDS,
+        ),
+        (
+            "DATAS (`gcscope datas --json`, the model's `datas`)\n\nDATAS decides after a GC; the new \
+             heap count takes effect at the next GC. `gcscope datas` also prints one sentence per \
+             change (`gc::datas::explain`).",
+            &datas,
         ),
     ] {
         let _ = writeln!(
@@ -394,25 +405,6 @@ pub fn markdown() -> alloc::string::String {
         }
         s.push('\n');
     }
-    let _ = writeln!(
-        s,
-        "## DATAS (`gcscope datas --json`, the model's `datas`)\n\nDATAS decides after a GC; the new heap count takes effect at the next GC. \
-         `gcscope datas` also prints one sentence per change (`gc::datas::explain`).\n\n| field | label | unit | definition |\n|---|---|---|---|"
-    );
-    for d in SUMMARY_FIELDS
-        .iter()
-        .filter(|d| d.field.starts_with("datas."))
-    {
-        let _ = writeln!(
-            s,
-            "| `{}` | {} | {} | {} |",
-            d.field,
-            d.label,
-            d.unit,
-            d.definition.replace('|', "\\|")
-        );
-    }
-    s.push('\n');
     s.push_str(METHOD);
     let _ = writeln!(
         s,

@@ -440,12 +440,18 @@ impl<'a> GcDynamicEvent<'a> {
     }
 }
 
+/// A GCDynamicEvent payload around `data` (for tests here and in `gc::datas`).
+#[cfg(test)]
+pub(crate) fn test_payload(name: &str, data: &[u8]) -> alloc::vec::Vec<u8> {
+    tests::dynamic(name, data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use alloc::vec::Vec;
 
-    fn dynamic(name: &str, data: &[u8]) -> Vec<u8> {
+    pub(super) fn dynamic(name: &str, data: &[u8]) -> Vec<u8> {
         let mut p: Vec<u8> = name.encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
         p.extend_from_slice(&[0, 0]);
         p.extend_from_slice(&(data.len() as u32).to_le_bytes());
