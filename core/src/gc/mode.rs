@@ -101,6 +101,20 @@ fn fact(setting: &'static str, value: impl Into<String>, evidence: impl Into<Str
     }
 }
 
+/// Whole MiB, rounded (a 4 MiB region reports its size less a small header).
+fn mib(bytes: u64) -> u64 {
+    (bytes + (1 << 19)) >> 20
+}
+
+/// "never", "once", "N times".
+fn times(n: u32) -> String {
+    match n {
+        0 => "never".into(),
+        1 => "once".into(),
+        n => format!("{n} times"),
+    }
+}
+
 fn yes_no(b: Option<bool>, yes: &str, no: &str) -> String {
     match b {
         Some(true) => yes.into(),
@@ -196,8 +210,8 @@ pub(crate) fn decide(
         (
             Some(true),
             format!(
-                "the heap count changed {} times between GCs (GCGlobalHeapHistory)",
-                heap_changes
+                "the heap count changed {} between GCs (GCGlobalHeapHistory)",
+                times(heap_changes)
             ),
         )
     } else if let Some(v) = datas_versions {
@@ -227,8 +241,9 @@ pub(crate) fn decide(
     };
     let heaps_why = if e.global_histories > 0 {
         format!(
-            "{} GCGlobalHeapHistory events; the count changed {} times",
-            e.global_histories, heap_changes
+            "{} GCGlobalHeapHistory events; the count changed {}",
+            e.global_histories,
+            times(heap_changes)
         )
     } else if e.per_heap_max.is_some() {
         "GCPerHeapHistory heap indices (no GCGlobalHeapHistory)".into()
@@ -277,7 +292,7 @@ pub(crate) fn decide(
             format!(
                 "{} small-object-heap GCCreateSegment events of at most {} MiB",
                 e.soh_segments,
-                e.soh_segment_max >> 20
+                mib(e.soh_segment_max)
             ),
         )
     } else if e.soh_segments > 0 && e.soh_segment_max > LARGEST_REGION {
@@ -285,7 +300,7 @@ pub(crate) fn decide(
             Some(false),
             format!(
                 "a small-object-heap segment of {} MiB (regions are a few MiB)",
-                e.soh_segment_max >> 20
+                mib(e.soh_segment_max)
             ),
         )
     } else {
@@ -362,8 +377,7 @@ pub fn label(p: &ProcessFacts) -> String {
         (Some("server"), Some(true)) => {
             let changed = match p.heap_count_changes {
                 0 => "heap count never changed".into(),
-                1 => "heap count changed once".into(),
-                n => format!("heap count changed {n} times"),
+                n => format!("heap count changed {}", times(n)),
             };
             format!("server, DATAS: {range} ({changed})")
         }
