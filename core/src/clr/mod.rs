@@ -15,6 +15,7 @@
 pub mod enums;
 pub mod gc;
 pub mod ids;
+pub mod layout;
 pub mod names;
 pub mod payload;
 

@@ -161,6 +161,9 @@ pub struct ModelBuilder {
     /// What the events say about the GC's setup (server, DATAS, background GC, ...).
     pub(crate) mode: ModeEvidence,
     pub(crate) datas: DatasBuilder,
+    /// Events whose payload is longer than the layout we know: (name, version, known bytes,
+    /// count, the first one's extra bytes).
+    extra_payloads: Vec<(String, u32, usize, u64, Vec<u8>)>,
 }
 
 impl ModelBuilder {
@@ -195,6 +198,7 @@ impl ModelBuilder {
             notes_dropped: 0,
             mode: ModeEvidence::default(),
             datas: DatasBuilder::default(),
+            extra_payloads: Vec::new(),
         };
         b.set_info(info);
         b
@@ -815,6 +819,35 @@ impl ModelBuilder {
         self.mode.on_settings(hard_limit, bit_settings);
     }
 
+    /// A payload with bytes past its known layout (a newer version's fields): counted per event
+    /// name and version, the first one's extra bytes kept (up to 64) for the notes.
+    pub(crate) fn on_extra_payload(
+        &mut self,
+        name: &str,
+        version: u32,
+        known: usize,
+        extra: &[u8],
+    ) {
+        const MAX_KINDS: usize = 16;
+        const MAX_BYTES: usize = 64;
+        let kinds = self.extra_payloads.len();
+        match self
+            .extra_payloads
+            .iter_mut()
+            .find(|x| x.0 == name && x.1 == version)
+        {
+            Some(x) => x.3 += 1,
+            None if kinds < MAX_KINDS => self.extra_payloads.push((
+                String::from(name),
+                version,
+                known,
+                1,
+                extra[..extra.len().min(MAX_BYTES)].to_vec(),
+            )),
+            None => {}
+        }
+    }
+
     pub(crate) fn on_runtime_version(&mut self, version: String) {
         if self.process.runtime_version.is_none() {
             self.process.runtime_version = Some(version);
@@ -855,6 +888,13 @@ impl ModelBuilder {
             }
         }
         self.settled = self.gcs.len();
+        for (name, version, known, count, extra) in core::mem::take(&mut self.extra_payloads) {
+            let hex: String = extra.iter().map(|b| format!("{b:02x}")).collect();
+            self.notes.push(format!(
+                "{name} v{version}: {count} events carry bytes past the {known} this version \
+                 decodes (a newer runtime's fields), kept raw; the first one's: {hex}"
+            ));
+        }
         if self.notes_dropped > 0 {
             let n = self.notes_dropped;
             self.notes.push(format!("... and {n} more notes"));

@@ -350,5 +350,11 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
     };
     if used {
         b.process.gc_events += 1;
+        // A newer runtime's fields past the layout we know: kept raw (a note), not dropped.
+        if let Some(n) = clr::layout::layout_len(decoded, e.version, e.pointer_size) {
+            if let Some(extra) = e.payload.get(n..).filter(|x| !x.is_empty()) {
+                b.on_extra_payload(e.name, e.version, n, extra);
+            }
+        }
     }
 }
