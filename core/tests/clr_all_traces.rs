@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use gcscope_core::clr::gc::{BulkKind, DynamicPayload};
+use gcscope_core::clr::gc::DynamicPayload;
 use gcscope_core::clr::{self, names, ClrEvent};
 use gcscope_core::event::Event;
 
