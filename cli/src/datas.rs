@@ -1,7 +1,7 @@
 //! `gcscope datas FILE [--json]`: DATAS (Server GC's Dynamic Adaptation To Application Sizes): the
 //! heap count over the trace, each change and the tuning decision behind it, per-GC samples.
 
-use gcscope_core::gc::datas::{explain_change, DatasModel};
+use gcscope_core::gc::datas::{self, explain_change, DatasModel};
 use gcscope_core::gc::{mode, GcModel};
 use serde::Serialize;
 
@@ -11,15 +11,6 @@ use crate::table::{self, Align, Table};
 
 /// Per-GC sample rows in the human output (all are in --json).
 const SHOW_SAMPLES: usize = 200;
-
-/// How DATAS is turned on and which events carry it (the message of a trace without DATAS).
-pub const HOW_TO_CAPTURE: &str = "\
-DATAS is Server GC's heap-count adaptation: on by default for Server GC from .NET 9
-(DOTNET_gcServer=1, or <ServerGarbageCollection>true</ServerGarbageCollection>; setting
-GCHeapCount or DOTNET_GCDynamicAdaptationMode=0 turns it off), opt-in on .NET 8 with
-DOTNET_GCDynamicAdaptationMode=1 (runtimeconfig System.GC.DynamicAdaptationMode: 1).
-Its events (SizeAdaptationSample/Tuning, HeapCountSample/Tuning on .NET 8) need the GC keyword
-at Informational level: --providers Microsoft-Windows-DotNETRuntime:0x1:4";
 
 #[derive(Serialize)]
 struct DatasJson<'a> {
@@ -79,7 +70,7 @@ fn human(m: &GcModel) -> String {
     }
     if !d.has_events() && d.changes.is_empty() {
         s.push_str("\nNo DATAS events in this trace.\n");
-        s.push_str(HOW_TO_CAPTURE);
+        s.push_str(datas::HOW_TO_ENABLE);
         s.push('\n');
         return s;
     }

@@ -16,6 +16,16 @@ use serde::{Deserialize, Serialize};
 use super::types::Name;
 use crate::clr::gc::{DynamicPayload, GcDynamicEvent};
 
+/// How DATAS is turned on and which events carry it: what a view of a trace without DATAS says
+/// (`gcscope datas` prints it).
+pub const HOW_TO_ENABLE: &str = "\
+DATAS is Server GC's heap-count adaptation: on by default for Server GC from .NET 9
+(DOTNET_gcServer=1, or <ServerGarbageCollection>true</ServerGarbageCollection>; setting
+GCHeapCount or DOTNET_GCDynamicAdaptationMode=0 turns it off), opt-in on .NET 8 with
+DOTNET_GCDynamicAdaptationMode=1 (runtimeconfig System.GC.DynamicAdaptationMode: 1).
+Its events (SizeAdaptationSample/Tuning, HeapCountSample/Tuning on .NET 8) need the GC keyword
+at Informational level: --providers Microsoft-Windows-DotNETRuntime:0x1:4";
+
 /// Samples, decisions and heap-count points kept at most (one of each per GC in practice); more
 /// are counted in `dropped`.
 const MAX_RECORDS: usize = 1 << 18;
