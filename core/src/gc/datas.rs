@@ -13,8 +13,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use super::types::Name;
 use crate::clr::gc::{DynamicPayload, GcDynamicEvent};
+
+/// A name from a fixed table (as `gc::types::Name`; not imported from there: `types` holds a
+/// `DatasModel`).
+type Name = Cow<'static, str>;
 
 /// How DATAS is turned on and which events carry it: what a view of a trace without DATAS says
 /// (`gcscope datas` prints it).
