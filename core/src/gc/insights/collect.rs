@@ -6,6 +6,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::alloc_kind::AllocKind;
 use super::inputs::{FinalizerEnd, InsightInputs, RangeEvent};
 use super::tick_bins::{TickBinner, TypeIndex};
 use super::types::*;

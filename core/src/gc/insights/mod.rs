@@ -18,6 +18,7 @@
 //! histories, GCHeapStats counters, marked bytes), so each figure is computed once.
 //! Every serialized figure is defined in [`definitions`].
 
+mod alloc_kind;
 mod alloc_view;
 mod collect;
 mod counters;
@@ -27,6 +28,7 @@ mod per_gc;
 mod tick_bins;
 mod types;
 
+pub use alloc_kind::{AllocKind, KindBytes};
 pub use alloc_view::ranked;
 pub use collect::InsightsBuilder;
 pub use inputs::InsightInputs;
