@@ -23,6 +23,7 @@ mod alloc_view;
 mod collect;
 mod counters;
 pub mod definitions;
+mod finish;
 mod inputs;
 mod per_gc;
 mod tick_bins;
