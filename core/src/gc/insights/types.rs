@@ -1,6 +1,6 @@
 //! The insights' data: everything serializable, one struct per view. Units as in the GC model:
 //! bytes, ms from the trace start, % as 0-100, bytes/s. Every field is defined in
-//! [`super::definitions`].
+//! [`crate::gc::definitions`].
 
 use alloc::string::String;
 use alloc::vec::Vec;
