@@ -23,16 +23,16 @@ pub struct Opts {
     /// Print every figure of every GC: a JSON array of one object per GC
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print every scalar figure as CSV: one line per GC, the JSON paths as column names
+    /// Print every scalar figure as CSV, one line per GC (columns: JSON paths)
     #[arg(long)]
     pub csv: bool,
-    /// Only the GCs of this generation (0, 1 or 2)
+    /// Only GCs of this generation (0, 1 or 2)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=2))]
     pub gen: Option<u8>,
-    /// Only the GCs that paused at least this long (ms)
+    /// Only GCs that paused at least this long (ms)
     #[arg(long = "min-pause", value_name = "MS")]
     pub min_pause: Option<f64>,
-    /// Only the GCs with this trigger: its name or number, any case ("induced": every induced GC)
+    /// Only GCs with this trigger, by name or number ('induced': all induced GCs)
     #[arg(long, value_name = "R")]
     pub reason: Option<String>,
 }

@@ -53,9 +53,9 @@ enum Command {
     Summary(args::JsonOpts),
     /// One row per GC, streamed as the trace is read (JSON: every figure, see docs/model.md)
     #[command(after_help = "Examples:\n  \
-        gcscope gcs trace.nettrace --min-pause 5           GCs that paused 5 ms or more\n  \
+        gcscope gcs trace.nettrace --min-pause 5             GCs that paused 5 ms or more\n  \
         gcscope gcs trace.nettrace --gen 2 --reason induced  induced gen2 GCs\n  \
-        gcscope gcs trace.nettrace --csv > gcs.csv         every scalar figure, one line per GC")]
+        gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC")]
     Gcs(gcs::Opts),
     /// Trigger and condemn reasons, GCs per generation
     #[command(after_help = "Example:\n  gcscope reasons trace.nettrace")]
