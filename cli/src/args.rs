@@ -17,7 +17,7 @@ pub struct Input {
 pub struct JsonOpts {
     #[command(flatten)]
     pub input: Input,
-    /// Print JSON (stable snake_case keys, defined in docs/) instead of the table
+    /// Print JSON instead of the table (stable snake_case keys)
     #[arg(long)]
     pub json: bool,
     /// Taken only to say that this subcommand writes no CSV (rather than "unknown option")
@@ -35,6 +35,19 @@ impl JsonOpts {
         }
         Ok(self.json)
     }
+}
+
+/// FILE, `--json` and `--csv`: the options of the subcommands that also write CSV (one at a time).
+#[derive(clap::Args, Debug, Clone)]
+pub struct JsonCsvOpts {
+    #[command(flatten)]
+    pub input: Input,
+    /// Print JSON instead of the table (every figure, stable snake_case keys)
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV instead of the table (one line per row, JSON keys as columns)
+    #[arg(long)]
+    pub csv: bool,
 }
 
 /// Exit status of a command line gcscope does not understand (an unknown subcommand or option),

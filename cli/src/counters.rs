@@ -3,7 +3,7 @@
 
 use gcscope_core::gc::insights::CounterSample;
 
-use crate::args::Input;
+use crate::args::JsonCsvOpts;
 use crate::insight::{load, print_json};
 use crate::table::{self, csv_line, Align, Table};
 
@@ -69,20 +69,7 @@ fn columns(c: &CounterSample) -> Vec<(&'static str, &'static str, String)> {
     ]
 }
 
-/// `gcscope counters`' options.
-#[derive(clap::Args, Debug, Clone)]
-pub struct Opts {
-    #[command(flatten)]
-    pub input: Input,
-    /// Print JSON (one object per GC) instead of the table
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print CSV (one line per GC, the JSON keys as header) instead of the table
-    #[arg(long)]
-    pub csv: bool,
-}
-
-pub fn run(opts: &Opts) -> Result<(), String> {
+pub fn run(opts: &JsonCsvOpts) -> Result<(), String> {
     let (_, ins) = load(&opts.input.file)?;
     let cs = &ins.counters;
     if opts.json {

@@ -10,7 +10,7 @@ use gcscope_core::gc::{Gc, Generations};
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
-use crate::args::Input;
+use crate::args::JsonCsvOpts;
 use crate::out::Out;
 use crate::summary::{load_draining_every, DRAIN_EVERY};
 use crate::table::{self, Align, StreamingTable};
@@ -19,13 +19,7 @@ use crate::table::{self, Align, StreamingTable};
 #[derive(clap::Args, Debug, Clone)]
 pub struct Opts {
     #[command(flatten)]
-    pub input: Input,
-    /// Print every figure of every GC: a JSON array of one object per GC
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print every scalar figure as CSV, one line per GC (columns: JSON paths)
-    #[arg(long)]
-    pub csv: bool,
+    pub out: JsonCsvOpts,
     /// Only GCs of this generation (0, 1 or 2)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=2))]
     pub gen: Option<u8>,
@@ -47,13 +41,13 @@ pub fn run(opts: &Opts) -> Result<(), String> {
 fn write<W: Write>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
     let filter = Filter::from_opts(opts);
     let rows = Rows {
-        path: &opts.input.file,
+        path: &opts.out.input.file,
         filter: &filter,
         drain_every,
     };
-    if opts.json {
+    if opts.out.json {
         json(&rows, out)
-    } else if opts.csv {
+    } else if opts.out.csv {
         csv(&rows, out)
     } else {
         human(&rows, out)

@@ -82,7 +82,7 @@ enum Command {
     Suspensions(args::JsonOpts),
     /// Classic .NET CLR Memory counters at each GC
     #[command(after_help = "Example:\n  gcscope counters trace.nettrace --csv > counters.csv")]
-    Counters(counters::Opts),
+    Counters(args::JsonCsvOpts),
     /// Compaction, finalization, memory pressure, segments
     #[command(after_help = "Example:\n  gcscope memory trace.nettrace --json")]
     Memory(args::JsonOpts),
