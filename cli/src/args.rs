@@ -50,7 +50,8 @@ pub struct JsonCsvOpts {
     pub csv: bool,
 }
 
-/// Exit status of a command line gcscope does not understand (an unknown subcommand or option),
+/// Exit status of a command line gcscope does not understand (an unknown subcommand or option, an
+/// argument too many),
 /// as clap and most tools use it. Everything else that fails exits 1: a bad value, no FILE, a file
 /// that cannot be read.
 pub const EXIT_USAGE: u8 = 2;
@@ -77,10 +78,14 @@ pub fn clap_outcome(err: &clap::Error, command: &str) -> (String, bool, u8) {
                 None => String::new(),
             };
             let what = match kind {
-                ErrorKind::UnknownArgument => format!(
-                    "unknown option '{}'{hint}",
-                    text(ContextKind::InvalidArg).unwrap_or_default()
-                ),
+                ErrorKind::UnknownArgument => {
+                    let arg = text(ContextKind::InvalidArg).unwrap_or_default();
+                    if arg.starts_with('-') {
+                        format!("unknown option '{arg}'{hint}")
+                    } else {
+                        format!("unexpected argument '{arg}' (one FILE only){hint}")
+                    }
+                }
                 ErrorKind::InvalidSubcommand => format!(
                     "unknown command '{}'{hint}",
                     text(ContextKind::InvalidSubcommand).unwrap_or_default()

@@ -120,6 +120,10 @@ fn an_unknown_option_is_one_line_naming_it_with_status_2() {
         ),
         (vec!["counters", trace.as_str(), "-x"], "'-x'"),
         (vec!["frobnicate", trace.as_str()], "'frobnicate'"),
+        (
+            vec!["pins", trace.as_str(), "other.nettrace"],
+            "'other.nettrace'",
+        ),
     ] {
         let out = gcscope(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
