@@ -51,9 +51,8 @@ pub struct JsonCsvOpts {
 }
 
 /// Exit status of a command line gcscope does not understand (an unknown subcommand or option, an
-/// argument too many),
-/// as clap and most tools use it. Everything else that fails exits 1: a bad value, no FILE, a file
-/// that cannot be read.
+/// argument too many), as clap and most tools use it. Everything else that fails exits 1: a bad
+/// value, no FILE, a file that cannot be read.
 pub const EXIT_USAGE: u8 = 2;
 
 /// What to print for a clap error, where, and the exit status. Help and version go to stdout with
