@@ -29,10 +29,10 @@ pub struct Opts {
     #[command(flatten)]
     pub out: JsonOpts,
     /// Only the allocation ticks from this time on (ms from the trace start)
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     pub from: Option<f64>,
     /// Only the allocation ticks up to this time (ms from the trace start)
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     pub to: Option<f64>,
     /// How many types to list, most sampled bytes first
     #[arg(long, value_name = "N", default_value_t = DEFAULT_TOP)]

@@ -24,7 +24,7 @@ pub struct Opts {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=2))]
     pub gen: Option<u8>,
     /// Only GCs that paused at least this long (ms)
-    #[arg(long = "min-pause", value_name = "MS")]
+    #[arg(long = "min-pause", value_name = "MS", allow_negative_numbers = true)]
     pub min_pause: Option<f64>,
     /// Only GCs with this trigger, by name or number ('induced': all induced GCs)
     #[arg(long, value_name = "R")]

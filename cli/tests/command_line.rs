@@ -165,6 +165,20 @@ fn bad_values_and_a_missing_file_are_one_line_with_status_1() {
 }
 
 #[test]
+fn negative_numbers_are_values_as_before() {
+    // The hand-written parser took any next word as an option's value; times may be negative.
+    let trace = fixture("net8.0", "loh");
+    let out = gcscope(&["allocs", &trace, "--from", "-5", "--to", "100", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["from_ms"], -5.0);
+    let all = gcscope(&["gcs", &trace, "--json"]);
+    let negative = gcscope(&["gcs", &trace, "--min-pause", "-1", "--json"]);
+    assert!(negative.status.success(), "{}", text(&negative.stderr));
+    assert_eq!(negative.stdout, all.stdout);
+}
+
+#[test]
 fn completions_for_each_shell_name_every_subcommand() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let out = gcscope(&["completions", shell]);
