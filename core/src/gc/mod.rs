@@ -21,6 +21,7 @@ mod ingest;
 pub mod insights;
 pub mod packed;
 mod pins;
+mod raw;
 pub mod reasons;
 mod rows;
 mod summary;

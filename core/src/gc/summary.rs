@@ -1,22 +1,25 @@
 //! Whole-trace summaries: rollup by generation, condemn-reason breakdown, process facts.
 
 use alloc::borrow::Cow;
+use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::builder::ModelBuilder;
+use super::handles::HandleTracker;
+use super::pins::{PinRows, PinTracker};
+use super::rows::Rows;
 use super::types::*;
 
-pub(crate) fn build(b: ModelBuilder) -> GcModel {
-    let ModelBuilder {
-        gcs,
-        handles,
-        pins,
-        mut process,
-        notes,
-        dropped,
-        handed_out,
-        ..
-    } = b;
+/// The model from the builder's parts: `gcs` the rows it still holds (those from `handed_out` on
+/// are the model's), `dropped` the sums of the rows it dropped, and its trackers and notes.
+pub(crate) fn build(
+    gcs: Rows<Gc>,
+    handed_out: usize,
+    dropped: SummaryAcc,
+    handles: HandleTracker,
+    pins: PinTracker,
+    mut process: ProcessFacts,
+    notes: Vec<String>,
+) -> GcModel {
     // Rows handed out and dropped were summed as they went; the held ones are added now, in the
     // same (trace) order, so the sums are the same whether or not rows were dropped.
     let mut acc = dropped;
@@ -83,14 +86,6 @@ impl Default for SummaryAcc {
             any_background: false,
         }
     }
-}
-
-/// Per-GC pinning figures the pin summary needs.
-#[derive(Debug, Default)]
-pub(crate) struct PinRows {
-    /// (GC start, pinned objects seen in it) for every GC.
-    pub over_time: Vec<TimePoint>,
-    pub gcs_with_pins: u32,
 }
 
 impl SummaryAcc {
