@@ -50,9 +50,9 @@ pub struct JsonCsvOpts {
     pub csv: bool,
 }
 
-/// Exit status of a command line gcscope does not understand (an unknown subcommand or option, an
-/// argument too many), as clap and most tools use it. Everything else that fails exits 1: a bad
-/// value, no FILE, a file that cannot be read.
+/// Exit status of a command line gcscope does not understand (an unknown subcommand or option, a
+/// bad value, a missing FILE, an argument too many), as clap and most tools use it. A trace that
+/// cannot be read exits 1.
 pub const EXIT_USAGE: u8 = 2;
 
 /// What to print for a clap error, where, and the exit status. Help and version go to stdout with
@@ -104,14 +104,13 @@ pub fn clap_outcome(err: &clap::Error, command: &str) -> (String, bool, u8) {
                     line
                 }
             };
-            let code = match kind {
-                ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => EXIT_USAGE,
-                _ => 1,
-            };
+            // Every command-line mistake (unknown option or command, bad value, missing FILE)
+            // is a usage error, exit 2 as clap and most tools use; 1 is left for a trace that
+            // cannot be read.
             (
                 format!("{command}: {what}; see '{command} --help'\n"),
                 false,
-                code,
+                EXIT_USAGE,
             )
         }
     }

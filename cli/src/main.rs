@@ -121,6 +121,14 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // `--csv` on a subcommand that writes no CSV is a command-line mistake like any other (exit 2),
+    // found before the trace is read.
+    if let Some((name, opts)) = json_only_options(&cli.command) {
+        if let Err(msg) = opts.json(name) {
+            eprintln!("gcscope: {msg}; see 'gcscope {name} --help'");
+            return ExitCode::from(args::EXIT_USAGE);
+        }
+    }
     let result = match &cli.command {
         Command::Events(o) => events::run(o),
         Command::Summary(o) => summary::run(o),
@@ -147,6 +155,23 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The subcommands that print a table or `--json` only, with their name and options.
+fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts)> {
+    Some(match command {
+        Command::Events(o) => ("events", o),
+        Command::Summary(o) => ("summary", o),
+        Command::Reasons(o) => ("reasons", o),
+        Command::Pins(o) => ("pins", o),
+        Command::Handles(o) => ("handles", o),
+        Command::Allocs(o) => ("allocs", &o.out),
+        Command::Budgets(o) => ("budgets", o),
+        Command::Roots(o) => ("roots", o),
+        Command::Suspensions(o) => ("suspensions", o),
+        Command::Memory(o) => ("memory", o),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ fn an_unknown_option_is_one_line_naming_it_with_status_2() {
 }
 
 #[test]
-fn bad_values_and_a_missing_file_are_one_line_with_status_1() {
+fn bad_values_and_a_missing_file_are_one_line_with_status_2() {
     let trace = fixture("net8.0", "loh");
     for (args, named) in [
         (vec!["gcs", trace.as_str(), "--gen", "3"], "--gen"),
@@ -157,7 +157,7 @@ fn bad_values_and_a_missing_file_are_one_line_with_status_1() {
         (vec!["counters", trace.as_str(), "--json", "--csv"], "--csv"),
     ] {
         let out = gcscope(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = text(&out.stderr);
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(named), "{args:?}: {err}");
