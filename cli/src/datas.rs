@@ -5,7 +5,7 @@ use gcscope_core::gc::datas::{self, explain_change, DatasModel};
 use gcscope_core::gc::{mode, GcModel};
 use serde::Serialize;
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::summary::{load_summaries, print};
 use crate::table::{self, Align, Table};
 
@@ -26,13 +26,12 @@ struct DatasJson<'a> {
     model: &'a DatasModel,
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let m = load_summaries(args.file()?)?;
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("datas")?;
+    let m = load_summaries(&opts.input.file)?;
     let d = &m.datas;
     let p = &m.process;
-    if args.flag("json") {
+    if json {
         let j = DatasJson {
             gc_mode: mode::label(p),
             datas: p.datas,

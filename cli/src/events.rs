@@ -1,21 +1,15 @@
 //! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use gcscope_core::clr::gc::{DynamicKind, GcDynamicEvent};
 use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::DecodeStats;
 use std::collections::BTreeMap;
-use std::io::Write;
 
-pub const HELP: &str = "gcscope events FILE [--json]";
-
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])
-        .map_err(|e| format!("{e}\nusage: {HELP}"))?;
-    let path = args.file().map_err(|e| format!("{e}\nusage: {HELP}"))?;
-    let (counts, stats, dynamic) = count(path)?;
-    let text = if args.flag("json") {
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json_out = opts.json("events")?;
+    let (counts, stats, dynamic) = count(&opts.input.file)?;
+    let text = if json_out {
         json(&counts)?
     } else {
         let mut t = table(&counts);
@@ -28,11 +22,7 @@ pub fn run(raw: &[String]) -> Result<(), String> {
         }
         t
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
-        _ => Ok(()),
-    }
+    crate::summary::print(&text)
 }
 
 /// GCDynamicEvent (id 39) apart: named per blob (`GC/SizeAdaptationTuning`, ...), so their total

@@ -17,6 +17,7 @@ use super::derive;
 use super::handles::HandleTracker;
 use super::mode::ModeEvidence;
 use super::pins::PinTracker;
+use super::raw::{GcRaw, HeapStatsRaw};
 use super::reasons;
 use super::rows::Rows;
 use super::summary::SummaryAcc;
@@ -35,34 +36,6 @@ const REASON_PM_FULL_GC: u32 = 12;
 pub(crate) const LOOK_BACK: usize = super::derive::BASELINE_LOOKBACK + 1;
 /// Keep at most this many free-text notes; the rest are only counted.
 const MAX_NOTES: usize = 200;
-
-/// Facts about a GC that feed derived figures but are not serialized.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct GcRaw {
-    /// GCHeapStats seen: sizes per generation 0..=4, promoted per generation, and its time.
-    pub heap_stats: Option<HeapStatsRaw>,
-    pub heap_stats_ms: Option<f64>,
-    /// Alloc-tick bytes per kind (small, large, pinned) since the previous GC's HeapStats.
-    pub alloc_tick: Option<[u64; 3]>,
-    pub restart_seen: bool,
-    /// No more events are expected for this GC: derived figures have been computed.
-    pub closed: bool,
-    pub global_seen: bool,
-    /// GCStart came without a GC suspension in progress (trace started mid-GC).
-    pub no_suspend: bool,
-    /// The trace started after this GC's GCStart: the row was made from its GCEnd.
-    pub no_start: bool,
-    /// GCGlobalHeapHistory's condemn reasons (v3+), merged with the per-heap ones by derive.
-    pub global_condemn: Option<CondemnReasons>,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct HeapStatsRaw {
-    pub size: [u64; 5],
-    pub promoted: [u64; 5],
-    /// The event carried generation 4 (POH), i.e. version >= 2.
-    pub has_poh: bool,
-}
 
 /// One GCHeapStats payload, as the model needs it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -555,7 +528,7 @@ impl ModelBuilder {
             {
                 self.gcs[b].pause_ms = Some(ms - self.gcs[b].start_ms);
                 self.raw[b].restart_seen = true;
-                derive::derive(self, b);
+                self.derive(b);
             }
         }
         if let Some(c) = self.current() {
@@ -693,7 +666,7 @@ impl ModelBuilder {
         }
         self.raw[c].global_seen = true;
         if self.raw[c].closed {
-            derive::derive(self, c);
+            self.derive(c);
         }
     }
 
@@ -738,7 +711,7 @@ impl ModelBuilder {
             .unwrap_or(heaps.len());
         heaps.insert(pos, hist);
         if self.raw[c].closed {
-            derive::derive(self, c);
+            self.derive(c);
         }
     }
 
@@ -861,6 +834,18 @@ impl ModelBuilder {
         self.process.arch = self.process.arch.take().or(keep(arch));
     }
 
+    /// (Re)computes GC `i`'s derived figures from its row, its raw facts and the rows before it.
+    fn derive(&mut self, i: usize) {
+        let has_pin_events = self.pins.has_events();
+        derive::derive(
+            &mut self.gcs,
+            &self.raw,
+            self.dropped_heap_stats,
+            has_pin_events,
+            i,
+        );
+    }
+
     /// Computes a GC's derived figures and advances the settled prefix.
     fn close(&mut self, i: usize) {
         if self.raw[i].closed {
@@ -870,7 +855,7 @@ impl ModelBuilder {
         if self.gcs[i].gc_type == GcType::Background {
             self.awaiting_late = Some(i);
         }
-        derive::derive(self, i);
+        self.derive(i);
         // A closed blocking GC that follows a background GC completes that BGC's peak window
         // only when the BGC closes; derive handles that from the BGC side.
         self.advance_settled();
@@ -884,7 +869,7 @@ impl ModelBuilder {
         for i in self.gcs.base()..self.gcs.len() {
             if !self.raw[i].closed {
                 self.raw[i].closed = true;
-                derive::derive(&mut self, i);
+                self.derive(i);
             }
         }
         self.settled = self.gcs.len();
@@ -908,7 +893,16 @@ impl ModelBuilder {
                 .any(|g| g.gc_type == GcType::Background);
         let heap_changes = self.datas.heap_changes();
         super::mode::decide(&self.mode, background_seen, heap_changes, &mut self.process);
-        super::summary::build(self)
+        super::summary::build(super::summary::Parts {
+            gcs: self.gcs,
+            handed_out: self.handed_out,
+            dropped: self.dropped,
+            handles: self.handles,
+            pins: self.pins,
+            process: self.process,
+            notes: self.notes,
+            datas: self.datas.finish(),
+        })
     }
 }
 

@@ -23,6 +23,7 @@ pub mod insights;
 pub mod mode;
 pub mod packed;
 mod pins;
+mod raw;
 pub mod reasons;
 mod rows;
 mod summary;
