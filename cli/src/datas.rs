@@ -6,6 +6,7 @@ use gcscope_core::gc::{mode, GcModel};
 use serde::Serialize;
 
 use crate::args::JsonOpts;
+use crate::insight::print_json;
 use crate::summary::{load_summaries, print};
 use crate::table::{self, Align, Table};
 
@@ -42,9 +43,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
             why: d.changes.iter().map(|c| explain_change(d, c)).collect(),
             model: d,
         };
-        let mut s = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        return print_json(&j);
     }
     print(&human(&m))
 }
