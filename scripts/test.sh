@@ -28,7 +28,7 @@ cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
 # The test-only encoder round-trips (in release: one of them writes and reads back 300 MB).
 cargo test --release -p gcscope-core --features encode --test encode_roundtrip
 
-step "fresh real traces: run the GC workloads on .NET Core 3.1 and .NET 8, check them against the runtime and TraceEvent"
+step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
 
 step "wasm tests in headless Chromium"
