@@ -2,15 +2,15 @@
 
 use std::io::Write;
 
-use gcscope_core::gc::{GcModel, ModelBuilder};
+use gcscope_core::gc::{Gc, GcModel, ModelBuilder};
 use serde::Serialize;
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::table::{self, Align, Table};
 
 /// Decodes FILE and builds its GC model, streaming the file through the decoder.
 pub fn load_model(path: &str) -> Result<GcModel, String> {
-    load(path, false)
+    load(path, None)
 }
 
 /// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
@@ -18,22 +18,38 @@ pub fn load_model(path: &str) -> Result<GcModel, String> {
 /// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
 /// summaries still cover every GC; its `gcs` holds only the last few.
 pub fn load_summaries(path: &str) -> Result<GcModel, String> {
-    load(path, true)
+    load(path, Some(&mut drop::<Gc>))
 }
 
-fn load(path: &str, drop_rows: bool) -> Result<GcModel, String> {
-    /// Events between drains: often enough to bound memory, rarely enough to cost nothing.
-    const DRAIN_EVERY: u32 = 1 << 16;
+/// Events between drains: often enough that few rows wait (a GC is tens of events, a 32-heap
+/// server GC ~40), rarely enough that the calls cost nothing.
+pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
+
+fn load(path: &str, on_row: Option<&mut dyn FnMut(Gc)>) -> Result<GcModel, String> {
+    load_draining_every(path, DRAIN_EVERY, on_row)
+}
+
+/// [`load_model`] that hands every row to `on_row` as soon as it is final, in GC order, taking the
+/// settled rows from the model every `every` events ([`DRAIN_EVERY`]; tests drain after every
+/// event); the model keeps only the last few, so the rows it holds at the end (`model.gcs`) are
+/// the ones not handed out yet, the last of the trace. Without `on_row`, all rows stay.
+pub(crate) fn load_draining_every(
+    path: &str,
+    every: u32,
+    mut on_row: Option<&mut dyn FnMut(Gc)>,
+) -> Result<GcModel, String> {
     let mut builder: Option<ModelBuilder> = None;
     let mut since_drain = 0u32;
     let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
         let b = builder.get_or_insert_with(|| ModelBuilder::new(info));
         b.on_event(e);
-        if drop_rows {
+        if let Some(row) = on_row.as_mut() {
             since_drain += 1;
-            if since_drain == DRAIN_EVERY {
+            if since_drain >= every {
                 since_drain = 0;
-                drop(b.drain_completed());
+                for gc in b.drain_completed() {
+                    row(gc);
+                }
             }
         }
     })?;
@@ -80,11 +96,10 @@ struct PinCounts {
     types: usize,
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let m = load_summaries(args.file()?)?;
-    if args.flag("json") {
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("summary")?;
+    let m = load_summaries(&opts.input.file)?;
+    if json {
         let j = SummaryJson {
             process: &m.process,
             rollup: &m.rollup,
@@ -151,10 +166,7 @@ fn human(m: &GcModel) -> String {
     if let Some(c) = &p.command_line {
         s.push_str(&format!("Command    {}\n", clip(c, 88)));
     }
-    let mode = match (&p.gc_mode, p.heap_count) {
-        (Some(m), Some(h)) => format!("{m}, {h} heap{}", if h == 1 { "" } else { "s" }),
-        _ => "unknown (no GCGlobalHeapHistory / GCPerHeapHistory events)".into(),
-    };
+    let mode = gcscope_core::gc::mode::label(p);
     let conc = match p.concurrent {
         Some(true) => ", concurrent (background GC)",
         Some(false) => ", non-concurrent",

@@ -117,6 +117,10 @@ mod tests {
             "segments.reserved_over_time.ms",
             "segments.range_snapshots.ms",
             "counters.ms",
+            "datas.per_gc.ms",
+            "datas.samples.ms",
+            "datas.decisions.ms",
+            "datas.changes.ms",
         ];
         const DURATIONS: &[&str] = &[
             "duration_ms",

@@ -151,11 +151,7 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
     use crate::format::{bytes, ms, thousands};
     let p = &m.process;
     let def = |k: &str| defs::process_field(k).map_or("", |d| d.definition);
-    let mode = match (&p.gc_mode, p.heap_count) {
-        (Some(mode), Some(h)) => format!("{mode}, {h} heap{}", if h == 1 { "" } else { "s" }),
-        (Some(mode), None) => mode.to_string(),
-        _ => "unknown (no heap-count events)".into(),
-    };
+    let mode = gcscope_core::gc::mode::label(p);
     let conc = match p.concurrent {
         Some(true) => "background GC on",
         Some(false) => "background GC off",
@@ -282,6 +278,7 @@ pub fn breakdown(gcs: &[&Gc]) -> (Table, Table, [u32; 3]) {
         handles: Default::default(),
         pinning: Default::default(),
         notes: Vec::new(),
+        datas: Default::default(),
     };
     (reasons_table(&m, false), reasons_table(&m, true), without)
 }

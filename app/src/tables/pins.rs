@@ -190,6 +190,7 @@ pub fn pins_from_rows<'a>(gcs: impl Iterator<Item = &'a Gc>) -> Table {
             ..Default::default()
         },
         notes: Vec::new(),
+        datas: Default::default(),
     };
     pins_table(&m)
 }

@@ -1,11 +1,11 @@
 //! The classic ".NET CLR Memory" counters over time, one sample at the end of each GC, with their
 //! definitions on hover.
 
-use gcscope_core::gc::insights::definitions::field;
 use leptos::prelude::*;
 
 use crate::state::use_app;
 use crate::tables::counters::{self as tables, counter_col, counter_value, COUNTERS};
+use crate::tables::defs;
 use crate::widgets::chart::LineChart;
 use crate::widgets::facts::{range_note, with_insights, Empty};
 use crate::widgets::table_panel::TablePanel;
@@ -50,7 +50,7 @@ pub fn Counters() -> impl IntoView {
                     let pts: Vec<(f64, f64)> = samples.iter().filter_map(|s| counter_value(s, k).map(|v| (s.ms, v))).collect();
                     let unit: &'static str = c.unit;
                     view! {
-                        <h2 id="counter-title" title=field(&format!("counters.{k}")).map_or("", |d| d.definition)>{c.label.clone()}</h2>
+                        <h2 id="counter-title" title=defs::insight_field(&format!("counters.{k}")).map_or("", |d| d.definition)>{c.label.clone()}</h2>
                         <p class="muted" id="counter-definition">{c.help}</p>
                         <LineChart series=vec![(c.label.clone(), "var(--accent)".into(), pts)] unit=unit id="counter-chart" />
                     }
