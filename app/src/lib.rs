@@ -5,7 +5,8 @@
 //!
 //! - `format`, `plot`, `time_range`: numbers as shown, chart geometry, the time range.
 //! - `tables`: every table's rows as plain cells (views, exports and the HTML report share them),
-//!   the GC table's columns, and the one door to core's definitions (`tables::defs`).
+//!   the GC table's columns, and the one door to core's definitions (`tables::defs`: no other
+//!   module names `gcscope_core::gc::definitions`, `tests/layers.rs` checks it).
 //! - `protocol`: the worker's messages and their wire format; `worker`: the decoding loop.
 //! - `state`: what the page holds and what the user looks at (`AppState`, `view_state` with its
 //!   address-bar mapping); `loader`: opening a file and writing the worker's messages into the
@@ -20,7 +21,7 @@
 //!   with `widgets::table_panel::TablePanel` (sort/filter kept by `TableState::in_url("name")` or
 //!   `kept`); its charts: `widgets::chart::LineChart`.
 //! - **A new column of the GC table**: a getter in `tables/columns.rs`; its label, unit and
-//!   definition come from core's definitions (add the figure there).
+//!   definition come from core's definitions (add the figure in `core/src/gc/definitions/`).
 //! - **A new event version**: in core (`core/src/clr/`), the one match arm that decodes it; the app
 //!   sees the model's fields. A new field the model gains needs only a column (above).
 //! - **A new message or field from the worker**: `protocol/` (encoded with postcard, `wire.rs`),

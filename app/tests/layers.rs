@@ -125,3 +125,33 @@ fn every_module_uses_only_the_layers_below_it() {
     );
     assert!(all.len() > 40, "read {} files", all.len());
 }
+
+/// Core's definitions (labels, units, hover text) are reached only through `tables/defs.rs`, so a
+/// change to how core keeps them touches that one file.
+#[test]
+fn only_tables_defs_reads_core_definitions() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    let mut problems = Vec::new();
+    for path in &all {
+        let rel = path.strip_prefix(&src).unwrap();
+        if rel == Path::new("tables/defs.rs") {
+            continue;
+        }
+        let text = code(&std::fs::read_to_string(path).unwrap());
+        // A statement naming core and its definitions: `use gcscope_core::gc::definitions::..`,
+        // `use gcscope_core::gc::{definitions, ..}` or a full path in an expression.
+        if text
+            .split(';')
+            .any(|s| s.contains("gcscope_core") && s.contains("definitions"))
+        {
+            problems.push(rel.display().to_string());
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "read core's definitions through crate::tables::defs instead:\n{}",
+        problems.join("\n")
+    );
+}
