@@ -161,21 +161,37 @@ mod tests {
             Ok(n)
         }
     }
-    use gcscope_core::gc::insights::analyze_with_insights;
+    use gcscope_core::gc::insights::{analyze_with_insights, Insights};
 
     /// Every message survives the wire format, including a whole real model (so no type in it
     /// uses a serde feature that postcard cannot replay, such as `skip_serializing_if`, or
-    /// borrows from the input, which the page's streamed decoding cannot lend).
+    /// borrows from the input, which the page's streamed decoding cannot lend): the bundled
+    /// sample's, and a .NET 9 DATAS trace's (its model's `datas` and GC-mode evidence filled).
     #[test]
     fn messages_round_trip_through_the_wire_format() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../static/samples/net8-wks-concurrent.nettrace"
-        );
-        let bytes = std::fs::read(path).expect("the bundled sample");
-        let (mut model, ins) = analyze_with_insights(&bytes).expect("the sample decodes");
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let (_, ins) = round_trip(&format!(
+            "{dir}/../static/samples/net8-wks-concurrent.nettrace"
+        ));
         assert!(ins.allocations.tick_count > 0 && !ins.budgets.is_empty());
+        // Traced at level 4 (no allocation ticks), so its insights are the GCs' alone.
+        let (datas, ins) = round_trip(&format!("{dir}/../fixtures/traces/net9.0/datas.nettrace"));
+        assert!(!ins.budgets.is_empty());
+        let d = &datas.datas;
+        assert!(
+            !d.samples.is_empty() && !d.decisions.is_empty() && !d.changes.is_empty(),
+            "the DATAS fixture has DATAS records"
+        );
+        assert!(!datas.process.gc_mode_evidence.is_empty());
+        assert!(ToUi::decode(&[0xff; 3]).is_err());
+    }
+
+    /// Sends the trace at `path` through every message kind and back; its model and insights.
+    fn round_trip(path: &str) -> (GcModel, Insights) {
+        let bytes = std::fs::read(path).expect(path);
+        let (mut model, ins) = analyze_with_insights(&bytes).expect("the trace decodes");
         assert!(model.gcs.len() > 10);
+        let whole = (model.clone(), ins.clone());
         let rows = std::mem::take(&mut model.gcs);
         let analysis = Analysis {
             file_name: "a.nettrace".into(),
@@ -224,6 +240,6 @@ mod tests {
                 m.kind()
             );
         }
-        assert!(ToUi::decode(&[0xff; 3]).is_err());
+        whole
     }
 }

@@ -115,7 +115,7 @@ mod tests {
         use gcscope_core::gc::ModelBuilder;
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/traces");
         let mut checked = 0;
-        for rt in ["netcore3.1", "net8.0"] {
+        for rt in ["netcore3.1", "net8.0", "net9.0", "net10.0"] {
             for w in [
                 "induced",
                 "loh",
@@ -124,6 +124,10 @@ mod tests {
                 "server",
                 "wks-concurrent",
                 "wks-nonconcurrent",
+                "handles",
+                "conserve",
+                "datas",
+                "datas-tuned",
             ] {
                 let Ok(bytes) = std::fs::read(format!("{dir}/{rt}/{w}.nettrace")) else {
                     continue;
@@ -209,7 +213,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert_eq!(checked, 14, "the fixtures are missing");
+        assert_eq!(checked, 32, "the fixtures are missing");
     }
 
     /// The budgets view's per-heap rows: the first GCs in range, whole GCs only, at most the cap;
