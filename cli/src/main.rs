@@ -9,6 +9,7 @@ mod budgets;
 mod counters;
 mod datas;
 mod events;
+mod findings;
 mod gcs;
 mod handles;
 mod insight;
@@ -36,7 +37,8 @@ use clap::{CommandFactory, Parser, Subcommand};
     after_help = "Examples:\n  \
       gcscope summary trace.nettrace\n  \
       gcscope gcs trace.nettrace --min-pause 5      the GCs that paused 5 ms or more\n  \
-      gcscope gcs trace.nettrace --csv > gcs.csv    every figure, for a spreadsheet\n\n\
+      gcscope gcs trace.nettrace --csv > gcs.csv    every figure, for a spreadsheet\n  \
+      gcscope findings trace.nettrace               what is wrong, the evidence, what to change\n\n\
       Every figure is defined in docs/model.md and docs/insights.md."
 )]
 struct Cli {
@@ -90,6 +92,14 @@ enum Command {
     /// DATAS (Server GC's heap-count adaptation): heap count over time, each change and why
     #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
     Datas(args::JsonOpts),
+    /// What is wrong with the process's GC: ranked findings, evidence, advice (docs/findings.md)
+    #[command(after_help = "Examples:\n  \
+        gcscope findings trace.nettrace\n  \
+        gcscope findings trace.nettrace --goal latency --budget 50\n  \
+        gcscope findings trace.nettrace --json > findings.json\n  \
+        gcscope findings trace.nettrace --fail-on warning    exit 3 if a warning or worse is found (CI)\n\n\
+        Findings never change the exit status unless --fail-on is given.")]
+    Findings(findings::Opts),
     /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
@@ -147,6 +157,10 @@ fn main() -> ExitCode {
         Command::Counters(o) => counters::run(o),
         Command::Memory(o) => memory::run(o),
         Command::Datas(o) => datas::run(o),
+        Command::Findings(o) => match findings::run(o) {
+            Ok(code) => return ExitCode::from(code),
+            Err(e) => Err(e),
+        },
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);

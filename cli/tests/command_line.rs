@@ -52,6 +52,15 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
     ("counters", &["--json", "--csv"]),
     ("memory", &["--json"]),
     ("datas", &["--json"]),
+    (
+        "findings",
+        &[
+            "--json",
+            "--budget <MS>",
+            "--goal <GOAL>",
+            "--fail-on <SEVERITY>",
+        ],
+    ),
 ];
 
 #[test]

@@ -5,6 +5,7 @@
 //! 2. [`nettrace`]: the EventPipe container formats (NetPerf V1-V3, NetTrace V4/V5, V6) → [`event::Event`]s.
 //! 3. [`clr`]: the runtime's providers: TraceEvent-style event names, enums and typed GC payloads.
 //! 4. [`gc`]: the GC model (one row per collection, rollups, condemn reasons, pins, handles).
+//! 5. [`findings`]: what is wrong with the process's GC, with the evidence and what to change.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 
@@ -18,6 +19,7 @@ pub mod encode;
 pub mod error;
 pub mod event;
 pub mod filter;
+pub mod findings;
 pub mod gc;
 pub mod nettrace;
 pub mod read;

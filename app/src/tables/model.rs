@@ -279,6 +279,7 @@ pub fn breakdown(gcs: &[&Gc]) -> (Table, Table, [u32; 3]) {
         pinning: Default::default(),
         notes: Vec::new(),
         datas: Default::default(),
+        alloc_waits: Default::default(),
     };
     (reasons_table(&m, false), reasons_table(&m, true), without)
 }

@@ -191,6 +191,7 @@ pub fn pins_from_rows<'a>(gcs: impl Iterator<Item = &'a Gc>) -> Table {
         },
         notes: Vec::new(),
         datas: Default::default(),
+        alloc_waits: Default::default(),
     };
     pins_table(&m)
 }

@@ -12,6 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::alloc_waits::AllocWaitTracker;
 use super::datas::DatasBuilder;
 use super::derive;
 use super::handles::HandleTracker;
@@ -128,6 +129,7 @@ pub struct ModelBuilder {
 
     pub(crate) handles: HandleTracker,
     pub(crate) pins: PinTracker,
+    pub(crate) alloc_waits: AllocWaitTracker,
     pub(crate) process: ProcessFacts,
     pub(crate) notes: Vec<String>,
     notes_dropped: u64,
@@ -166,6 +168,7 @@ impl ModelBuilder {
             has_alloc_ticks: false,
             handles: HandleTracker::default(),
             pins: PinTracker::default(),
+            alloc_waits: AllocWaitTracker::default(),
             process: ProcessFacts::default(),
             notes: Vec::new(),
             notes_dropped: 0,
@@ -623,6 +626,13 @@ impl ModelBuilder {
     }
 
     /// A BGC phase event (private provider) names the background GC's thread.
+    /// The background GC in progress, by number.
+    pub(crate) fn current_bgc_number(&self) -> Option<u32> {
+        self.current_bgc
+            .and_then(|i| self.gcs.get(i))
+            .map(|g| g.number)
+    }
+
     pub(crate) fn on_bgc_phase(&mut self, thread: u64) {
         if self.current_bgc.is_some() {
             self.bgc_thread = Some(thread);
@@ -902,6 +912,7 @@ impl ModelBuilder {
             process: self.process,
             notes: self.notes,
             datas: self.datas.finish(),
+            alloc_waits: self.alloc_waits.finish(),
         })
     }
 }

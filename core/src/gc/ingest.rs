@@ -322,6 +322,15 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
             b.on_mark(m.root_kind.raw(), m.bytes);
             true
         }
+        ClrEvent::BgcAllocWaitBegin(w) => {
+            let bgc = b.current_bgc_number();
+            b.alloc_waits.on_begin(ms, th, w.reason.raw(), bgc);
+            true
+        }
+        ClrEvent::BgcAllocWaitEnd(_) => {
+            b.alloc_waits.on_end(ms, th);
+            true
+        }
         ClrEvent::BgcPhase { .. } => {
             b.on_bgc_phase(th);
             true

@@ -13,6 +13,7 @@
 //! (the builder then keeps only the few rows later ones look back at; the summaries still cover all).
 //! Every serialized figure is defined in [`definitions`].
 
+pub mod alloc_waits;
 mod builder;
 pub mod datas;
 pub mod definitions;

@@ -4,6 +4,7 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::alloc_waits::AllocWaits;
 use super::datas::DatasModel;
 use super::handles::HandleTracker;
 use super::pins::{PinRows, PinTracker};
@@ -22,6 +23,7 @@ pub(crate) struct Parts {
     pub(crate) process: ProcessFacts,
     pub(crate) notes: Vec<String>,
     pub(crate) datas: DatasModel,
+    pub(crate) alloc_waits: AllocWaits,
 }
 
 /// The model from the builder's parts.
@@ -35,6 +37,7 @@ pub(crate) fn build(parts: Parts) -> GcModel {
         mut process,
         mut notes,
         datas,
+        alloc_waits,
     } = parts;
     // Rows handed out and dropped were summed as they went; the held ones are added now, in the
     // same (trace) order, so the sums are the same whether or not rows were dropped.
@@ -77,6 +80,7 @@ pub(crate) fn build(parts: Parts) -> GcModel {
         pinning,
         notes,
         datas,
+        alloc_waits,
     }
 }
 

@@ -313,6 +313,9 @@ pub struct GcModel {
     /// DATAS: heap-count changes and the tuning behind them (empty without DATAS events).
     #[serde(default)]
     pub datas: super::datas::DatasModel,
+    /// Threads that waited on LOH allocation during background GCs (private provider).
+    #[serde(default)]
+    pub alloc_waits: super::alloc_waits::AllocWaits,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -222,6 +222,16 @@ pub const SUMMARY_FIELDS: &[Definition] = &[
     d("pinning.pinned_over_time.ms", "Time", "ms", "A GC's pause start."),
     d("pinning.pinned_over_time.value", "Pinned", "count", "Objects PinObjectAtGCTime reported for that GC."),
     d("notes", "Notes", "name", "Events the model could not place (outside any GC, undecodable payloads), one line each."),
+    d("alloc_waits.has_events", "LOH wait events", "bool", "The trace has BGCAllocWaitBegin/End events (private provider, GC keyword)."),
+    d("alloc_waits.waits", "LOH waits", "count", "Waits on LOH allocation during background GCs with a begin and an end (paired per thread, as TraceEvent pairs them)."),
+    d("alloc_waits.total_wait_ms", "Total wait", "ms", "All those waits added up."),
+    d("alloc_waits.unpaired", "Unpaired", "count", "Begins without an end (trace ended or end lost) and ends without a begin."),
+    d("alloc_waits.longest.thread", "Thread", "count", "The thread that waited."),
+    d("alloc_waits.longest.reason", "Reason", "name", "GetLOHSeg or AllocDuringSweep (the background GC was threading its free lists), AllocDuringBGC (allocated too much during it)."),
+    d("alloc_waits.longest.begin_ms", "Begin", "ms", "BGCAllocWaitBegin."),
+    d("alloc_waits.longest.end_ms", "End", "ms", "BGCAllocWaitEnd."),
+    d("alloc_waits.longest.wait_ms", "Wait", "ms", "End minus begin (the longest 256 waits are kept, longest first)."),
+    d("alloc_waits.longest.bgc", "BGC #", "count", "The background GC running when the wait began."),
 ];
 
 /// The model's `datas` ([`crate::gc::datas::DatasModel`], paths from the model's root): what

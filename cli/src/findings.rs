@@ -1,0 +1,180 @@
+//! `gcscope findings FILE [--json] [--budget MS] [--goal G] [--fail-on SEVERITY]`: what is wrong
+//! with the process's GC, ranked, with the evidence, the threshold crossed and what to change
+//! (`gcscope_core::findings`; the rules are in docs/findings.md).
+
+use gcscope_core::findings::{self, Goal, Outcome, Report, Settings, Severity};
+use gcscope_core::gc::{Gc, GcModel};
+
+use crate::args::Input;
+use crate::insight::print_json;
+use crate::summary::print;
+
+/// Exit status when `--fail-on` is given and a finding is at least that severe.
+pub const EXIT_FINDINGS: u8 = 3;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct Opts {
+    #[command(flatten)]
+    pub input: Input,
+    /// Print JSON instead of text (the whole report: findings, evidence, every rule checked)
+    #[arg(long)]
+    pub json: bool,
+    /// Pause budget: a GC that pauses longer is a finding
+    #[arg(long, value_name = "MS", default_value_t = findings::DEFAULT_PAUSE_BUDGET_MS, value_parser = positive_ms)]
+    pub budget: f64,
+    /// What the program is tuned for: picks which findings are warnings and which are info
+    #[arg(long, value_name = "GOAL", default_value = "throughput", value_parser = ["throughput", "latency", "footprint"])]
+    pub goal: String,
+    /// Exit with status 3 when a finding is at least this severe (for CI); without it, findings
+    /// never change the exit status
+    #[arg(long, value_name = "SEVERITY", value_parser = ["critical", "warning", "info"])]
+    pub fail_on: Option<String>,
+}
+
+fn positive_ms(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s} is not a positive number of milliseconds")),
+    }
+}
+
+/// Loads FILE keeping every row without its per-heap histories (no rule reads them), so memory is
+/// ~0.5 KB a GC whatever the heap count.
+fn load(path: &str) -> Result<GcModel, String> {
+    let mut rows: Vec<Gc> = Vec::new();
+    let mut keep = |mut g: Gc| {
+        g.heaps = Vec::new();
+        rows.push(g);
+    };
+    let mut m =
+        crate::summary::load_draining_every(path, crate::summary::DRAIN_EVERY, Some(&mut keep))?;
+    let rest = std::mem::take(&mut m.gcs);
+    rows.extend(rest.into_iter().map(|mut g| {
+        g.heaps = Vec::new();
+        g
+    }));
+    m.gcs = rows;
+    Ok(m)
+}
+
+/// Runs the command; the exit status (0, or [`EXIT_FINDINGS`] with `--fail-on`).
+pub fn run(opts: &Opts) -> Result<u8, String> {
+    let settings = Settings {
+        goal: Goal::parse(&opts.goal).unwrap_or_default(),
+        pause_budget_ms: opts.budget,
+    };
+    let m = load(&opts.input.file)?;
+    let report = findings::analyze_model(&m, &settings);
+    if opts.json {
+        print_json(&report)?;
+    } else {
+        print(&human(&report))?;
+    }
+    let fail = opts
+        .fail_on
+        .as_deref()
+        .and_then(Severity::parse)
+        .is_some_and(|min| report.findings.iter().any(|f| f.severity <= min));
+    Ok(if fail { EXIT_FINDINGS } else { 0 })
+}
+
+fn indent(out: &mut String, prefix: &str, text: &str) {
+    out.push_str(prefix);
+    out.push_str(text);
+    out.push('\n');
+}
+
+/// The text report: the verdict, each finding with its evidence, threshold and advice, then every
+/// rule checked.
+pub fn human(r: &Report) -> String {
+    let mut s = format!(
+        "{}\nGoal {}, pause budget {} ms.\n",
+        r.verdict,
+        r.settings.goal.name(),
+        r.settings.pause_budget_ms
+    );
+    for (i, f) in r.findings.iter().enumerate() {
+        s.push_str(&format!(
+            "\n{}. {}  {}  [{}]\n",
+            i + 1,
+            f.severity.name().to_uppercase(),
+            f.title,
+            f.rule
+        ));
+        indent(&mut s, "   ", &f.summary);
+        let e = &f.evidence;
+        if !e.gcs.is_empty() || e.range_ms.is_some() {
+            let mut line = String::from("Evidence:");
+            if !e.gcs.is_empty() {
+                line.push_str(&format!(
+                    " {} GC{}",
+                    e.gcs.len(),
+                    if e.gcs.len() == 1 { "" } else { "s" }
+                ));
+            }
+            if let Some((a, b)) = e.range_ms {
+                line.push_str(&format!(" from {a:.1} ms to {b:.1} ms"));
+            }
+            indent(&mut s, "   ", &line);
+        }
+        for fig in &e.figures {
+            indent(
+                &mut s,
+                "     ",
+                &format!("{}: {}", fig.label, figure(fig.value, &fig.unit)),
+            );
+        }
+        for l in &e.lines {
+            indent(&mut s, "     - ", l);
+        }
+        if !e.types.is_empty() {
+            indent(&mut s, "     types: ", &e.types.join(", "));
+        }
+        indent(
+            &mut s,
+            "   Threshold: ",
+            &format!(
+                "{}{} ({})",
+                f.threshold.text,
+                if f.threshold.chosen {
+                    ", chosen by gcscope"
+                } else {
+                    ""
+                },
+                f.threshold.source
+            ),
+        );
+        for a in &f.advice {
+            indent(&mut s, "   Advice: ", &format!("{} ({})", a.text, a.source));
+        }
+        for c in &f.caveats {
+            indent(&mut s, "   Caveat: ", c);
+        }
+    }
+    s.push_str("\nRules checked\n");
+    let width = r.checks.iter().map(|c| c.rule.len()).max().unwrap_or(0);
+    for c in &r.checks {
+        let outcome = match c.outcome {
+            Outcome::Found => "found",
+            Outcome::Clear => "clear",
+            Outcome::NotChecked => "not checked",
+        };
+        s.push_str(&format!(
+            "  {:width$}  {:11}  {}\n",
+            c.rule, outcome, c.note
+        ));
+    }
+    s.push_str("\nEvery rule, its threshold and sources: docs/findings.md\n");
+    s
+}
+
+fn figure(v: f64, unit: &str) -> String {
+    match unit {
+        "ms" => format!("{v:.2} ms"),
+        "%" => format!("{v:.1}%"),
+        "bytes" => format!("{:.2} MB", v / 1e6),
+        "ratio" => format!("{v:.2}"),
+        _ if v.fract() == 0.0 => format!("{v}"),
+        _ => format!("{v:.2}"),
+    }
+}

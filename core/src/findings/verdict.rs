@@ -1,0 +1,117 @@
+//! What every rule shares: the trace it reads ([`Ctx`]), what it returns ([`Verdict`]), and
+//! [`found`], which turns a rule's numbers into a [`Finding`] carrying the rule's documented
+//! threshold source, advice and caveats, at the severity the rule and the goal give it.
+
+use alloc::borrow::Cow;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::rules::Rule;
+use super::types::{Advice, Evidence, Finding, Settings, Severity, Threshold, MAX_LINES};
+use crate::gc::{Gc, GcModel};
+
+/// The trace as the rules read it: the model's summaries and every GC row (the model's own, or
+/// the rows a consumer kept apart from it, as the browser page does).
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub model: &'a GcModel,
+    pub gcs: &'a [Gc],
+    pub settings: &'a Settings,
+}
+
+impl<'a> Ctx<'a> {
+    /// The complete GCs (GCEnd seen): the ones rollups count.
+    pub fn complete(&self) -> impl Iterator<Item = &'a Gc> + 'a {
+        self.gcs.iter().filter(|g| g.complete)
+    }
+}
+
+/// What checking one rule came to.
+pub enum Verdict {
+    Found(Box<Finding>),
+    /// Below the threshold: what was looked at, with its numbers.
+    Clear(String),
+    /// The trace lacks what the rule needs: which events, and how to capture them.
+    NotChecked(String),
+}
+
+/// The severity a rule's finding gets: a definitive sign over a sourced threshold is critical,
+/// over gcscope's own threshold a warning; any other rule is a warning for its goal (or any goal)
+/// and info for the others.
+pub fn severity(rule: &Rule, settings: &Settings) -> Severity {
+    if rule.definitive {
+        if rule.chosen {
+            Severity::Warning
+        } else {
+            Severity::Critical
+        }
+    } else if rule.goal.is_none_or(|g| g == settings.goal) {
+        Severity::Warning
+    } else {
+        Severity::Info
+    }
+}
+
+/// The finding of `rule` on this trace: `summary` is its verdict with numbers, `threshold` the
+/// threshold as it applied (the rule's sentence when `None`), `evidence` what it is about.
+pub fn found(
+    rule: &'static Rule,
+    c: &Ctx<'_>,
+    summary: String,
+    threshold: Option<String>,
+    evidence: Evidence,
+) -> Finding {
+    let mut caveats = Vec::new();
+    if let Some(d) = c.model.process.dropped_events.filter(|d| *d > 0) {
+        caveats.push(format!("The runtime dropped {d} events: {}.", rule.dropped));
+    }
+    Finding {
+        rule: Cow::Borrowed(rule.id),
+        title: Cow::Borrowed(rule.title),
+        summary,
+        severity: severity(rule, c.settings),
+        definitive: rule.definitive,
+        threshold: Threshold {
+            text: threshold.unwrap_or_else(|| String::from(rule.threshold)),
+            source: Cow::Borrowed(rule.threshold_source),
+            chosen: rule.chosen,
+        },
+        evidence,
+        advice: rule
+            .advice
+            .iter()
+            .map(|(text, source)| Advice {
+                text: Cow::Borrowed(text),
+                source: Cow::Borrowed(source),
+            })
+            .collect(),
+        caveats,
+    }
+}
+
+/// Evidence about `gcs` (in trace order): their numbers, the range from the first one's pause
+/// start to the last one's end, and `lines` (one per GC or group) kept to [`MAX_LINES`].
+pub fn evidence_of(gcs: &[&Gc], lines: Vec<String>) -> Evidence {
+    let range_ms = match (gcs.first(), gcs.last()) {
+        (Some(a), Some(b)) => Some((a.start_ms, b.end_ms.unwrap_or(b.start_ms).max(a.start_ms))),
+        _ => None,
+    };
+    Evidence {
+        gcs: gcs.iter().map(|g| g.number).collect(),
+        range_ms,
+        lines: capped(lines),
+        ..Evidence::default()
+    }
+}
+
+/// At most [`MAX_LINES`] lines, the last saying how many more there were.
+pub fn capped(mut lines: Vec<String>) -> Vec<String> {
+    if lines.len() > MAX_LINES {
+        let more = lines.len() - (MAX_LINES - 1);
+        lines.truncate(MAX_LINES - 1);
+        lines.push(format!("... and {more} more"));
+    }
+    lines
+}
