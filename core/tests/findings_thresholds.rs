@@ -523,3 +523,52 @@ fn findings_are_ranked_definitive_first() {
     // Every severity is in order.
     assert!(order.windows(2).all(|w| w[0].1 <= w[1].1), "{order:?}");
 }
+
+/// `findings::diff`: between two crafted traces, what appears, disappears, changes, and what one
+/// trace cannot check.
+#[test]
+fn diff_names_findings_that_appear_disappear_and_change() {
+    use gcscope_core::findings::{diff, ChangeKind};
+    // A: one induced GC and a 30 ms suspension. B: three induced GCs, no long suspension, a GC
+    // with 12 pinned objects, and a 300 ms LOH allocation wait during a background GC.
+    let mut a = Trace::new();
+    quiet(&mut a, 3);
+    a.gc(Gc::new(4, 400.0).reason(INDUCED));
+    a.gc(Gc::new(5, 500.0).suspend(30.0));
+    let mut b = Trace::new();
+    quiet(&mut b, 3);
+    for i in 4..7 {
+        b.gc(Gc::new(i, 100.0 * f64::from(i)).reason(INDUCED));
+    }
+    b.gc(Gc::new(7, 700.0).pinned(12));
+    b.gc(Gc::new(8, 800.0).background().work(1000.0));
+    b.loh_wait(0x300, 900.0, 1200.0, 10);
+    let (ra, rb) = (a.report(&default()), b.report(&default()));
+    let changes = diff(&ra, &rb);
+    let kind = |rule: &str| changes.iter().find(|c| c.rule == rule).map(|c| c.kind);
+    assert_eq!(kind("suspension"), Some(ChangeKind::Disappeared));
+    assert_eq!(kind("pinning"), Some(ChangeKind::Appeared));
+    assert_eq!(
+        kind("loh-alloc-waits"),
+        Some(ChangeKind::NotComparable),
+        "A has no wait events"
+    );
+    let induced = changes
+        .iter()
+        .find(|c| c.rule == "induced")
+        .expect("changed");
+    assert_eq!(induced.kind, ChangeKind::Changed);
+    assert!(
+        induced.what.contains("induced GCs 1 -> 3"),
+        "{}",
+        induced.what
+    );
+    // A trace against itself: no change.
+    assert!(diff(&ra, &ra).is_empty());
+    // Both ways round.
+    let back = diff(&rb, &ra);
+    assert_eq!(
+        back.iter().find(|c| c.rule == "suspension").map(|c| c.kind),
+        Some(ChangeKind::Appeared)
+    );
+}

@@ -145,10 +145,17 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         main
     );
     let mut f = found(&MOSTLY_BLOCKING_GEN2, c, summary, None, ev);
-    if !background_off {
-        // Only the advice that fits this trace: background GC is on.
+    // Background GC may be off when the trace does not say and shows none (.NET Core 3.x traces
+    // carry no GC settings); where it is on, that advice does not fit.
+    let no_background = !c.gcs.iter().any(|g| g.gc_type == GcType::Background);
+    let maybe_off = background_off || (c.model.process.concurrent.is_none() && no_background);
+    if !maybe_off {
         f.advice
             .retain(|a| !a.text.starts_with("With background GC off"));
+    } else if !background_off {
+        f.caveats.push(
+            "No background GC in the trace, and it does not say whether background GC is on (GCSettingsRundown): it may be off.".into(),
+        );
     }
     Verdict::Found(Box::new(f))
 }
