@@ -96,11 +96,7 @@ fn raw(bytes: &[u8]) -> Raw {
                 }
             }
             // ptr HandleID, ptr ObjectID, u32 Kind, ...
-            30 => {
-                if u32_at(p, 2 * ps) == Some(3) {
-                    r.pinned_handles += 1;
-                }
-            }
+            30 if u32_at(p, 2 * ps) == Some(3) => r.pinned_handles += 1,
             // ptr HandleID, ptr ObjectID, u64 ObjectSize, UTF-16 TypeName, ...
             33 => {
                 if let Some(t) = utf16z(p, 2 * ps + 8) {
