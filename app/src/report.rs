@@ -1,6 +1,7 @@
 //! The self-contained HTML report: the whole analysis in one file that opens offline with no
 //! script (inline CSS and SVG). Every string from the trace is escaped.
 
+use gcscope_core::findings::{self, Report, Settings};
 use gcscope_core::gc::{Gc, GcModel};
 
 use gcscope_core::gc::insights::Insights;
@@ -85,7 +86,65 @@ fn pause_svg(m: &GcModel, gcs: &[Gc]) -> String {
     )
 }
 
-pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
+/// The findings (core's, as `gcscope findings` prints them), ranked, each with its evidence,
+/// threshold and advice; then every rule checked.
+fn findings_html(r: &Report) -> String {
+    use crate::tables::findings::{checks_table, figure};
+    let mut s = format!(
+        "<h2>Findings</h2>\n<p id=\"findings-verdict\">{} <span class=\"m\">Goal {}, pause budget {} ms; rules, thresholds and sources: docs/findings.md.</span></p>\n<ol id=\"findings\">",
+        esc(&r.verdict),
+        r.settings.goal.name(),
+        r.settings.pause_budget_ms
+    );
+    for f in &r.findings {
+        s.push_str(&format!(
+            "<li data-rule=\"{}\"><b>{}</b> <b>{}</b><br>{}<ul>",
+            esc(&f.rule),
+            esc(&f.severity.name().to_uppercase()),
+            esc(&f.title),
+            esc(&f.summary)
+        ));
+        if !f.evidence.gcs.is_empty() {
+            s.push_str(&format!(
+                "<li>GCs: {}</li>",
+                esc(&f
+                    .evidence
+                    .gcs
+                    .iter()
+                    .map(|g| format!("#{g}"))
+                    .collect::<Vec<_>>()
+                    .join(", "))
+            ));
+        }
+        for x in &f.evidence.figures {
+            s.push_str(&format!("<li>{}: {}</li>", esc(&x.label), esc(&figure(x))));
+        }
+        for l in &f.evidence.lines {
+            s.push_str(&format!("<li>{}</li>", esc(l)));
+        }
+        s.push_str(&format!(
+            "<li>Threshold: {} <span class=\"m\">({})</span></li>",
+            esc(&f.threshold.text),
+            esc(&f.threshold.source)
+        ));
+        for a in &f.advice {
+            s.push_str(&format!(
+                "<li>Advice: {} <span class=\"m\">({})</span></li>",
+                esc(&a.text),
+                esc(&a.source)
+            ));
+        }
+        for c in &f.caveats {
+            s.push_str(&format!("<li>Caveat: {}</li>", esc(c)));
+        }
+        s.push_str("</ul></li>\n");
+    }
+    s.push_str("</ol>\n");
+    s.push_str(&table_html(&checks_table(r)));
+    s
+}
+
+pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis, settings: &Settings) -> String {
     let mut body = String::new();
     body.push_str(&format!(
         "<h1>gcscope report: {}</h1>\n<dl>",
@@ -98,6 +157,7 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
         body.push_str(&format!("<dt>Time paused</dt><dd>{p:.2}%</dd>"));
     }
     body.push_str("</dl>\n");
+    body.push_str(&findings_html(&findings::analyze(m, gcs, settings)));
     body.push_str(&table_html(&model::rollup_table(m)));
     body.push_str(&pause_svg(m, gcs));
     body.push_str(&table_html(&model::reasons_table(m, false)));
@@ -181,7 +241,7 @@ mod tests {
             insights: Some(crate::protocol::insights::bounded(ins)),
             ..Default::default()
         };
-        let html = html(&m, &gcs, &a);
+        let html = html(&m, &gcs, &a, &Settings::default());
         let alloc = html.find("Top allocating types").expect("allocation table");
         let first_row = &html[alloc..][..html[alloc..].find("</tr>\n<tr>").unwrap() + 400];
         assert!(first_row.contains("System.Byte[]"), "{first_row}");
@@ -192,6 +252,30 @@ mod tests {
             assert!(html.contains(title), "{title}");
         }
         assert!(!html.contains("<script"));
+    }
+
+    /// The report's findings are core's for the same rows and settings, in rank order, each rule
+    /// checked listed.
+    #[test]
+    fn report_has_the_findings_the_cli_prints() {
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/traces/net8.0/induced.nettrace"
+        ))
+        .unwrap();
+        let mut m = gcscope_core::gc::analyze(&bytes).unwrap();
+        let want = findings::analyze_model(&m, &Settings::default());
+        let gcs = std::mem::take(&mut m.gcs);
+        let html = html(&m, &gcs, &Analysis::default(), &Settings::default());
+        let mut at = 0;
+        for f in &want.findings {
+            let i = html[at..]
+                .find(&format!("<li data-rule=\"{}\">", f.rule))
+                .unwrap_or_else(|| panic!("{} missing or out of order", f.rule));
+            at += i + 1;
+        }
+        assert!(html.contains("Rules checked (15)"));
+        assert!(html.contains(&esc(&want.verdict)));
     }
 
     #[test]

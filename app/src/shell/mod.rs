@@ -67,7 +67,12 @@ pub fn App() -> impl IntoView {
         ) else {
             return;
         };
-        let html = app.gcs.with_untracked(|g| crate::report::html(&m, g, &a));
+        let settings = app
+            .vs
+            .with_untracked(|v| crate::tables::findings::settings(v.goal.as_deref(), v.budget_ms));
+        let html = app
+            .gcs
+            .with_untracked(|g| crate::report::html(&m, g, &a, &settings));
         download(
             &format!("{}-gcscope-report.html", app.file_stem()),
             "text/html",

@@ -24,6 +24,8 @@ pub struct Filter {
     pub t1: Option<f64>,
     /// Free text matched (case-insensitively) against trigger reason, condemn conditions and mechanisms.
     pub text: String,
+    /// Only these GCs, by number, sorted (a finding's evidence); empty = all.
+    pub only: Vec<u32>,
 }
 
 impl Filter {
@@ -46,6 +48,9 @@ impl Filter {
     /// `heap_words`: the GC's per-heap condemn conditions and mechanisms (`HeapStore::words`).
     pub fn matches(&self, g: &Gc, heap_words: &[String]) -> bool {
         if !self.gens.is_empty() && !self.gens.contains(&g.gen) {
+            return false;
+        }
+        if !self.only.is_empty() && self.only.binary_search(&g.number).is_err() {
             return false;
         }
         if self
@@ -232,6 +237,14 @@ mod tests {
                 ..Default::default()
             }),
             vec![5]
+        );
+        // A finding's GCs, by number.
+        assert_eq!(
+            nums(Filter {
+                only: vec![2, 5, 9],
+                ..Default::default()
+            }),
+            vec![2, 5]
         );
     }
 

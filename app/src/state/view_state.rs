@@ -31,6 +31,9 @@ pub struct ViewState {
     pub tables: BTreeMap<String, SortFilter>,
     /// `?trace=URL`: where the trace was fetched from.
     pub trace: Option<String>,
+    /// The findings' goal (`?goal=latency`) and pause budget (`?budget=50`); `None` = the defaults.
+    pub goal: Option<String>,
+    pub budget_ms: Option<f64>,
 }
 
 /// What a value keeps as is in the address: letters, digits and `-_.~` (as form encoding does),
@@ -69,6 +72,46 @@ fn parse_sort(v: &str) -> Option<Sort> {
         column: col.to_string(),
         desc,
     })
+}
+
+/// GC numbers as ranges: `1-3,7,9-10` (sorted, runs of consecutive numbers joined), so a finding
+/// about hundreds of GCs in a row stays a short link.
+fn ranges(v: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if j > i {
+            format!("{}-{}", v[i], v[j])
+        } else {
+            v[i].to_string()
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// [`ranges`] read back: sorted, without duplicates; malformed parts and runs over 10^6 numbers
+/// (a link cannot make the page allocate without bound) are ignored.
+fn parse_ranges(s: &str) -> Vec<u32> {
+    let mut v = Vec::new();
+    for part in s.split(',') {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<u32>(), b.trim().parse::<u32>()),
+            None => (part.trim().parse(), part.trim().parse()),
+        };
+        if let (Ok(a), Ok(b)) = (a, b) {
+            if a <= b && b - a < 1_000_000 && v.len() < 1_000_000 {
+                v.extend(a..=b);
+            }
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// `pinsort` -> `pin` for `suffix` "sort": the table named by a parameter (lowercase letters).
@@ -123,6 +166,9 @@ impl ViewState {
         if !f.text.is_empty() {
             push("q", f.text.clone());
         }
+        if !f.only.is_empty() {
+            push("only", ranges(&f.only));
+        }
         if let Some(s) = sort_str(&self.sort) {
             push("sort", s);
         }
@@ -131,6 +177,12 @@ impl ViewState {
         }
         if let Some(c) = &self.columns {
             push("cols", c.join(","));
+        }
+        if let Some(g) = &self.goal {
+            push("goal", g.clone());
+        }
+        if let Some(b) = self.budget_ms {
+            push("budget", num(b));
         }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
@@ -177,6 +229,11 @@ impl ViewState {
                 "t0" => f.t0 = v.parse().ok().filter(|x: &f64| x.is_finite()),
                 "t1" => f.t1 = v.parse().ok().filter(|x: &f64| x.is_finite()),
                 "q" => f.text = v,
+                "only" => f.only = parse_ranges(&v),
+                "goal" => s.goal = (!v.is_empty()).then_some(v),
+                "budget" => {
+                    s.budget_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0)
+                }
                 "sort" => s.sort = parse_sort(&v),
                 "gc" => s.selected = v.parse().ok(),
                 "cols" => {
@@ -261,6 +318,7 @@ mod tests {
                 t0: Some(100.0),
                 t1: Some(250.125),
                 text: "low ephemeral & more".into(),
+                only: vec![3, 4, 5, 9],
             },
             sort: Some(Sort {
                 column: "pause_ms".into(),
@@ -292,6 +350,8 @@ mod tests {
             ]
             .into(),
             trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
+            goal: Some("latency".into()),
+            budget_ms: Some(50.5),
         };
         let q = v.to_query();
         assert!(
@@ -300,9 +360,10 @@ mod tests {
         );
         // A table's parameters are named for it, as links made before expect.
         assert!(
-            q.ends_with("&liveq=x&pinsort=-count&pinq=Byte%5B%5D"),
+            q.ends_with("&goal=latency&budget=50.5&liveq=x&pinsort=-count&pinq=Byte%5B%5D"),
             "{q}"
         );
+        assert!(q.contains("&only=3-5,9&"), "{q}");
         assert_eq!(ViewState::from_query(&q), v);
         assert_eq!(ViewState::from_query(&format!("?{q}")), v);
         assert_eq!(ViewState::default().to_query(), "");
@@ -323,6 +384,16 @@ mod tests {
             Some("allocs")
         );
         assert_eq!(ViewState::from_query("tab=").tab, None);
+    }
+
+    #[test]
+    fn gc_number_ranges_read_back_and_bad_ones_are_ignored() {
+        assert_eq!(ranges(&[1, 2, 3, 7, 9, 10]), "1-3,7,9-10");
+        assert_eq!(parse_ranges("9-10,1-3,7,2"), vec![1, 2, 3, 7, 9, 10]);
+        assert_eq!(parse_ranges("x,5-3,4-,-2,0-4294967295"), Vec::<u32>::new());
+        assert_eq!(ranges(&[]), "");
+        let v = ViewState::from_query("budget=-5&goal=");
+        assert_eq!((v.budget_ms, v.goal), (None, None));
     }
 
     #[test]

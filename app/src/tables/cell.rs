@@ -121,6 +121,8 @@ mod tests {
             "datas.samples.ms",
             "datas.decisions.ms",
             "datas.changes.ms",
+            "alloc_waits.longest.begin_ms",
+            "alloc_waits.longest.end_ms",
         ];
         const DURATIONS: &[&str] = &[
             "duration_ms",
@@ -149,6 +151,8 @@ mod tests {
             "suspensions.not_for_gc.suspend_ms",
             "suspensions.not_for_gc.pause_ms",
             "finalization.runs.duration_ms",
+            "alloc_waits.total_wait_ms",
+            "alloc_waits.longest.wait_ms",
         ];
         let mut seen = 0;
         for d in crate::tables::defs::all().filter(|d| d.unit == "ms") {

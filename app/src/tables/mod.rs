@@ -16,6 +16,7 @@ pub mod columns;
 pub mod counters;
 pub mod defs;
 pub mod export;
+pub mod findings;
 pub mod memory;
 pub mod model;
 pub mod pins;

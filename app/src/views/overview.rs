@@ -1,5 +1,5 @@
-//! Overview: the trace's facts, % of time paused (whole trace or the time range), the worst
-//! pauses, pause per GC, and the rollup by generation.
+//! Overview: the findings (what is wrong, ranked), the trace's facts, % of time paused (whole trace
+//! or the time range), the worst pauses, pause per GC, and the rollup by generation.
 
 use gcscope_core::gc::{Gc, GcModel};
 use leptos::prelude::*;
@@ -8,6 +8,7 @@ use crate::format::{column_ms, ms, thousands};
 use crate::state::use_app;
 use crate::tables::model;
 use crate::widgets::export::ExportButtons;
+use crate::widgets::findings_panel::FindingsPanel;
 use crate::widgets::pause_chart::PauseChart;
 use crate::widgets::table::{DataTable, Rows};
 
@@ -53,6 +54,7 @@ pub fn Overview() -> impl IntoView {
                 };
                 let rollup = model::rollup_table(&m);
                 view! {
+                    <FindingsPanel />
                     <div class="overview-grid">
                         <div>
                             <h2>"Trace"</h2>

@@ -11,10 +11,13 @@
 //!   [`pause_chart::PauseChart`]: pause per GC, bars by generation, hover and click.
 //! - [`facts`]: lists of figures with their definitions, and the notes that say why a view is empty.
 //! - [`export`]: CSV/JSON buttons and file downloads.
+//! - [`findings_panel::FindingsPanel`]: the ranked findings with links to their evidence, the
+//!   goal and the pause budget (the Overview's top).
 
 pub mod chart;
 pub mod export;
 pub mod facts;
+pub mod findings_panel;
 pub mod pause_chart;
 pub mod table;
 pub mod table_panel;

@@ -1,5 +1,6 @@
 //! The GC table's filters: generation, type, trigger, induced, pause, time range, free text on
-//! reasons and conditions (`/` focuses it), and the condition a count in Condemn reasons chose.
+//! reasons and conditions (`/` focuses it), the condition a count in Condemn reasons chose, and the
+//! GCs a finding named.
 
 use leptos::prelude::*;
 
@@ -92,6 +93,11 @@ pub fn Filters() -> impl IntoView {
                 prop:value=move || f().text
                 on:input=move |ev| { let v = event_target_value(&ev); app.set_vs(|s| s.filter.text = v); }
             />
+            {move || (!f().only.is_empty()).then(|| view! {
+                <span class="chip" id="filter-only" title="The GCs a finding names (Overview, Findings)">{format!("a finding's {} GCs", f().only.len())}
+                    <button class="small" on:click=move |_| app.set_vs(|s| s.filter.only = Vec::new())>"×"</button>
+                </span>
+            })}
             {move || f().cond.map(|c| view! {
                 <span class="chip" id="filter-cond">{format!("condition: {c}")}
                     <button class="small" on:click=move |_| app.set_vs(|s| s.filter.cond = None)>"×"</button>

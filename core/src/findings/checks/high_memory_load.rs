@@ -152,7 +152,8 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
     }
     if by_gc > 0 {
         parts.push(format!(
-            "{by_gc} were condemned or triggered because memory was high or nearly out"
+            "{by_gc} {} condemned or triggered because memory was high or nearly out",
+            if by_gc == 1 { "was" } else { "were" }
         ));
     }
     let summary = format!(

@@ -30,6 +30,9 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         .iter()
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map_or(("none", 0), |(r, n)| (*r, *n));
+    if gen2.is_empty() {
+        return Verdict::Clear("no gen2 GC".into());
+    }
     if loh.len() < LOH_GEN2_MIN || loh.len() <= top_count {
         return Verdict::Clear(format!(
             "{} of {} gen2 GCs triggered by LOH allocation (most common other trigger: {top_other}, {top_count})",

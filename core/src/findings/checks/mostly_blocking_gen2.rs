@@ -78,6 +78,9 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
     } else {
         100.0 * blocking.len() as f64 / gen2.len() as f64
     };
+    if gen2.is_empty() {
+        return Verdict::Clear("no gen2 GC".into());
+    }
     if gen2.len() < BLOCKING_GEN2_MIN || share <= BLOCKING_GEN2_SHARE_PCT {
         return Verdict::Clear(format!(
             "{} of {} gen2 GCs blocking ({})",

@@ -21,6 +21,13 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         ));
     };
     let span = c.model.process.gc_span_ms;
+    if all.count < 2 {
+        // One GC's pause over its own span is ~100%: a share of time needs time between GCs.
+        return Verdict::NotChecked(format!(
+            "{} complete GC: % of time paused needs at least 2",
+            all.count
+        ));
+    }
     if p <= PAUSE_PCT {
         return Verdict::Clear(format!(
             "{} of {} paused over {} GCs",

@@ -1,0 +1,180 @@
+//! The Findings panel: what is wrong with the process's GC, ranked (core's `findings`, the same
+//! report `gcscope findings` prints), at the top of the Overview. Each finding links to its
+//! evidence: its GCs in the GC table, their time range on the charts, the first GC's detail panel,
+//! the types it names in Pinning & handles. The goal and pause budget are set here and kept in the
+//! address bar (`?goal=latency&budget=50`).
+
+use std::sync::Arc;
+
+use gcscope_core::findings::{self, Finding, Goal, Report, Severity, DEFAULT_PAUSE_BUDGET_MS};
+use leptos::prelude::*;
+
+use crate::state::use_app;
+use crate::state::view_state::GC_TABLE;
+use crate::tables::findings::{checks_table, figure, settings};
+use crate::tables::SortFilter;
+
+use super::table::{DataTable, Rows};
+
+/// The report for the trace and the settings in the address bar; `None` until the model is in.
+fn report_memo() -> Memo<Option<Arc<Report>>> {
+    let app = use_app();
+    Memo::new_with_compare(
+        move |_| {
+            let m = app.model.get()?;
+            let s = app.vs.with(|v| settings(v.goal.as_deref(), v.budget_ms));
+            Some(Arc::new(app.gcs.with(|g| findings::analyze(&m, g, &s))))
+        },
+        |a, b| a != b,
+    )
+}
+
+fn sev_class(s: Severity) -> &'static str {
+    match s {
+        Severity::Critical => "finding sev-critical",
+        Severity::Warning => "finding sev-warning",
+        Severity::Info => "finding sev-info",
+    }
+}
+
+#[component]
+pub fn FindingsPanel() -> impl IntoView {
+    let app = use_app();
+    let report = report_memo();
+    let goal = move || {
+        app.vs
+            .with(|v| v.goal.clone())
+            .unwrap_or_else(|| Goal::default().name().into())
+    };
+    let budget = move || {
+        app.vs
+            .with(|v| v.budget_ms)
+            .unwrap_or(DEFAULT_PAUSE_BUDGET_MS)
+            .to_string()
+    };
+    view! {
+        <section id="findings" class="findings" aria-label="Findings">
+            <div class="findings-head">
+                <h2>"Findings"</h2>
+                <span id="findings-verdict" class="muted">{move || report.get().map(|r| r.verdict.clone()).unwrap_or_default()}</span>
+                <label class="check" title="What the program is tuned for: picks which findings are warnings (MD: throughput watches % of time paused, latency each pause, footprint the heap's size)">"Goal "
+                    <select id="findings-goal" prop:value=goal on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        app.set_vs(|s| s.goal = (v != Goal::default().name()).then_some(v));
+                    }>
+                        {Goal::ALL.iter().map(|g| view! { <option value=g.name()>{g.name()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label class="check" title="A GC that pauses longer than this is a finding (pauses-over-budget)">"Pause budget "
+                    <input id="findings-budget" type="number" min="0" step="any" class="narrow"
+                        prop:value=budget
+                        on:change=move |ev| {
+                            let v: Option<f64> = event_target_value(&ev).trim().parse().ok().filter(|b: &f64| b.is_finite() && *b > 0.0);
+                            app.set_vs(|s| s.budget_ms = v.filter(|b| *b != DEFAULT_PAUSE_BUDGET_MS));
+                        }
+                    />" ms"
+                </label>
+            </div>
+            {move || report.get().map(|r| {
+                let none = r.findings.is_empty();
+                let checks = checks_table(&r);
+                view! {
+                    {none.then(|| view! { <p id="findings-none" class="findings-none">"Nothing wrong found: every rule below was checked and none crossed its threshold."</p> })}
+                    <ol id="findings-list" class="findings-list">
+                        {r.findings.iter().map(|f| view! { <FindingItem f=f.clone() /> }).collect_view()}
+                    </ol>
+                    <details id="findings-checks" class="findings-checks" open=none>
+                        <summary>{checks.title.clone()}<span class="muted">" · thresholds and sources: docs/findings.md"</span></summary>
+                        <DataTable id="findings-checks-table" rows=Signal::stored(Rows::all(checks)) />
+                    </details>
+                }
+            })}
+        </section>
+    }
+}
+
+#[component]
+fn FindingItem(f: Finding) -> impl IntoView {
+    let app = use_app();
+    let rule = f.rule.to_string();
+    let ev = f.evidence.clone();
+    let gcs = ev.gcs.clone();
+    let n = gcs.len();
+    let first = gcs.first().copied();
+    let range = ev.range_ms;
+    let show_gcs = {
+        let mut only = gcs.clone();
+        only.sort_unstable();
+        only.dedup();
+        move |_| {
+            let only = only.clone();
+            app.set_vs(move |s| {
+                // Only the finding's GCs: the other filters are cleared, the time range too.
+                s.filter = Default::default();
+                s.filter.only = only;
+                s.sort = None;
+                s.tab = Some(GC_TABLE.into());
+            })
+        }
+    };
+    let show_range = move |_| {
+        if let Some((a, b)) = range {
+            app.set_range(a, b.max(a + 0.001));
+            app.set_vs(|s| s.tab = Some("charts".into()));
+        }
+    };
+    let types = ev.types.clone();
+    view! {
+        <li class=sev_class(f.severity) data-rule=rule.clone() data-severity=f.severity.name()>
+            <div class="finding-line">
+                <span class="sev">{f.severity.name()}</span>
+                <strong class="finding-title">{f.title.to_string()}</strong>
+                {f.definitive.then(|| view! { <span class="chip" title="One of the three definitive signs of a GC problem (MD)">"definitive"</span> })}
+                {f.threshold.chosen.then(|| view! { <span class="chip muted" title="The sources give no number: the threshold is gcscope's own">"gcscope's threshold"</span> })}
+            </div>
+            <p class="finding-summary">{f.summary.clone()}</p>
+            <div class="finding-links">
+                {(n > 0).then(|| view! {
+                    <button class="link finding-gcs" data-count=n.to_string() on:click=show_gcs>
+                        {format!("Show {} GC{} in the table", n, if n == 1 { "" } else { "s" })}
+                    </button>
+                })}
+                {range.map(|(a, b)| view! {
+                    <button class="link finding-range" title="Select this time range: every view follows it" on:click=show_range>
+                        {format!("Their time range on the charts ({} – {})", crate::format::trace_ms(a), crate::format::trace_ms(b))}
+                    </button>
+                })}
+                {first.map(|g| view! {
+                    <button class="link finding-gc" data-gc=g.to_string() on:click=move |_| app.select(g)>{format!("Open GC #{g}")}</button>
+                })}
+                {types.into_iter().take(3).map(|t| {
+                    let name = t.clone();
+                    view! {
+                        <button class="link finding-type" on:click=move |_| {
+                            let name = name.clone();
+                            app.set_vs(move |s| {
+                                s.set_table("pin", SortFilter { sort: None, text: name });
+                                s.tab = Some("pins".into());
+                            })
+                        }>{t}</button>
+                    }
+                }).collect_view()}
+            </div>
+            <details class="finding-details">
+                <summary>"Evidence, threshold and advice"</summary>
+                <dl class="facts finding-figures">
+                    {ev.figures.iter().map(|x| view! { <dt>{x.label.to_string()}</dt><dd>{figure(x)}</dd> }).collect_view()}
+                </dl>
+                <ul class="finding-evidence">
+                    {ev.lines.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view()}
+                </ul>
+                <p class="finding-threshold"><span class="muted">"Threshold: "</span>{f.threshold.text.clone()}
+                    <span class="muted">{format!(" ({})", f.threshold.source)}</span></p>
+                <ul class="finding-advice">
+                    {f.advice.iter().map(|a| view! { <li>{a.text.to_string()}<span class="muted">{format!(" ({})", a.source)}</span></li> }).collect_view()}
+                </ul>
+                {f.caveats.iter().map(|c| view! { <p class="warn finding-caveat">{format!("⚠ {c}")}</p> }).collect_view()}
+            </details>
+        </li>
+    }
+}
