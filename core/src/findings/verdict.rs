@@ -106,6 +106,17 @@ pub fn evidence_of(gcs: &[&Gc], lines: Vec<String>) -> Evidence {
     }
 }
 
+/// One line per item, formatted only for the first [`MAX_LINES`] - 1 (a rule about 100,000 GCs
+/// formats a dozen), then how many more there were.
+pub fn lines<T>(items: &[T], line: impl Fn(&T) -> String) -> Vec<String> {
+    if items.len() <= MAX_LINES {
+        return items.iter().map(line).collect();
+    }
+    let mut out: Vec<String> = items[..MAX_LINES - 1].iter().map(line).collect();
+    out.push(format!("... and {} more", items.len() - (MAX_LINES - 1)));
+    out
+}
+
 /// At most [`MAX_LINES`] lines, the last saying how many more there were.
 pub fn capped(mut lines: Vec<String>) -> Vec<String> {
     if lines.len() > MAX_LINES {
@@ -114,4 +125,28 @@ pub fn capped(mut lines: Vec<String>) -> Vec<String> {
         lines.push(format!("... and {more} more"));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn lines_are_formatted_for_the_first_few_then_counted() {
+        let items: Vec<u32> = (0..100).collect();
+        let formatted = core::cell::Cell::new(0);
+        let l = lines(&items, |i| {
+            formatted.set(formatted.get() + 1);
+            i.to_string()
+        });
+        assert_eq!(l.len(), MAX_LINES);
+        assert_eq!(formatted.get(), MAX_LINES - 1);
+        assert_eq!(
+            l[MAX_LINES - 1],
+            format!("... and {} more", 100 - (MAX_LINES - 1))
+        );
+        assert_eq!(lines(&items[..3], |i| i.to_string()), ["0", "1", "2"]);
+        assert_eq!(capped(lines(&items, |i| i.to_string())).len(), MAX_LINES);
+    }
 }

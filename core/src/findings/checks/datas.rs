@@ -1,6 +1,7 @@
 //! `datas`: DATAS's heap-count changes, and the throughput cost it measured against its target.
 
 use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -46,12 +47,19 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             pct(DATAS_TARGET_TCP_PCT)
         ));
     }
+    // The rows by number, found once (a long DATAS trace changes its heap count thousands of times).
+    let by_number: BTreeMap<u64, &Gc> = if d.changes.is_empty() {
+        BTreeMap::new()
+    } else {
+        c.gcs.iter().map(|g| (u64::from(g.number), g)).collect()
+    };
     let changed: Vec<&Gc> = d
         .changes
         .iter()
-        .filter_map(|ch| c.gcs.iter().find(|g| u64::from(g.number) == ch.gc))
+        .filter_map(|ch| by_number.get(&ch.gc).copied())
         .collect();
-    let mut lines: Vec<String> = d.changes.iter().map(|ch| explain_change(d, ch)).collect();
+    let mut lines: Vec<String> =
+        crate::findings::verdict::lines(&d.changes, |ch| explain_change(d, ch));
     if let Some(m) = cost {
         let over = costs.iter().filter(|&&x| x > DATAS_TARGET_TCP_PCT).count();
         lines.push(format!(

@@ -37,18 +37,15 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
     }
     let mut top: Vec<&(&Gc, u64, u64)> = with.iter().filter(|t| t.1 > 0).collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.number.cmp(&b.0.number)));
-    let lines = top
-        .iter()
-        .map(|(g, f, p)| {
-            format!(
-                "GC #{} (gen{}): {} finalizable of {} promoted",
-                g.number,
-                g.gen,
-                mb(*f as f64),
-                mb(*p as f64)
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&top, |(g, f, p)| {
+        format!(
+            "GC #{} (gen{}): {} finalizable of {} promoted",
+            g.number,
+            g.gen,
+            mb(*f as f64),
+            mb(*p as f64)
+        )
+    });
     let mut gcs: Vec<&Gc> = top.iter().map(|t| t.0).collect();
     gcs.sort_by_key(|g| g.number);
     let mut ev = evidence_of(&gcs, lines);

@@ -65,19 +65,16 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             entries.len()
         ));
     }
-    let lines = high
-        .iter()
-        .map(|(b, p, f)| {
-            format!(
-                "GC #{} (background) started with gen2 {} fragmented (after GC #{}: {} free of {})",
-                b.number,
-                pct(*f),
-                p.number,
-                mb(p.generations.gen2.fragmentation_bytes.unwrap_or(0) as f64),
-                mb(p.generations.gen2.size_after_bytes.unwrap_or(0) as f64)
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&high, |(b, p, f)| {
+        format!(
+            "GC #{} (background) started with gen2 {} fragmented (after GC #{}: {} free of {})",
+            b.number,
+            pct(*f),
+            p.number,
+            mb(p.generations.gen2.fragmentation_bytes.unwrap_or(0) as f64),
+            mb(p.generations.gen2.size_after_bytes.unwrap_or(0) as f64)
+        )
+    });
     let gcs: Vec<&Gc> = high.iter().map(|e| e.0).collect();
     let mut ev = evidence_of(&gcs, lines);
     let value = conserve_value_for(worst);

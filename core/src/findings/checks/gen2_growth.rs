@@ -39,17 +39,14 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             factor
         ));
     }
-    let lines = gen2
-        .iter()
-        .map(|(g, p)| {
-            format!(
-                "GC #{} ({} ms): {} survived",
-                g.number,
-                g.start_ms as u64,
-                mb(*p as f64)
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&gen2, |(g, p)| {
+        format!(
+            "GC #{} ({} ms): {} survived",
+            g.number,
+            g.start_ms as u64,
+            mb(*p as f64)
+        )
+    });
     let gcs: Vec<&Gc> = gen2.iter().map(|t| t.0).collect();
     let mut ev = evidence_of(&gcs, lines);
     ev.figures = Vec::from([

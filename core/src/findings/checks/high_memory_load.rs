@@ -93,31 +93,28 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         note.push_str("; no GC said memory was high");
         return Verdict::Clear(note);
     }
-    let lines = hits
-        .iter()
-        .map(|(g, (load, of_limit, says))| {
-            let mut why: Vec<String> = Vec::new();
-            if let Some(l) = load {
-                why.push(format!("memory load {l}%"));
-            }
-            if let (Some(p), Some(l)) = (of_limit, limit) {
-                why.push(format!(
-                    "heap {} = {} of the {} hard limit",
-                    mb(g.peak_bytes.or(g.after_bytes).unwrap_or(0) as f64),
-                    pct(*p),
-                    mb(l as f64)
-                ));
-            }
-            why.extend(says.iter().cloned());
-            format!(
-                "GC #{} (gen{} {}): {}",
-                g.number,
-                g.gen,
-                g.gc_type.name(),
-                why.join(", ")
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&hits, |(g, (load, of_limit, says))| {
+        let mut why: Vec<String> = Vec::new();
+        if let Some(l) = load {
+            why.push(format!("memory load {l}%"));
+        }
+        if let (Some(p), Some(l)) = (of_limit, limit) {
+            why.push(format!(
+                "heap {} = {} of the {} hard limit",
+                mb(g.peak_bytes.or(g.after_bytes).unwrap_or(0) as f64),
+                pct(*p),
+                mb(l as f64)
+            ));
+        }
+        why.extend(says.iter().cloned());
+        format!(
+            "GC #{} (gen{} {}): {}",
+            g.number,
+            g.gen,
+            g.gc_type.name(),
+            why.join(", ")
+        )
+    });
     let gcs: Vec<&Gc> = hits.iter().map(|h| h.0).collect();
     let mut ev = evidence_of(&gcs, lines);
     let by_load = hits.iter().filter(|h| h.1 .0.is_some()).count();

@@ -64,7 +64,7 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             )
         })
         .collect();
-    lines.extend(induced.iter().map(|g| {
+    lines.extend(crate::findings::verdict::lines(&induced, |g| {
         format!(
             "GC #{}: {}, gen{} {}, pause {}",
             g.number,

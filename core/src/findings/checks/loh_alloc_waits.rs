@@ -42,19 +42,16 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         .iter()
         .filter(|g| bgcs.binary_search(&g.number).is_ok())
         .collect();
-    let lines = long
-        .iter()
-        .map(|x| {
-            format!(
-                "thread {}: waited {} ({}){}",
-                x.thread,
-                ms(x.wait_ms),
-                x.reason,
-                x.bgc
-                    .map_or_else(Default::default, |b| format!(" during background GC #{b}"))
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&long, |x| {
+        format!(
+            "thread {}: waited {} ({}){}",
+            x.thread,
+            ms(x.wait_ms),
+            x.reason,
+            x.bgc
+                .map_or_else(Default::default, |b| format!(" during background GC #{b}"))
+        )
+    });
     let first = long
         .iter()
         .map(|x| x.begin_ms)

@@ -51,20 +51,21 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             .collect(),
     );
     let paused: f64 = loh.iter().filter_map(|g| g.pause_ms).sum();
-    let lines =
-        loh.iter()
-            .map(|g| {
-                format!(
-                "GC #{} ({} {}): LOH allocated since the previous GC {}, LOH survival {}, pause {}",
-                g.number,
-                g.reason,
-                g.gc_type.name(),
-                g.loh_allocated_bytes.map_or_else(|| "unknown".into(), |b| mb(b as f64)),
-                g.generations.loh.survival_pct.map_or_else(|| "unknown".into(), pct),
-                g.pause_ms.map_or_else(|| "unknown".into(), ms)
-            )
-            })
-            .collect();
+    let lines = crate::findings::verdict::lines(&loh, |g| {
+        format!(
+            "GC #{} ({} {}): LOH allocated since the previous GC {}, LOH survival {}, pause {}",
+            g.number,
+            g.reason,
+            g.gc_type.name(),
+            g.loh_allocated_bytes
+                .map_or_else(|| "unknown".into(), |b| mb(b as f64)),
+            g.generations
+                .loh
+                .survival_pct
+                .map_or_else(|| "unknown".into(), pct),
+            g.pause_ms.map_or_else(|| "unknown".into(), ms)
+        )
+    });
     let mut ev = evidence_of(&loh, lines);
     ev.figures = Vec::from([
         figure("LOH-triggered gen2 GCs", loh.len() as f64, "count"),

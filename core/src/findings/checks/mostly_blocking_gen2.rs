@@ -112,7 +112,7 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             )
         })
         .collect();
-    lines.extend(blocking.iter().map(|g| {
+    lines.extend(crate::findings::verdict::lines(&blocking, |g| {
         let conds = g
             .condemn
             .as_ref()

@@ -35,20 +35,17 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
     let ephemeral = count(|g| g.gen < 2);
     let blocking2 = count(|g| g.gen == 2 && g.gc_type != GcType::Background);
     let background = count(|g| g.gen == 2 && g.gc_type == GcType::Background);
-    let lines = over
-        .iter()
-        .map(|(g, p)| {
-            format!(
-                "GC #{} ({}, {}): pause {}{}",
-                g.number,
-                kind(g),
-                g.reason,
-                ms(*p),
-                g.promoted_bytes
-                    .map_or_else(Default::default, |b| format!(", promoted {}", mb(b as f64)))
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&over, |(g, p)| {
+        format!(
+            "GC #{} ({}, {}): pause {}{}",
+            g.number,
+            kind(g),
+            g.reason,
+            ms(*p),
+            g.promoted_bytes
+                .map_or_else(Default::default, |b| format!(", promoted {}", mb(b as f64)))
+        )
+    });
     let gcs: Vec<&Gc> = over.iter().map(|t| t.0).collect();
     let mut ev = evidence_of(&gcs, lines);
     ev.figures = Vec::from([

@@ -56,28 +56,25 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             counted.len()
         ));
     }
-    let lines = many
-        .iter()
-        .map(|(g, n)| {
-            let frag = g
-                .generations
-                .gen0
-                .fragmentation_pct
-                .filter(|f| (0.0..=100.0).contains(f));
-            format!(
-                "GC #{} (gen{} {}): {} pinned objects{}{}",
-                g.number,
-                g.gen,
-                g.gc_type.name(),
-                n,
-                frag.map_or_else(String::new, |f| format!(
-                    ", gen0 {} fragmented after",
-                    pct(f)
-                )),
-                if demoted(g) { ", demoted" } else { "" }
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&many, |(g, n)| {
+        let frag = g
+            .generations
+            .gen0
+            .fragmentation_pct
+            .filter(|f| (0.0..=100.0).contains(f));
+        format!(
+            "GC #{} (gen{} {}): {} pinned objects{}{}",
+            g.number,
+            g.gen,
+            g.gc_type.name(),
+            n,
+            frag.map_or_else(String::new, |f| format!(
+                ", gen0 {} fragmented after",
+                pct(f)
+            )),
+            if demoted(g) { ", demoted" } else { "" }
+        )
+    });
     let gcs: Vec<&Gc> = many.iter().map(|t| t.0).collect();
     let mut ev = evidence_of(&gcs, lines);
     ev.types = m

@@ -40,18 +40,15 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
     }
     let total: f64 = long.iter().map(|t| t.1).sum();
     let paused: f64 = long.iter().filter_map(|t| t.0.pause_ms).sum();
-    let lines = long
-        .iter()
-        .map(|(g, x)| {
-            format!(
-                "GC #{} ({}): suspension {} of a {} pause",
-                g.number,
-                kind(g),
-                ms(*x),
-                g.pause_ms.map_or_else(|| "unknown".into(), ms)
-            )
-        })
-        .collect();
+    let lines = crate::findings::verdict::lines(&long, |(g, x)| {
+        format!(
+            "GC #{} ({}): suspension {} of a {} pause",
+            g.number,
+            kind(g),
+            ms(*x),
+            g.pause_ms.map_or_else(|| "unknown".into(), ms)
+        )
+    });
     let gcs: Vec<&Gc> = long.iter().map(|t| t.0).collect();
     let mut ev = evidence_of(&gcs, lines);
     ev.figures = Vec::from([
