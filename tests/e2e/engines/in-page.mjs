@@ -96,6 +96,25 @@ export async function inPage(op, a, fn) {
     return els[0];
   };
 
+  // Between finding where to click and the driver's click, the page may move (a list that arrives
+  // and pushes the element down): the next trusted click sequence is checked here, and one that
+  // would land on another element is stopped before the page sees it ('intercepted': the adapter
+  // finds the element again and clicks again), as Playwright does.
+  const guard = (el) => {
+    if (window.__e2eGuard) window.__e2eGuard.remove();
+    const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+    const g = { verdict: null };
+    const on = (e) => {
+      if (!e.isTrusted) return;
+      if (g.verdict === null) g.verdict = el.isConnected && (e.target === el || el.contains(e.target)) ? 'ok' : 'intercepted';
+      if (g.verdict === 'intercepted') { e.preventDefault(); e.stopImmediatePropagation(); }
+      if (e.type === 'click') g.remove();
+    };
+    g.remove = () => { for (const t of types) window.removeEventListener(t, on, true); };
+    for (const t of types) window.addEventListener(t, on, true);
+    window.__e2eGuard = g;
+  };
+
   try {
     switch (op) {
       case 'eval': {
@@ -171,9 +190,16 @@ export async function inPage(op, a, fn) {
               return undefined;
             }
           }
+          if (a.guard) guard(el);
           return { x, y, checked: el.checked };
         }, a.slice);
         return done(r);
+      }
+      case 'guardResult': {
+        const g = window.__e2eGuard;
+        window.__e2eGuard = null;
+        if (g) g.remove();
+        return done(g ? g.verdict : null);
       }
       case 'checked': {
         const els = resolve(a.chain);

@@ -162,7 +162,7 @@ export class Page extends EventEmitter {
     const sees = this.ctx.browser.driver.sees;
     for (const { kind, text } of seen) {
       if (kind === 'csp') this.emit('csp', text);
-      else if (!sees[kind]) this.driverEvent(kind, kind === 'console' ? { type: 'error', text } : text);
+      else if (!sees[kind]) this.driverEvent(kind, kind === 'console' ? JSON.parse(text) : text);
     }
   }
 
@@ -376,16 +376,26 @@ export class Locator {
     await this.call('act', { hitTest: false, enabled: false }, null, { timeout, what: 'scrollIntoViewIfNeeded()' });
   }
   /** Where a pointer action lands: visible, enabled, still, in view and not covered. */
-  point({ position, timeout } = {}, what = 'click()') {
-    return this.call('act', { position }, null, { timeout, what });
+  point({ position, timeout } = {}, what = 'click()', guard = false) {
+    return this.call('act', { position, guard }, null, { timeout, what });
   }
-  async click(options = {}) {
-    const p = await this.point(options);
-    await this.page.mouse.click(p.x, p.y);
+  /**
+   * Clicks the element; a click that the page moved onto another element in between is stopped
+   * in the page and made again (in-page.mjs, guard). Returns where it clicked.
+   */
+  async clickOnce(options = {}, what = 'click()') {
+    const deadline = Date.now() + (options.timeout ?? DEFAULT_TIMEOUT);
+    for (;;) {
+      const p = await this.point({ ...options, timeout: Math.max(1, deadline - Date.now()) }, what, true);
+      await this.page.mouse.click(p.x, p.y);
+      const verdict = await this.page.call('guardResult', {}, null, { retry: true });
+      if (verdict !== 'intercepted') return p;
+      if (Date.now() > deadline) throw new TimeoutError(`${this}.${what}: another element took every click`);
+    }
   }
+  async click(options = {}) { await this.clickOnce(options); }
   async dblclick(options = {}) {
-    const p = await this.point(options, 'dblclick()');
-    await this.page.mouse.click(p.x, p.y);
+    const p = await this.clickOnce(options, 'dblclick()');
     await this.page.mouse.click(p.x, p.y);
   }
   async hover(options = {}) {
@@ -393,9 +403,10 @@ export class Locator {
     await this.page.mouse.move(p.x, p.y);
   }
   async setChecked(want, options = {}) {
-    const p = await this.point(options, want ? 'check()' : 'uncheck()');
+    const what = want ? 'check()' : 'uncheck()';
+    const p = await this.point(options, what);
     if (!!p.checked === want) return;
-    await this.page.mouse.click(p.x, p.y);
+    await this.clickOnce(options, what);
     const now = await this.call('checked', {}, null, { what: 'check()' });
     if (now !== want) throw new Error(`${this}: clicking did not ${want ? 'check' : 'uncheck'} it`);
   }
