@@ -209,9 +209,9 @@ fn js_text(e: &wasm_bindgen::JsValue) -> String {
 
 fn open_url(cx: Ctx, url: String) {
     spawn_local(async move {
-        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
+        let name = crate::view_state::trace_file_name(&url);
         match fetch_blob(&url).await {
-            Ok(blob) => open_blob(cx, name, blob),
+            Ok(blob) => open_blob(cx, name.clone(), worker_client::named(blob, &name)),
             Err(e) => cx.error.set(Some(e)),
         }
     });

@@ -252,6 +252,25 @@ fn dec(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The name a trace fetched from `url` goes by (the title, the File fact, the exports' file
+/// names), as a browser names a download: the last segment of the address's path,
+/// percent-decoded; "trace" where the path has none.
+pub fn trace_file_name(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
+        None => url,
+    };
+    let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
+    // `dec` reads a query, where '+' is a space; in a path it is itself.
+    let name = dec(&last.replace('+', "%2B"));
+    if name.trim().is_empty() {
+        "trace".into()
+    } else {
+        name
+    }
+}
+
 fn num(v: f64) -> String {
     // Shortest form that reads back the same.
     let s = format!("{v}");
@@ -662,6 +681,29 @@ mod tests {
             }),
             vec![5]
         );
+    }
+
+    #[test]
+    fn a_fetched_trace_is_named_after_the_last_segment_of_its_address() {
+        let name = trace_file_name;
+        assert_eq!(
+            name("https://example.com/tools/app.nettrace"),
+            "app.nettrace"
+        );
+        assert_eq!(
+            name("samples/net8-wks-concurrent.nettrace"),
+            "net8-wks-concurrent.nettrace"
+        );
+        assert_eq!(
+            name("https://h/dl/my%20app%2B1.nettrace?sig=a/b#x"),
+            "my app+1.nettrace"
+        );
+        assert_eq!(name("https://h/a+b.nettrace.zip"), "a+b.nettrace.zip");
+        assert_eq!(name("https://h/traces/latest/"), "latest");
+        assert_eq!(name("https://h/dl?file=x.nettrace"), "dl");
+        for bare in ["https://h", "https://h/", "https://h/?x=1", "", "%20"] {
+            assert_eq!(name(bare), "trace", "{bare:?}");
+        }
     }
 
     #[test]

@@ -58,6 +58,12 @@ fn spawn_worker() -> Result<Worker, JsValue> {
     worker
 }
 
+/// `blob` as a File called `name` (the bytes are not copied): the worker names the trace after its
+/// File, and a Blob fetched from an address has no name.
+pub fn named(blob: Blob, name: &str) -> Blob {
+    web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), name).map_or(blob, Into::into)
+}
+
 /// Starts decoding `blob` in a fresh worker; `on_event` gets every message until the job ends or
 /// another job replaces it.
 /// `entry` picks a trace inside a .zip that holds several (0 = the first).

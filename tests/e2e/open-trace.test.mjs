@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, SHARED, serveDist, launch, openApp, screenshot, dropFile } from './harness.mjs';
+import { SHARED, serveDist, launch, openApp, screenshot, dropFile } from './harness.mjs';
 import { fixtureGcStarts, FIXTURE } from './inputs.mjs';
 
 let server, browser;
@@ -57,10 +57,12 @@ test('the shared .NET Core 3.0 trace, zipped, dropped on the page, shows 478 GCs
   await context.close();
 });
 
-test('the bundled sample opens with one click', async () => {
+test('the bundled sample opens with one click, named after its address', async () => {
   const { page, context, problems } = await openApp(browser, server.base);
   await page.locator('#sample-0').click();
   assert.ok((await shownGcCount(page)) > 0);
+  // Named as the file at the address is (samples/index.json), not "trace".
+  assert.match(await page.locator('#fact-file').textContent(), /^net8-wks-concurrent\.nettrace \(/);
   assert.deepEqual(problems, []);
   await context.close();
 });

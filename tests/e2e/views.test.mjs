@@ -341,10 +341,17 @@ test('a copied link restores the same view in a new page; back and forward move 
   await context.close();
 });
 
-test('?trace=URL fetches the trace, and the address keeps it', async () => {
+test('?trace=URL fetches the trace, and the address keeps it; the trace is named after the address', async () => {
   const { page, context, problems } = await openApp(browser, server.base, '?trace=samples/net8-wks-concurrent.nettrace&tab=reasons');
   await page.locator('#trigger-grid').waitFor({ timeout: 30_000 });
   assert.match(await page.url(), /trace=samples\/net8-wks-concurrent\.nettrace/);
+  // The last segment of the address names it everywhere: the File fact and the exports.
+  await page.click('#tab-overview');
+  assert.match(await page.locator('#fact-file').textContent(), /^net8-wks-concurrent\.nettrace \(/);
+  await page.locator('#report').waitFor();
+  assert.equal((await download(page, '#report')).name, 'net8-wks-concurrent-gcscope-report.html');
+  await page.click('#tab-gcs');
+  assert.equal((await download(page, '.gc-table .export-csv')).name, 'net8-wks-concurrent-gcs.csv');
   assert.deepEqual(problems, []);
   await context.close();
 });
