@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from './engines/server.mjs';
 import { ENGINE, launchEngine } from './engines/index.mjs';
 
-export { ENGINE, ENGINES } from './engines/index.mjs';
+export { ENGINE, ENGINES, SEES_WORKER_CONSOLE } from './engines/index.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built app: dist/, or another build given by GCSCOPE_DIST (each engineer can test their own). */
@@ -39,8 +39,8 @@ export async function launch(options) {
 
 /**
  * A page that fails the test on any page error, console error, CSP violation or request that
- * leaves our server. Returns { page, context, problems, violations }: problems collects what went
- * wrong, violations the CSP violations alone. What is seen depends on the engine's driver:
+ * leaves our server. Returns { page, context, problems, violations, warnings }: problems collects
+ * what went wrong, violations the CSP violations alone, warnings the console's warnings. What is seen depends on the engine's driver:
  * Chromium and Firefox report the page's and the worker's console; in WebKit the page's observer
  * reports the page's console errors, uncaught errors and requests, not the worker's console (the
  * tests check what the page shows, e.g. #error, for the worker).
@@ -50,15 +50,19 @@ export async function openApp(browser, base, query = '', { viewport = { width: 1
   const page = await context.newPage();
   const problems = [];
   const violations = [];
+  const warnings = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+    if (m.type() === 'warning' || m.type() === 'warn') warnings.push(m.text());
+  });
   page.on('csp', (v) => { violations.push(v); problems.push(`CSP violation: ${v}`); });
   page.on('request', (r) => {
     const u = r.url();
     if (!u.startsWith(base) && !u.startsWith('blob:') && !u.startsWith('data:')) problems.push(`external request: ${u}`);
   });
   await page.goto(base + query);
-  return { page, context, problems, violations };
+  return { page, context, problems, violations, warnings };
 }
 
 export async function screenshot(page, name) {

@@ -14,11 +14,13 @@
     if (typeof x === 'string') return x;
     try { return JSON.stringify(x); } catch { return String(x); }
   };
-  const error = console.error;
-  console.error = function (...args) {
-    push('console', args.map(str).join(' '));
-    return error.apply(this, args);
-  };
+  for (const [level, type] of [['error', 'error'], ['warn', 'warning']]) {
+    const log = console[level];
+    console[level] = function (...args) {
+      push('console', JSON.stringify({ type, text: args.map(str).join(' ') }));
+      return log.apply(this, args);
+    };
+  }
   addEventListener('error', (e) => { if (e instanceof ErrorEvent) push('pageerror', e.message || (e.error && e.error.message) || 'error'); });
   addEventListener('unhandledrejection', (e) => push('pageerror', `unhandled rejection: ${str(e.reason)}`));
   document.addEventListener('securitypolicyviolation', (e) => push('csp', `${e.violatedDirective}: ${e.blockedURI} ${e.sample || ''}`));

@@ -6,6 +6,13 @@ export const ENGINES = ['chromium', 'firefox', 'webkit'];
 export const ENGINE = process.env.GCSCOPE_ENGINE ?? 'chromium';
 if (!ENGINES.includes(ENGINE)) throw new Error(`GCSCOPE_ENGINE=${ENGINE}: not one of ${ENGINES.join(', ')}`);
 
+/**
+ * Whether this engine's driver shows the worker's console (Chromium's DevTools protocol and
+ * Firefox's BiDi do; WebKitGTK's WebDriver shows no console at all, and the page cannot see its
+ * worker's). A test that needs it skips in WebKit and says so.
+ */
+export const SEES_WORKER_CONSOLE = ENGINE !== 'webkit';
+
 const backends = {
   chromium: () => import('./chromium.mjs'),
   firefox: () => import('./firefox.mjs'),
