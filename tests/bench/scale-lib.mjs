@@ -5,6 +5,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../e2e/engines/server.mjs';
@@ -26,9 +27,16 @@ export function buildTools({ quiet = false } = {}) {
   run(['build', '--release', '-p', 'gcscope-cli']);
 }
 
+/**
+ * Which checkout the generated traces belong to: several checkouts on one machine (engineers side
+ * by side) each regenerate a shared file when their own generator differs, and a file rewritten
+ * while a browser reads it fails there (WebKit: "The object can not be found here").
+ */
+const CHECKOUT = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
+
 /** A generated trace of about `mb` MiB in /tmp (made once, reused; never committed). */
 export function ensureTrace(mb, { seed, extra = [], tag = '' } = {}) {
-  const file = `/tmp/gcscope-scale-${mb}mb${seed ? `-s${seed}` : ''}${tag ? `-${tag}` : ''}.nettrace`;
+  const file = `/tmp/gcscope-scale-${mb}mb${seed ? `-s${seed}` : ''}${tag ? `-${tag}` : ''}-${CHECKOUT}.nettrace`;
   const meta = `${file}.json`;
   // Reused while the generator binary is the one that wrote it.
   const generator = statSync(BIGTRACE).mtimeMs;
@@ -188,7 +196,7 @@ async function heapUsage(send) {
  * input's change event), the peaks of the sampled memory figures (MiB) and the renderer's peak RSS.
  * `query` picks the view (the GC table, so rows are visible as they stream in).
  */
-export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50, sample = true, thenTabs = [] } = {}) {
+export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50, sample = true, thenTabs = [], workerPrelude = '' } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   // Trunk's loader announces the page's wasm instance; keep its memory to measure it.
   await context.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasmMemory = e.detail.wasm.memory; }));
@@ -212,6 +220,13 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   await page.goto(base + query);
   await page.locator('#file-input').waitFor({ state: 'attached' });
+  // `workerPrelude`: JavaScript run in the worker before the app's (a benchmark's "before" variant).
+  if (workerPrelude) {
+    await page.route('**/worker.js', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, body: `${workerPrelude}\n${await res.text()}` });
+    });
+  }
   // The page's and the worker's heaps through the DevTools protocol: Chromium only. Every engine
   // gets the kernel's figures for its content process (below).
   const engine = browser.engine;
@@ -384,19 +399,31 @@ export async function exportGcTable(page) {
  * starts them, fed `file`, its messages counted but not rendered. Measures what the wasm decoder and
  * model sustain in the browser, to compare with the native decoder on the same file.
  */
-export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false } = {}) {
+export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false, noStreams = false, workerPrelude = '' } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(base);
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input type="file" id="bench-file" hidden>'));
   await page.setInputFiles('#bench-file', file);
   const warmReadMs = warmFile(file);
+  // The content process's private memory while the worker runs (every engine).
+  const pids = rendererPids(browser.engine);
+  const before = Math.max(0, ...pids.map(privateBytes));
+  let peak = before;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, ...pids.map(privateBytes));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
   // Started here, waited for below: no single call into the page lasts the whole decode.
-  await page.evaluate(([timeoutMs, decodeOnly]) => {
+  await page.evaluate(([timeoutMs, decodeOnly, noStreams, workerPrelude]) => {
     const f = document.querySelector('#bench-file').files[0];
     const js = new URL('worker.js', document.baseURI).href;
     const wasm = new URL('worker_bg.wasm', document.baseURI).href;
-    const boot = `importScripts(${JSON.stringify(js)}); wasm_bindgen({ module_or_path: ${JSON.stringify(wasm)} });`;
+    // `noStreams`: the worker as in a browser without Blob.stream() (it reads Blob slices then).
+    const boot = `${workerPrelude}${noStreams ? 'delete Blob.prototype.stream;' : ''}importScripts(${JSON.stringify(js)}); wasm_bindgen({ module_or_path: ${JSON.stringify(wasm)} });`;
     const w = new Worker(URL.createObjectURL(new Blob([boot], { type: 'text/javascript' })));
     window.__workerRun = null;
     new Promise((resolve, reject) => {
@@ -417,9 +444,11 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
         }
       };
     }).then((r) => { window.__workerRun = r; }, (e) => { window.__workerRun = { error: String(e), ms: NaN }; });
-  }, [timeoutMs, decodeOnly]);
+  }, [timeoutMs, decodeOnly, noStreams, workerPrelude]);
   const r = await page.waitForFunction(() => window.__workerRun, null, { timeout: timeoutMs, polling: 50 });
+  sampling = false;
+  await sampler;
   await context.close();
   const size = (await stat(file)).size;
-  return { ...r, warmReadMs, mbPerS: size / 1e6 / (r.ms / 1000) };
+  return { ...r, warmReadMs, mbPerS: size / 1e6 / (r.ms / 1000), privateBeforeMiB: +(before / MB).toFixed(1), privatePeakMiB: +(peak / MB).toFixed(1) };
 }
