@@ -4,7 +4,8 @@
 //
 //   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--engines chromium,firefox,webkit]
 //                                      [--dist DIR] [--runs N] [--json OUT] [--no-build] [--no-native]
-//                                      [--no-browser] [--app-only] [--unreleased] [--then-tabs budgets,allocs] [--heaps N]
+//                                      [--no-browser] [--app-only] [--worker-prelude JS] [--then-tabs budgets,allocs]
+//                                      [--heaps N]
 //
 // --heaps N generates server-GC traces with N heaps instead (one GCPerHeapHistory per heap per GC).
 // Sizes are MiB; the traces are generated on demand into /tmp (gcscope-scale-<size>mb-<checkout>.nettrace) by
@@ -37,11 +38,12 @@ const jsonOut = opt('json', '/tmp/gcscope-bench.json');
 // Views opened after loading (their memory is reported apart: the insights are built on first view).
 const thenTabs = opt('then-tabs', '').split(',').filter(Boolean);
 const heaps = Number(opt('heaps', '1'));
-// Each engine, and with --unreleased each engine again as it was before the worker freed every
-// Blob slice once copied (ArrayBuffer.prototype.transfer hidden from the worker): WebKit's read path.
+// Each engine, and with --worker-prelude JS each engine again with JS run in the worker before the
+// app's (an A/B of the read path in one run, e.g. 'delete Blob.prototype.stream;' reads slices).
+const prelude = opt('worker-prelude', '');
 const variants = opt('engines', ENGINES.join(',')).split(',').filter(Boolean).flatMap((engine) => [
   { key: engine, engine, prelude: '' },
-  ...(flag('unreleased') ? [{ key: `${engine} (slices not freed)`, engine, prelude: 'delete ArrayBuffer.prototype.transfer;' }] : []),
+  ...(prelude ? [{ key: `${engine} (worker prelude)`, engine, prelude }] : []),
 ]);
 const engines = [...new Set(variants.map((v) => v.engine))];
 const versions = Object.fromEntries(await Promise.all(engines.map(async (e) => [e, await packageVersion(e)])));
