@@ -18,7 +18,7 @@ import os from 'node:os';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { ROOT, BIGTRACE, buildTools, ensureTrace, warmFile, serveDir, rendererPids, privateBytes } from './scale-lib.mjs';
+import { ROOT, BIGTRACE, buildTools, ensureTrace, warmFile, serveDir, sampleContentMemory } from './scale-lib.mjs';
 import { launchEngine } from '../e2e/engines/index.mjs';
 
 const argv = process.argv.slice(2);
@@ -35,19 +35,24 @@ const ways = opt('ways', 'byob,stream,slice,sync').split(',');
 const WORKER = `
 const PIECE = 4 * 1024 * 1024;
 const target = new Uint8Array(PIECE);
+// A BYOB reader into one reused buffer, as the app's worker reads.
+async function byob(reader) {
+  let pieces = 0, bytes = 0;
+  let buf = new ArrayBuffer(PIECE);
+  for (;;) {
+    const { value, done } = await reader.read(new Uint8Array(buf, 0, PIECE));
+    if (done) break;
+    target.set(value);
+    bytes += value.length; pieces++;
+    buf = value.buffer;
+  }
+  return { pieces, bytes };
+}
 async function read(file, way) {
   const t0 = performance.now();
   let pieces = 0, bytes = 0;
   if (way === 'byob') {
-    const reader = file.stream().getReader({ mode: 'byob' });
-    let buf = new ArrayBuffer(PIECE);
-    for (;;) {
-      const { value, done } = await reader.read(new Uint8Array(buf, 0, PIECE));
-      if (done) break;
-      target.set(value);
-      bytes += value.length; pieces++;
-      buf = value.buffer;
-    }
+    ({ pieces, bytes } = await byob(file.stream().getReader({ mode: 'byob' })));
   } else if (way === 'stream') {
     const reader = file.stream().getReader();
     for (;;) {
@@ -83,15 +88,7 @@ async function read(file, way) {
       bytes += ab.byteLength; pieces++;
     }
   } else if (way === 'response-byob') {
-    const reader = new Response(file).body.getReader({ mode: 'byob' });
-    let buf = new ArrayBuffer(PIECE);
-    for (;;) {
-      const { value, done } = await reader.read(new Uint8Array(buf, 0, PIECE));
-      if (done) break;
-      target.set(value);
-      bytes += value.length; pieces++;
-      buf = value.buffer;
-    }
+    ({ pieces, bytes } = await byob(new Response(file).body.getReader({ mode: 'byob' })));
   } else if (way === 'sync') {
     const r = new FileReaderSync();
     for (let at = 0; at < file.size; at += PIECE) {
@@ -114,16 +111,7 @@ async function measure(browser, base, file, way) {
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input type="file" id="read-file" hidden>'));
   await page.setInputFiles('#read-file', file);
   warmFile(file);
-  const pids = rendererPids(browser.engine);
-  const before = Math.max(0, ...pids.map(privateBytes));
-  let peak = before;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, ...pids.map(privateBytes));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const memory = sampleContentMemory(browser.engine);
   await page.evaluate(([src, way]) => {
     window.__read = null;
     const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
@@ -132,8 +120,7 @@ async function measure(browser, base, file, way) {
     w.postMessage({ file: document.querySelector('#read-file').files[0], way });
   }, [WORKER, way]);
   const r = await page.waitForFunction(() => window.__read, null, { timeout: 300_000, polling: 50 });
-  sampling = false;
-  await sampler;
+  const { before, peak } = await memory.stop();
   await context.close();
   return { ...r, growMiB: (peak - before) / 2 ** 20 };
 }

@@ -135,6 +135,24 @@ export function rendererPids(engine = ENGINE) {
   return ourBrowserProcesses().filter((p) => CONTENT[engine](p.cmd)).map((p) => p.pid);
 }
 
+/**
+ * Samples the private memory of `engine`'s content processes every 20 ms from now until `stop()`,
+ * which resolves to { before, peak } in bytes.
+ */
+export function sampleContentMemory(engine) {
+  const pids = rendererPids(engine);
+  const before = Math.max(0, ...pids.map(privateBytes));
+  let peak = before;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, ...pids.map(privateBytes));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return { stop: async () => { sampling = false; await sampler; return { before, peak }; } };
+}
+
 /** Resets the kernel's peak-RSS counter (VmHWM) of `pids` (root or own processes). */
 async function resetPeak(pids) {
   for (const pid of pids) {
@@ -407,16 +425,7 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
   await page.setInputFiles('#bench-file', file);
   const warmReadMs = warmFile(file);
   // The content process's private memory while the worker runs (every engine).
-  const pids = rendererPids(browser.engine);
-  const before = Math.max(0, ...pids.map(privateBytes));
-  let peak = before;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, ...pids.map(privateBytes));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const memory = sampleContentMemory(browser.engine);
   // Started here, waited for below: no single call into the page lasts the whole decode.
   await page.evaluate(([timeoutMs, decodeOnly, noStreams, workerPrelude]) => {
     const f = document.querySelector('#bench-file').files[0];
@@ -446,8 +455,7 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
     }).then((r) => { window.__workerRun = r; }, (e) => { window.__workerRun = { error: String(e), ms: NaN }; });
   }, [timeoutMs, decodeOnly, noStreams, workerPrelude]);
   const r = await page.waitForFunction(() => window.__workerRun, null, { timeout: timeoutMs, polling: 50 });
-  sampling = false;
-  await sampler;
+  const { before, peak } = await memory.stop();
   await context.close();
   const size = (await stat(file)).size;
   return { ...r, warmReadMs, mbPerS: size / 1e6 / (r.ms / 1000), privateBeforeMiB: +(before / MB).toFixed(1), privatePeakMiB: +(peak / MB).toFixed(1) };

@@ -95,6 +95,11 @@ export async function inPage(op, a, fn) {
     if (els.length > 1 && a.strict) throw new Error(`${describe()} matches ${els.length} elements (strict: name one)`);
     return els[0];
   };
+  // Waits for the element the locator names: { el }, or the timeout marker.
+  const element = () => poll(() => {
+    const els = resolve(a.chain);
+    return els.length ? { el: one(els) } : undefined;
+  }, a.slice);
 
   // Between finding where to click and the driver's click, the page may move (a list that arrives
   // and pushes the element down): the next trusted click sequence is checked here, and one that
@@ -222,10 +227,7 @@ export async function inPage(op, a, fn) {
         return done(true);
       }
       case 'select': {
-        const r = await poll(() => {
-          const els = resolve(a.chain);
-          return els.length ? { el: one(els) } : undefined;
-        }, a.slice);
+        const r = await element();
         if (r.$timeout) return done(r);
         const el = r.el;
         const want = [].concat(a.values);
@@ -237,19 +239,13 @@ export async function inPage(op, a, fn) {
         return done(picked.map((o) => o.value));
       }
       case 'focus': {
-        const r = await poll(() => {
-          const els = resolve(a.chain);
-          return els.length ? { el: one(els) } : undefined;
-        }, a.slice);
+        const r = await element();
         if (r.$timeout) return done(r);
         r.el.focus();
         return done(true);
       }
       case 'dispatch': {
-        const r = await poll(() => {
-          const els = resolve(a.chain);
-          return els.length ? { el: one(els) } : undefined;
-        }, a.slice);
+        const r = await element();
         if (r.$timeout) return done(r);
         const init = { bubbles: true, cancelable: true, composed: true, ...decode(a.init ?? {}) };
         const type = a.type;
@@ -268,10 +264,7 @@ export async function inPage(op, a, fn) {
       }
       case 'mark': {
         // Names the element for a driver's own element lookup (file inputs), by a unique attribute.
-        const r = await poll(() => {
-          const els = resolve(a.chain);
-          return els.length ? { el: one(els) } : undefined;
-        }, a.slice);
+        const r = await element();
         if (r.$timeout) return done(r);
         r.el.setAttribute('data-e2e-mark', a.mark);
         return done(true);
