@@ -9,8 +9,9 @@
 //   driver context:  newPage() -> driver page, close(), grantPermissions(list)
 //   driver page:     goto(url), evaluate(expression) -> string, setInputFiles(css, paths),
 //                    mouseMove(points), mouseDown(), mouseUp(), key(name, 'press'|'down'|'up'),
-//                    screenshot({ fullPage }) -> Buffer, close(), onEvent(fn(kind, value)),
-//                    download(timeout) (where the driver has a download event), raw (its own page)
+//                    screenshot({ fullPage }) -> Buffer, close(), onEvent(fn(kind, value)), raw (its
+//                    own page); download(timeout) and readClipboard() where the driver can (Chromium)
+//   driver browser may set `slice`: the longest a call waits in the page (WebDriver classic: short)
 import { EventEmitter } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -54,10 +55,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const source = (fn) => (typeof fn === 'function' ? fn.toString() : `() => (${fn})`);
 /** A message of a driver that says the page navigated away under a call (worth another try). */
 const NAVIGATED = /context was destroyed|navigat|Cannot find context|detached|JavaScript execution context|no such window|unloaded|Inspected target/i;
-
-/** Playwright's key names to a driver's: the adapter presses what the test names. */
-export const KEYS = ['Enter', 'Escape', 'Tab', 'Backspace', 'Delete', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight',
-  'Home', 'End', 'PageUp', 'PageDown', 'Space', 'Shift', 'Control', 'Alt', 'Meta'];
 
 export class Browser {
   constructor(engine, driver) {
@@ -336,7 +333,6 @@ export class Locator {
   last() { return this.with({ nth: -1 }); }
   nth(i) { return this.with({ nth: i }); }
   filter({ hasText } = {}) { return hasText === undefined ? this : this.with(textOption({ hasText })); }
-  getByText(text) { return this.locator('*', { hasText: text }).last(); }
 
   call(op, args = {}, fn = null, { timeout, retry = true, what } = {}) {
     return this.page.call(op, { chain: this.chain, strict: true, ...args }, fn, { timeout, retry, what: `${this}.${what ?? op}` });
