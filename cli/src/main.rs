@@ -7,6 +7,7 @@ mod allocs;
 mod args;
 mod budgets;
 mod counters;
+mod datas;
 mod events;
 mod gcs;
 mod handles;
@@ -86,6 +87,9 @@ enum Command {
     /// Compaction, finalization, memory pressure, segments
     #[command(after_help = "Example:\n  gcscope memory trace.nettrace --json")]
     Memory(args::JsonOpts),
+    /// DATAS (Server GC's heap-count adaptation): heap count over time, each change and why
+    #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
+    Datas(args::JsonOpts),
     /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
@@ -142,6 +146,7 @@ fn main() -> ExitCode {
         Command::Suspensions(o) => suspensions::run(o),
         Command::Counters(o) => counters::run(o),
         Command::Memory(o) => memory::run(o),
+        Command::Datas(o) => datas::run(o),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);
@@ -170,6 +175,7 @@ fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts
         Command::Roots(o) => ("roots", o),
         Command::Suspensions(o) => ("suspensions", o),
         Command::Memory(o) => ("memory", o),
+        Command::Datas(o) => ("datas", o),
         _ => return None,
     })
 }
