@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DIST, ENGINE } from './harness.mjs';
+import { DIST, TAB_GROWS_WITH_FILE } from './harness.mjs';
 import {
   BIGTRACE, BENCH_STREAM, GCSCOPE, buildTools, ensureTrace, timed, serveDir, measureOpen, exportGcTable, launchForMeasuring,
 } from '../bench/scale-lib.mjs';
@@ -68,12 +68,7 @@ test(`a ${SIZE_MB} MB trace: early first rows, and the CLI's model`, { timeout: 
   }
 });
 
-// WebKit's tab grows with the file (1.2 GiB private for a 1 GiB trace, ~275-300 MiB for this one,
-// against ~65 MiB in Chromium and Firefox; docs/performance.md): a known failure there until that is
-// found, reported as TODO by the test runner rather than hidden.
-const WEBKIT_GROWS = ENGINE === 'webkit' && 'WebKit: the tab grows with the file (docs/performance.md, "Browser engines")';
-
-test(`a ${SIZE_MB} MB trace: bounded tab memory`, { todo: WEBKIT_GROWS }, () => {
+test(`a ${SIZE_MB} MB trace: bounded tab memory`, { todo: TAB_GROWS_WITH_FILE }, () => {
   const r = measured;
   assert.ok(r, 'the trace was measured (test above)');
   assert.ok(r.procSamples >= 10, `memory sampled during decoding (${r.procSamples} samples)`);
