@@ -1,5 +1,5 @@
 //! `.zip` archives, streamed front to back through the local file headers (no central directory, so no
-//! seeking). The first entry named `*.nettrace` / `*.netperf` is the trace; other entries are skipped
+//! seeking). The first entry named `*.nettrace` / `*.netperf` / `*.etl` is the trace; other entries are skipped
 //! (deflated ones are inflated and discarded, since with a data descriptor their size is only known at
 //! the end). Stored and deflated entries are read; data descriptors (flag bit 3) and zip64 sizes are
 //! handled. CRCs are not verified: damaged deflate data is still caught by the inflater, and damaged
@@ -331,11 +331,6 @@ impl ZipReader {
                     record with dotnet-trace (or DOTNET_EnableEventPipe) to get a .nettrace"
                 .to_string();
         }
-        if self.names.iter().any(|n| base(n).ends_with(".etl")) {
-            return "an ETW .etl trace in a .zip (PerfView's .etl.zip): gcscope does not read ETW; \
-                    record with dotnet-trace to get a .nettrace, or open this file in PerfView"
-                .to_string();
-        }
         if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {
             return "a .gcdump heap snapshot in a .zip: gcscope reads GC event traces, not heap \
                     dumps; open it in PerfView or Visual Studio"
@@ -346,7 +341,7 @@ impl ZipReader {
         if self.names.len() > SHOWN {
             list.push_str(&format!(" and {} more", self.names.len() - SHOWN));
         }
-        format!("a .zip archive without a .nettrace or .netperf entry (it holds: {list})")
+        format!("a .zip archive without a .nettrace, .netperf or .etl entry (it holds: {list})")
     }
 
     pub fn finish(&mut self, end: u64) -> Result<()> {
@@ -370,11 +365,11 @@ impl ZipReader {
     }
 }
 
-/// `*.nettrace` / `*.netperf`, except macOS resource-fork twins (`__MACOSX/._x.nettrace`).
+/// `*.nettrace` / `*.netperf` / `*.etl`, except macOS resource-fork twins (`__MACOSX/._x.nettrace`).
 fn is_trace_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let base = lower.rsplit('/').next().unwrap_or(&lower);
-    (base.ends_with(".nettrace") || base.ends_with(".netperf"))
+    (base.ends_with(".nettrace") || base.ends_with(".netperf") || base.ends_with(".etl"))
         && !base.starts_with("._")
         && !lower.starts_with("__macosx/")
 }
