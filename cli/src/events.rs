@@ -5,7 +5,7 @@ use gcscope_core::DecodeStats;
 use std::collections::BTreeMap;
 use std::io::Write;
 
-pub const HELP: &str = "gcscope events FILE [--json]";
+pub const HELP: &str = "gcscope events FILE [--json] [--pid N | --process NAME]";
 
 pub fn run(raw: &[String]) -> Result<(), String> {
     let args = Args::parse(raw, &[])?;
@@ -37,7 +37,12 @@ pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats), String>
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     // One reused key buffer: a lookup per event, an allocation only per new name.
     let mut key = String::new();
+    // Every process unless one is named (as TraceEvent's baselines count).
+    let pid = crate::load::chosen_pid(path)?;
     let (_, stats) = crate::load::read_trace(path, &mut |_, e| {
+        if pid.is_some_and(|p| p != e.process_id) {
+            return;
+        }
         key.clear();
         key.push_str(e.provider);
         key.push('/');

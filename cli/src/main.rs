@@ -23,7 +23,7 @@ mod table;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-gcscope: .NET GC trace analysis (nettrace / netperf, zipped or gzipped)
+gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
 
 USAGE:
     gcscope events FILE [--json]        event counts by Provider/EventName (TraceEvent naming)
@@ -42,10 +42,18 @@ USAGE:
                                         classic .NET CLR Memory counters at each GC
     gcscope memory FILE [--json]        compaction, finalization, memory pressure, segments
     gcscope help                        this text
+
+Every command takes --pid N or --process NAME: which process of a machine-wide ETW trace to read
+(default: the one with the most GC pause, said on stderr with the others). `events` counts every
+process unless one is named.
 ";
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(e) = load::take_process_choice(&mut argv) {
+        eprintln!("gcscope: {e}");
+        return ExitCode::from(2);
+    }
     let Some((cmd, rest)) = argv.split_first() else {
         eprint!("{USAGE}");
         return ExitCode::from(2);

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use gcscope_core::gc::{GcModel, ModelBuilder};
+use gcscope_core::gc::GcModel;
 use serde::Serialize;
 
 use crate::args::Args;
@@ -22,24 +22,7 @@ pub fn load_summaries(path: &str) -> Result<GcModel, String> {
 }
 
 fn load(path: &str, drop_rows: bool) -> Result<GcModel, String> {
-    /// Events between drains: often enough to bound memory, rarely enough to cost nothing.
-    const DRAIN_EVERY: u32 = 1 << 16;
-    let mut builder: Option<ModelBuilder> = None;
-    let mut since_drain = 0u32;
-    let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
-        let b = builder.get_or_insert_with(|| ModelBuilder::new(info));
-        b.on_event(e);
-        if drop_rows {
-            since_drain += 1;
-            if since_drain == DRAIN_EVERY {
-                since_drain = 0;
-                drop(b.drain_completed());
-            }
-        }
-    })?;
-    let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
-    b.set_info(&info);
-    Ok(b.finish(Some(&stats)))
+    crate::load::load_process(path, drop_rows).map(|(model, _)| model)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

@@ -816,6 +816,26 @@ impl ModelBuilder {
         }
     }
 
+    /// GCs started so far and the total pause of the settled complete ones (rows handed out by
+    /// [`Self::drain_completed`] included): the running figures of a process list.
+    pub fn pause_so_far(&self) -> (u32, f64) {
+        let (_, dropped_pause) = self.dropped.gcs_and_pause();
+        let held = self.gcs.window(self.gcs.base(), self.settled);
+        let pause: f64 = held
+            .iter()
+            .filter(|g| g.complete)
+            .map(|g| g.pause_ms.unwrap_or(0.0))
+            .sum();
+        (self.gcs.len() as u32, dropped_pause + pause)
+    }
+
+    /// The process's name and command line from the kernel's process events (machine-wide traces).
+    pub(crate) fn on_process_name(&mut self, name: String, command_line: String) {
+        let keep = |s: String| (!s.is_empty()).then_some(s);
+        self.process.process_name = self.process.process_name.take().or(keep(name));
+        self.process.command_line = self.process.command_line.take().or(keep(command_line));
+    }
+
     pub(crate) fn on_process_info(&mut self, command_line: String, os: String, arch: String) {
         let keep = |s: String| (!s.is_empty()).then_some(s);
         self.process.command_line = self.process.command_line.take().or(keep(command_line));

@@ -45,6 +45,10 @@ fn runtime_version(p: &[u8]) -> Option<String> {
     let w = |i: usize| Some(u16::from_le_bytes([*p.get(2 * i)?, *p.get(2 * i + 1)?]));
     let (bmaj, bmin, bbuild) = (w(2)?, w(3)?, w(4)?);
     let vm = format!("{}.{}.{}.{}", w(6)?, w(7)?, w(8)?, w(9)?);
+    // Sku 1 is DesktopClr: .NET Framework, whose VM version is the CLR's (4.0.30319.x).
+    if w(1)? == 1 {
+        return Some(format!(".NET Framework (CLR {vm})"));
+    }
     if bmaj >= 5 {
         return Some(format!("{bmaj}.{bmin}.{bbuild} (CoreCLR {vm})"));
     }
@@ -83,6 +87,14 @@ pub(crate) fn dropped_events(stats: &DecodeStats) -> u64 {
 pub(crate) fn wants(provider: &str, event_id: u32) -> bool {
     if provider == clr::names::EVENTPIPE_PROVIDER {
         return event_id == PROCESS_INFO;
+    }
+    if provider == crate::etl::names::KERNEL_PROVIDER {
+        // The kernel's process events name the processes of a machine-wide trace.
+        use crate::etl::names::hooks::*;
+        return matches!(
+            event_id as u16,
+            PROCESS_START | PROCESS_STOP | PROCESS_DC_START | PROCESS_DC_STOP | PROCESS_DEFUNCT
+        ) && event_id <= u16::MAX as u32;
     }
     if event_id == RUNTIME_INFORMATION
         && clr::names::is_runtime_provider(provider)
@@ -136,6 +148,13 @@ pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
     if e.event_id == RUNTIME_INFORMATION && e.provider != clr::names::PRIVATE_PROVIDER {
         if let Some(v) = runtime_version(e.payload) {
             b.on_runtime_version(v);
+        }
+        // ETW traces have no ProcessInfo event: the command line is RuntimeInformation's, after
+        // ClrInstanceID, Sku, 8 version words, StartupFlags and StartupMode.
+        if b.process.format.starts_with("etl") {
+            if let Some((cmd, _)) = utf16z(e.payload, 25) {
+                b.on_process_name(String::new(), cmd);
+            }
         }
         return false;
     }

@@ -21,12 +21,14 @@ mod ingest;
 pub mod insights;
 pub mod packed;
 mod pins;
+pub mod processes;
 pub mod reasons;
 mod rows;
 mod summary;
 mod types;
 
 pub use builder::ModelBuilder;
+pub use processes::{ProcessChoice, ProcessRouter, ProcessSummary};
 pub use summary::{ALLOC_BUDGET, TIME_TUNING};
 pub use types::*;
 
