@@ -369,10 +369,15 @@ impl ModelBuilder {
         reason: u32,
         gc_type: u32,
     ) {
-        if self.find_recent(number).is_some() {
-            self.note(format!(
-                "GC {number}: a second GCStart at {ms:.3} ms was ignored"
-            ));
+        if let Some(i) = self.find_recent(number) {
+            // .NET Framework writes each GCStart twice, as version 1 and version 2 (fact 19): the
+            // second, right after the first in the GC still open, is the same GC, not an anomaly.
+            let framework_pair = i + 1 == self.gcs.len() && !self.raw[i].closed;
+            if !framework_pair {
+                self.note(format!(
+                    "GC {number}: a second GCStart at {ms:.3} ms was ignored"
+                ));
+            }
             return;
         }
         let gc_type = GcType::from_code(gc_type);

@@ -228,16 +228,34 @@ impl ProcessRouter {
         pid: u32,
         stats: Option<&DecodeStats>,
     ) -> Result<(GcModel, Insights), String> {
-        let machine_wide = self.procs.len() > 1 || self.names.len() > 1;
-        let naming = self.names.remove(&pid);
-        let r = self
-            .procs
-            .remove(&pid)
-            .ok_or_else(|| format!("no process {pid} in the trace"))?;
-        let mut model = r.model;
-        if let Some(n) = naming {
-            model.on_process_name(n.name, n.command_line);
-        }
+        let machine_wide = self.machine_wide();
+        self.finish_one(pid, stats, machine_wide)
+            .ok_or_else(|| format!("no process {pid} in the trace"))
+    }
+
+    /// Every process with GC events, finished (most GC pause first).
+    pub fn finish_all(mut self, stats: Option<&DecodeStats>) -> Vec<(u32, GcModel, Insights)> {
+        let machine_wide = self.machine_wide();
+        let pids: Vec<u32> = self.processes().iter().map(|p| p.process_id).collect();
+        pids.into_iter()
+            .filter_map(|pid| {
+                self.finish_one(pid, stats, machine_wide)
+                    .map(|(m, i)| (pid, m, i))
+            })
+            .collect()
+    }
+
+    fn machine_wide(&self) -> bool {
+        self.procs.len() > 1 || self.names.len() > 1
+    }
+
+    fn finish_one(
+        &mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+        machine_wide: bool,
+    ) -> Option<(GcModel, Insights)> {
+        let (model, insights) = self.take(pid)?;
         let own;
         let stats = match stats {
             Some(s) if machine_wide => {
@@ -251,8 +269,8 @@ impl ProcessRouter {
             s => s,
         };
         let model = model.finish(stats);
-        let insights = r.insights.finish(&model);
-        Ok((model, insights))
+        let insights = insights.finish(&model);
+        Some((model, insights))
     }
 
     /// The chosen process's builders, unfinished (for a consumer that finishes them itself).

@@ -279,6 +279,9 @@ pub fn render(e: &ClrEvent<'_>) -> Rendering {
                 ("ExtraGen0Commit", n(h.extra_gen0_commit)),
                 ("Count", n(h.count)),
             ]);
+            if let Some(m) = h.memory_pressure {
+                v.push(("MemoryPressure", n(m)));
+            }
             v
         }
         ClrEvent::PinObjectAtGcTime(p) => vec![

@@ -37,6 +37,9 @@ pub struct GcPerHeapHistory<'a> {
     pub extra_gen0_commit: u64,
     /// Number of generation records (4 before .NET 5: gen0-2 + LOH; 5 since: + POH).
     pub count: u32,
+    /// Memory load (percent) the GC saw: only the .NET Framework private layout has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_pressure: Option<u32>,
     /// The generation records (`count` × 10 pointers); serialized as the list of [`GenData`].
     #[serde(rename = "generations")]
     gen_data: GenRecords<'a>,
@@ -182,8 +185,66 @@ impl<'a> GcPerHeapHistory<'a> {
             heap_index,
             extra_gen0_commit,
             count,
+            memory_pressure: None,
             gen_data: GenRecords {
                 bytes: gen_data,
+                pointer_size,
+            },
+        })
+    }
+
+    /// The .NET Framework 4.5.x layout of the private provider's GCPerHeapHistory (id 4, version
+    /// 2), read where TraceEvent reads it: five generation records of 10 pointers (gen0-2, LOH and
+    /// a fifth), then u32 CondemnReasons0, CondemnReasons1, MemoryPressure, ExpandMechanisms,
+    /// CompactMechanisms; HeapIndex 14 bytes before the end (.NET 4.5.2, which appends an 8-byte
+    /// ExtraGen0Commit: 50 pointers + 33 bytes) or 6 bytes before it (.NET 4.5: 50 pointers + 25
+    /// bytes), and ClrInstanceID as the last byte. The free-list and pinned-allocation figures of
+    /// version 3 are not in it (0 here). Version 0 (.NET 4.0) orders its records differently and is
+    /// not read.
+    pub fn parse_framework(payload: &'a [u8], version: u32, pointer_size: u8) -> PResult<Self> {
+        if version != 2 {
+            return Err(PayloadError::unsupported_version(version));
+        }
+        let p = usize::from(pointer_size);
+        if p != 4 && p != 8 {
+            return Err(PayloadError::truncated(0, "GCPerHeapHistory pointer size"));
+        }
+        let records = 5 * GEN_DATA_FIELDS * p;
+        let len = payload.len();
+        let (heap_at, extra_at) = if len == records + 33 {
+            (len - 14, Some(len - 10))
+        } else if len == records + 25 {
+            (len - 6, None)
+        } else {
+            return Err(PayloadError::truncated(
+                len.min(records + 25),
+                "GCPerHeapHistory (.NET Framework layout)",
+            ));
+        };
+        let u32_at = |i: usize| {
+            u32::from_le_bytes([payload[i], payload[i + 1], payload[i + 2], payload[i + 3]])
+        };
+        Ok(GcPerHeapHistory {
+            clr_instance_id: u16::from(payload[len - 1]),
+            free_list_allocated: 0,
+            free_list_rejected: 0,
+            end_of_seg_allocated: 0,
+            condemned_allocated: 0,
+            pinned_allocated: 0,
+            pinned_allocated_advance: 0,
+            running_free_list_efficiency: 0,
+            condemn_reasons: CondemnReasons {
+                reasons0: u32_at(records),
+                reasons1: u32_at(records + 4),
+            },
+            compact_mechanisms: u32_at(records + 16),
+            expand_mechanisms: u32_at(records + 12),
+            heap_index: u32_at(heap_at),
+            extra_gen0_commit: extra_at.map_or(0, |i| u64::from(u32_at(i))),
+            count: 5,
+            memory_pressure: Some(u32_at(records + 8)),
+            gen_data: GenRecords {
+                bytes: &payload[..records],
                 pointer_size,
             },
         })
