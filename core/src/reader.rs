@@ -6,7 +6,7 @@
 //! sequence-point region) or ETW ([`crate::etl::Decoder`], buffers merged by timestamp) → the
 //! caller's sink. Both formats come out the same way: the consumer does not care which it read.
 
-use crate::container::Unwrapper;
+use crate::container::{describe, Unwrapper, FAST_SERIALIZATION, NETTRACE_MAGIC};
 use crate::error::{Error, ErrorKind, Result};
 use crate::etl;
 use crate::event::{Event, TraceInfo};
@@ -265,7 +265,7 @@ impl Stream {
             return Ok(());
         }
         let head = core::mem::take(&mut self.pending);
-        self.decide(&head);
+        self.decide(&head)?;
         match self.format {
             Some(Format::Etw) => {
                 self.etw(&head, sink)?;
@@ -278,8 +278,15 @@ impl Stream {
         }
     }
 
-    /// Picks the decoder from the stream's first bytes (all of them, if it is shorter).
-    fn decide(&mut self, head: &[u8]) {
+    /// Picks the decoder from the stream's first bytes (all of them, if it is shorter). A stream
+    /// that starts like neither format (a .zip entry named like a trace that is not one) is named.
+    fn decide(&mut self, head: &[u8]) -> Result<()> {
+        let eventpipe = [&NETTRACE_MAGIC[..], &FAST_SERIALIZATION[..8]]
+            .iter()
+            .any(|m| head.starts_with(m) || m.starts_with(head));
+        if !eventpipe && !etl::looks_like_etl(head) {
+            return Err(Error::new(0, ErrorKind::NotATrace(describe(head))));
+        }
         let format = if etl::looks_like_etl(head) {
             let mut d = etl::Decoder::new();
             d.set_filter(self.filter.take());
@@ -290,6 +297,7 @@ impl Stream {
             Format::EventPipe
         };
         self.format = Some(format);
+        Ok(())
     }
 
     fn etw(&mut self, data: &[u8], sink: &mut Sink<'_>) -> Result<()> {
@@ -304,7 +312,7 @@ impl Stream {
     fn finish(&mut self, stats: &mut DecodeStats, sink: &mut Sink<'_>) -> Result<()> {
         if self.format.is_none() {
             let head = core::mem::take(&mut self.pending);
-            self.decide(&head);
+            self.decide(&head)?;
             self.feed_eventpipe(&head, stats, sink)?;
         }
         if let Some(etl) = &mut self.etl {

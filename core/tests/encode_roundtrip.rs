@@ -18,7 +18,6 @@ struct Seen {
     version: u32,
     name: String,
     timestamp: i64,
-    process_id: 0,
     thread_id: u64,
     capture_thread_id: u64,
     sequence: u32,
@@ -37,7 +36,6 @@ fn decode(bytes: &[u8], chunk: usize) -> (Vec<Seen>, TraceInfo, gcscope_core::De
             version: e.version,
             name: e.name.into(),
             timestamp: e.timestamp,
-            process_id: 0,
             thread_id: e.thread_id,
             capture_thread_id: e.capture_thread_id,
             sequence: e.sequence,
@@ -148,7 +146,6 @@ fn small(flavor: Flavor, pointer_size: u8) -> Small {
             };
             let f = EventFields {
                 metadata_id: id,
-                process_id: 0,
                 thread_id: th + 1000 * (k % 2),
                 capture_thread_id: th,
                 processor: if k % 7 == 0 { u32::MAX } else { (k % 2) as u32 },
@@ -169,7 +166,6 @@ fn small(flavor: Flavor, pointer_size: u8) -> Small {
                 version,
                 name: name.into(),
                 timestamp: ts,
-                process_id: 0,
                 thread_id: f.thread_id,
                 capture_thread_id: th,
                 sequence: seq,
@@ -243,7 +239,6 @@ fn padding_is_right_at_every_alignment() {
             w.event(
                 &EventFields {
                     metadata_id: id,
-                    process_id: 0,
                     thread_id: 1,
                     capture_thread_id: 1,
                     timestamp: 1_000_000_000 + k as i64,
@@ -273,7 +268,6 @@ fn gaps_in_written_sequence_numbers_are_counted_as_dropped() {
     });
     let mut f = EventFields {
         metadata_id: id,
-        process_id: 0,
         thread_id: 5,
         capture_thread_id: 5,
         timestamp: 1_000_000_000,
