@@ -77,6 +77,8 @@ pub struct Decoder {
     /// Decompressed records of the current buffer (reused).
     scratch: Vec<u8>,
     counters: Counters,
+    /// Reading the cut-off last buffer: its last record is cut, not damaged.
+    salvaging: bool,
 }
 
 impl Default for Decoder {
@@ -96,6 +98,7 @@ impl Decoder {
             window: Window::default(),
             scratch: Vec::new(),
             counters: Counters::default(),
+            salvaging: false,
         }
     }
 
@@ -189,7 +192,9 @@ impl Decoder {
             let at = self.offset;
             if rest.len() >= HEADER_LEN && self.info.is_some() {
                 if let Ok(h) = BufferHeader::parse(&rest, at) {
+                    self.salvaging = true;
                     let _ = self.buffer(&rest, &h, at, true, sink);
+                    self.salvaging = false;
                 }
             }
             result = Err(Error::truncated(at + rest.len() as u64, "ETL buffer"));
@@ -306,8 +311,10 @@ impl Decoder {
                         ));
                     }
                     // The buffers are framed independently: skip the rest of this one.
-                    self.counters.damaged_buffers += 1;
-                    self.counters.skipped_records += 1;
+                    if !self.salvaging {
+                        self.counters.damaged_buffers += 1;
+                        self.counters.skipped_records += 1;
+                    }
                     break;
                 }
             };
