@@ -252,6 +252,13 @@ const FORMAT_BYTES: usize = 76;
 
 impl Stream {
     fn feed(&mut self, data: &[u8], stats: &mut DecodeStats, sink: &mut Sink<'_>) -> Result<()> {
+        if data.is_empty() {
+            // The container says another file of the same trace begins (an .etl's companions).
+            return match &mut self.etl {
+                Some(etl) => etl.begin_file(sink),
+                None => Ok(()),
+            };
+        }
         stats.trace_bytes += data.len() as u64;
         match self.format {
             Some(Format::Etw) => return self.etw(data, sink),

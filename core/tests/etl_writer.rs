@@ -472,3 +472,114 @@ fn real_files_cut_at_every_buffer() {
         eprintln!("{name}: {} buffers cut, {} events in all", starts.len(), all.len());
     }
 }
+
+/// A .zip of stored entries (APPNOTE 4.3.7: local headers, then the central directory).
+fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in entries {
+        let offset = out.len() as u32;
+        let mut h = Vec::new();
+        h.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        h.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        h.extend_from_slice(&0u16.to_le_bytes());
+        h.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        central.extend_from_slice(&[20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        central.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        central.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        central.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let cd_at = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_at.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// PerfView's unmerged .etl.zip: the main file, then its kernel companion (which names the
+/// process), and an unrelated .etl. The companion's events follow the main file's, not counted as
+/// late; the process gets its name; the unrelated file is listed, not read.
+#[test]
+fn etl_zip_with_companions() {
+    let opts = Options::default();
+    let mut main = EtlWriter::new(opts);
+    for i in 0..50u32 {
+        main.event(
+            i % 2,
+            &EtlEvent {
+                provider: RUNTIME_GUID,
+                id: 187,
+                version: 0,
+                opcode: 1,
+                task: 19,
+                process_id: 4242,
+                thread_id: 7,
+                timestamp: opts.header_timestamp + 100 + i as i64,
+                pointer_size: 8,
+                extended: &[],
+                payload: &[0; 30],
+            },
+        );
+    }
+    let main = main.finish();
+    let mut kernel = EtlWriter::new(opts);
+    // Process/DCStart, version 4, 64-bit: key, pid, ppid, session, exit, dtb, flags, no SID, name.
+    let mut p = vec![0u8; 8];
+    for v in [4242u32, 1, 1, 0] {
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    p.extend_from_slice(&[0; 8]);
+    p.extend_from_slice(&[0; 8]);
+    p.extend_from_slice(b"MyApp.exe\0");
+    p.extend_from_slice(&[b'M', 0, 0, 0]);
+    kernel.kernel(0, 0x0303, 4, 0, 0, opts.header_timestamp + 5, &p);
+    let kernel = kernel.finish();
+    let zip = stored_zip(&[
+        ("trace/PerfViewData.etl", &main),
+        ("trace/PerfViewData.kernel.etl", &kernel),
+        ("trace/Other.etl", &kernel),
+    ]);
+    for chunk in [1usize, 100, zip.len()] {
+        let mut r = TraceReader::new();
+        let mut router = gcscope_core::gc::ProcessRouter::new();
+        let mut names = Vec::new();
+        let mut sink = |info: &gcscope_core::event::TraceInfo, e: &Event<'_>| {
+            names.push(e.name.to_string());
+            router.on_event(info, e);
+        };
+        for piece in zip.chunks(chunk) {
+            r.push_with_info(piece, &mut sink).unwrap();
+        }
+        r.finish_with_info(&mut sink).unwrap();
+        // Main: header + 50 events; companion: header + DCStart, after them.
+        assert_eq!(names.len(), 53, "chunk {chunk}");
+        assert_eq!(names[51], "EventTrace");
+        assert_eq!(names[52], "Process/DCStart");
+        assert_eq!(r.stats().out_of_order_events, 0);
+        assert_eq!(
+            r.trace_entries().unwrap(),
+            &["trace/PerfViewData.etl".to_string(), "trace/Other.etl".to_string()]
+        );
+        let _ = router.take(4242).expect("the process has a model");
+    }
+    let mut r = TraceReader::new();
+    let mut router = gcscope_core::gc::ProcessRouter::new();
+    r.push_with_info(&zip, &mut |i, e| router.on_event(i, e)).unwrap();
+    r.finish_with_info(&mut |i, e| router.on_event(i, e)).unwrap();
+    let (model, _) = router.finish(4242, Some(r.stats())).unwrap();
+    assert_eq!(model.process.process_name.as_deref(), Some("MyApp"));
+}

@@ -122,6 +122,12 @@ impl Window {
         self.release_until(0, release);
     }
 
+    /// After a flush: the next events start a new order (a companion file), so none of them is
+    /// late.
+    pub fn restart(&mut self) {
+        self.released_upto = None;
+    }
+
     /// Bytes held now.
     pub fn held_bytes(&self) -> usize {
         self.bytes

@@ -79,6 +79,9 @@ pub struct Decoder {
     counters: Counters,
     /// Reading the cut-off last buffer: its last record is cut, not damaged.
     salvaging: bool,
+    /// A companion file began (see [`Decoder::begin_file`]): its first record is its own logfile
+    /// header.
+    new_file: bool,
 }
 
 impl Default for Decoder {
@@ -99,7 +102,25 @@ impl Decoder {
             scratch: Vec::new(),
             counters: Counters::default(),
             salvaging: false,
+            new_file: false,
         }
+    }
+
+    /// The next bytes are another file of the same trace (PerfView's `.kernel.etl` /
+    /// `.clrRundown.etl` companions of a `.etl` in one .zip). Its events cannot be merged with the
+    /// ones already delivered (they start at the session's beginning again), so everything held is
+    /// delivered first and the companion's events follow, in their own order, not counted as out of
+    /// order. The trace's time origin stays the first file's.
+    pub fn begin_file(&mut self, sink: &mut EtlSink<'_>) -> Result<()> {
+        if !self.pending.is_empty() {
+            let at = self.offset + self.pending.len() as u64;
+            self.flush(sink);
+            return Err(Error::truncated(at, "ETL buffer"));
+        }
+        self.flush(sink);
+        self.window.restart();
+        self.new_file = self.info.is_some();
+        Ok(())
     }
 
     /// Sets the consumer's filter (None: deliver everything). See [`crate::filter`].
@@ -320,6 +341,14 @@ impl Decoder {
             };
             if self.info.is_none() {
                 self.read_logfile_header(records, &r, at + (HEADER_LEN + pos) as u64)?;
+            } else if self.new_file {
+                self.new_file = false;
+                if r.source != (Source::Kernel { hook: 0 }) {
+                    return Err(Error::malformed(
+                        at + (HEADER_LEN + pos) as u64,
+                        "a companion ETL file whose first record is not its logfile header",
+                    ));
+                }
             }
             let c = &mut self.counters;
             c.events += 1;
