@@ -102,6 +102,12 @@ fn main() {
         write(&dirs[0], format!("{name}.raw"), &raw, &mut n[0]);
     }
     etl_seeds(&shared, &dirs[3], &dirs[4], &mut n);
+    // The container target reads every format: give it the ETL seeds too.
+    for e in std::fs::read_dir(&dirs[3]).unwrap().flatten() {
+        let name = format!("etl-{}", e.file_name().to_string_lossy());
+        std::fs::copy(e.path(), dirs[0].join(name)).unwrap();
+        n[0] += 1;
+    }
     eprintln!(
         "seeds: {} container, {} payloads, {} model, {} etl, {} lz77 in {}",
         n[0],
