@@ -119,8 +119,12 @@ fn human(m: &GcModel) -> String {
         .flatten()
         .collect::<Vec<_>>()
         .join(" ");
+    let name = p
+        .process_name
+        .as_deref()
+        .map_or(String::new(), |n| format!("{n}, "));
     s.push_str(&format!(
-        "Process    pid {}, {} CPUs, {}-bit{}\n",
+        "Process    {name}pid {}, {} CPUs, {}-bit{}\n",
         p.process_id,
         p.processor_count,
         p.pointer_size as u32 * 8,

@@ -821,12 +821,14 @@ impl ModelBuilder {
         }
     }
 
-    /// GCs started so far and the total pause of the settled complete ones (rows handed out by
+    /// GCs started so far and the total pause of the complete ones (rows handed out by
     /// [`Self::drain_completed`] included): the running figures of a process list.
     pub fn pause_so_far(&self) -> (u32, f64) {
         let (_, dropped_pause) = self.dropped.gcs_and_pause();
-        let held = self.gcs.window(self.gcs.base(), self.settled);
-        let pause: f64 = held
+        // Every held row (settled or only closed: a row's pause is final once it is complete).
+        let pause: f64 = self
+            .gcs
+            .held()
             .iter()
             .filter(|g| g.complete)
             .map(|g| g.pause_ms.unwrap_or(0.0))
