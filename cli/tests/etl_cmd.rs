@@ -43,7 +43,11 @@ fn events_json_counts_every_process_like_traceevent() {
         return;
     };
     let out = gcscope(&["events", &file, "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut checked = 0;
     for (name, n) in baseline_counts("gcevents.baseline.txt") {
@@ -61,7 +65,11 @@ fn events_json_counts_every_process_like_traceevent() {
     assert_eq!(v["Microsoft-Windows-DotNETRuntime/GC/Stop"], 264);
     // One process only: PerfView's own (pid 3988) had one GC.
     let out = gcscope(&["events", &file, "--json", "--process", "PerfView"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["Microsoft-Windows-DotNETRuntime/GC/Stop"], 1);
 }
@@ -73,10 +81,18 @@ fn every_subcommand_reads_one_chosen_process() {
     };
     // Default: the most GC pause, said on stderr with the other process on its own line.
     let out = gcscope(&["summary", &file, "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("showing Test.x64 (pid 3676)"), "{err}");
-    assert!(err.lines().any(|l| l.trim_start().starts_with("PerfView (pid 3988): 1 GCs")), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.trim_start().starts_with("PerfView (pid 3988): 1 GCs")),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["process"]["process_id"], 3676);
     assert_eq!(v["process"]["process_name"], "Test.x64");
@@ -84,8 +100,16 @@ fn every_subcommand_reads_one_chosen_process() {
     // By pid and by name (case-insensitive), any subcommand; nothing on stderr then.
     for args in [["--pid", "3988"], ["--process", "perfview"]] {
         let out = gcscope(&["gcs", &file, "--json", args[0], args[1]]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v.as_array().unwrap().len(), 1, "{args:?}");
     }
@@ -93,7 +117,10 @@ fn every_subcommand_reads_one_chosen_process() {
     let out = gcscope(&["budgets", &file, "--pid", "1"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("pid 1") && err.contains("Test.x64 (pid 3676)"), "{err}");
+    assert!(
+        err.contains("pid 1") && err.contains("Test.x64 (pid 3676)"),
+        "{err}"
+    );
     let out = gcscope(&["summary", &file, "--pid", "x"]);
     assert!(!out.status.success());
 }

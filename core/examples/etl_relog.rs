@@ -35,7 +35,8 @@ fn main() {
     };
     loop {
         let n = inp.read(&mut buf).expect("read");
-        let mut sink = |info: &gcscope_core::event::TraceInfo, e: &gcscope_core::event::Event<'_>| {
+        let mut sink = |info: &gcscope_core::event::TraceInfo,
+                        e: &gcscope_core::event::Event<'_>| {
             let r = relog.get_or_insert_with(|| {
                 Relogger::new(
                     Options {

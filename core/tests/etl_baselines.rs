@@ -17,8 +17,8 @@ mod common;
 mod render;
 
 use gcscope_core::clr;
-use render::{matches, render, V};
 use gcscope_core::event::Event;
+use render::{matches, render, V};
 use std::collections::BTreeMap;
 
 /// Runtime events TraceLog consumes into its own tables and does not keep as events (fact 20).
@@ -156,7 +156,10 @@ fn decode_trace(name: &str) -> Option<BTreeMap<String, Vec<Ours>>> {
     });
     res.unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(stats.skipped_events, 0, "{name}: unreadable records");
-    assert_eq!(stats.out_of_order_events, 0, "{name}: merge window too small");
+    assert_eq!(
+        stats.out_of_order_events, 0,
+        "{name}: merge window too small"
+    );
     Some(by_name)
 }
 
@@ -211,8 +214,14 @@ const NOT_FROM_PAYLOAD: &[&str] = &["PID", "TID", "PName", "ProceNum", "DataLen"
 /// TypeName comes from TraceEvent's type table; ObjectSize of an AllocationTick before version 4
 /// is printed as 0 (the field is version 4's).
 const PRINTED_WITHOUT_PAYLOAD: &[(&str, &str)] = &[
-    ("Microsoft-Windows-DotNETRuntime/GC/FinalizeObject", "TypeName"),
-    ("Microsoft-Windows-DotNETRuntime/GC/AllocationTick", "ObjectSize"),
+    (
+        "Microsoft-Windows-DotNETRuntime/GC/FinalizeObject",
+        "TypeName",
+    ),
+    (
+        "Microsoft-Windows-DotNETRuntime/GC/AllocationTick",
+        "ObjectSize",
+    ),
 ];
 
 /// Whether TraceEvent's printed value (maybe cut to 20 characters + "...") shows ours.
@@ -264,11 +273,24 @@ fn first_events_match_traceevent() {
                 continue;
             };
             *i += 1;
-            let attr = |k: &str| be.attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
+            let attr = |k: &str| {
+                be.attrs
+                    .iter()
+                    .find(|(a, _)| a == k)
+                    .map(|(_, v)| v.as_str())
+            };
             let expect = [
                 ("MSec", be.msec.clone(), n3(e.time_ms)),
-                ("PID", attr("PID").unwrap_or("").to_string(), e.process_id.to_string()),
-                ("TID", attr("TID").unwrap_or("").to_string(), e.thread_id.to_string()),
+                (
+                    "PID",
+                    attr("PID").unwrap_or("").to_string(),
+                    e.process_id.to_string(),
+                ),
+                (
+                    "TID",
+                    attr("TID").unwrap_or("").to_string(),
+                    e.thread_id.to_string(),
+                ),
                 (
                     "ProceNum",
                     attr("ProceNum").unwrap_or("").to_string(),
@@ -282,7 +304,11 @@ fn first_events_match_traceevent() {
             ];
             for (k, want, got) in expect {
                 if want != got {
-                    failures.push(format!("{trace}: {} #{}: {k} baseline {want}, ours {got}", be.name, *i - 1));
+                    failures.push(format!(
+                        "{trace}: {} #{}: {k} baseline {want}, ours {got}",
+                        be.name,
+                        *i - 1
+                    ));
                 }
             }
             headers += 1;
@@ -295,8 +321,16 @@ fn first_events_match_traceevent() {
                 unrendered.insert(be.name.as_str());
                 continue;
             };
-            for (k, v) in be.attrs.iter().filter(|(k, _)| !NOT_FROM_PAYLOAD.contains(&k.as_str())) {
-                match ours_fields.iter().find(|(name, _)| name == k).map(|(_, v)| v) {
+            for (k, v) in be
+                .attrs
+                .iter()
+                .filter(|(k, _)| !NOT_FROM_PAYLOAD.contains(&k.as_str()))
+            {
+                match ours_fields
+                    .iter()
+                    .find(|(name, _)| name == k)
+                    .map(|(_, v)| v)
+                {
                     Some(o) if same_value(o, v) => payload_fields += 1,
                     // TraceEvent prints an empty value for a field this version lacks.
                     _ if v.is_empty() => payload_fields += 1,

@@ -53,13 +53,16 @@ fn baseline(trace: &str) -> (BTreeMap<String, u64>, Vec<Line>) {
     (counts, lines)
 }
 
+/// Each process's GCHeapStats generation sizes (gen0-2, LOH), in order.
+type HeapStatsByPid = BTreeMap<u32, Vec<[u64; 4]>>;
+
 /// Every process's model, and each process's GCHeapStats generation sizes in order.
-fn models(trace: &str) -> (BTreeMap<u32, GcModel>, BTreeMap<u32, Vec<[u64; 4]>>) {
+fn models(trace: &str) -> (BTreeMap<u32, GcModel>, HeapStatsByPid) {
     let shared = common::shared_dir().unwrap();
     let bytes = std::fs::read(shared.join(format!("traces/perfview/{trace}.etl.zip"))).unwrap();
     let mut reader = TraceReader::new().with_filter(gc::interest);
     let mut router = ProcessRouter::new();
-    let mut heap_stats: BTreeMap<u32, Vec<[u64; 4]>> = BTreeMap::new();
+    let mut heap_stats: HeapStatsByPid = BTreeMap::new();
     let mut sink = |info: &gcscope_core::event::TraceInfo, e: &Event<'_>| {
         router.on_event(info, e);
         if let Some(Ok(ClrEvent::GcHeapStats(h))) = clr::decode(e) {
@@ -91,7 +94,10 @@ fn framework_gcs_agree_with_traceevent_and_the_events() {
         let (models, heap_stats) = models(trace);
         let stops = counts["Microsoft-Windows-DotNETRuntime/GC/Stop"];
         let ours: u64 = models.values().map(|m| m.gcs.len() as u64).sum();
-        assert_eq!(ours, stops, "{trace}: GCs of all processes vs GC/Stop lines");
+        assert_eq!(
+            ours, stops,
+            "{trace}: GCs of all processes vs GC/Stop lines"
+        );
         for m in models.values() {
             assert!(m.gcs.iter().all(|g| g.complete), "{trace}: incomplete GC");
             assert!(
@@ -143,7 +149,12 @@ fn framework_gcs_agree_with_traceevent_and_the_events() {
         let m = &models[&test_pid];
         assert_eq!(stats.len(), m.gcs.len(), "{trace}: one GCHeapStats per GC");
         for (g, hs) in m.gcs.iter().zip(stats) {
-            assert_eq!(g.heaps.len(), 1, "{trace} GC {}: per-heap history", g.number);
+            assert_eq!(
+                g.heaps.len(),
+                1,
+                "{trace} GC {}: per-heap history",
+                g.number
+            );
             let h = &g.heaps[0];
             for (gen, &size) in hs.iter().enumerate() {
                 assert_eq!(
@@ -152,7 +163,11 @@ fn framework_gcs_agree_with_traceevent_and_the_events() {
                     g.number
                 );
             }
-            assert_eq!(h.condemn.final_gen as u32, g.gen as u32, "{trace} GC {}", g.number);
+            assert_eq!(
+                h.condemn.final_gen as u32, g.gen as u32,
+                "{trace} GC {}",
+                g.number
+            );
         }
         eprintln!(
             "{trace}: {ours} GCs in {} processes, first pause {pause:.3} ms, {} per-heap histories checked",

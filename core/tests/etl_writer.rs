@@ -100,16 +100,26 @@ fn generated(n: usize, opts: Options) -> (Vec<u8>, Vec<Seen>) {
             });
         } else {
             let (provider, guid, id, name) = match x % 3 {
-                0 => ("Microsoft-Windows-DotNETRuntime", RUNTIME_GUID, 1u16, "GC/Start"),
+                0 => (
+                    "Microsoft-Windows-DotNETRuntime",
+                    RUNTIME_GUID,
+                    1u16,
+                    "GC/Start",
+                ),
                 1 => (
                     "Microsoft-Windows-DotNETRuntimePrivate",
                     PRIVATE_GUID,
                     4,
                     "GC/PerHeapHistory",
                 ),
-                _ => ("11112222-3333-4444-0506-0708090a0b0c", OTHER, 77, "EventID(77)"),
+                _ => (
+                    "11112222-3333-4444-0506-0708090a0b0c",
+                    OTHER,
+                    77,
+                    "EventID(77)",
+                ),
             };
-            let ptr = if x % 5 == 0 { 4 } else { 8 };
+            let ptr = if x.is_multiple_of(5) { 4 } else { 8 };
             let ext: &[&[u8]] = match x % 7 {
                 0 => &[b"abc"],
                 1 => &[b"12345678", b"x"],
@@ -153,7 +163,10 @@ fn generated(n: usize, opts: Options) -> (Vec<u8>, Vec<Seen>) {
 }
 
 fn without_header(events: &[Seen]) -> &[Seen] {
-    assert_eq!(events[0].name, "EventTrace", "the logfile header comes first");
+    assert_eq!(
+        events[0].name, "EventTrace",
+        "the logfile header comes first"
+    );
     &events[1..]
 }
 
@@ -171,7 +184,11 @@ fn round_trips_plain_and_compressed() {
             }
             let (res, got, stats, _) = decode(&bytes, chunk);
             res.unwrap();
-            assert_eq!(without_header(&got), &expect[..], "compressed {compressed} chunk {chunk}");
+            assert_eq!(
+                without_header(&got),
+                &expect[..],
+                "compressed {compressed} chunk {chunk}"
+            );
             assert_eq!(stats.out_of_order_events, 0);
             assert_eq!(stats.skipped_events, 0);
         }
@@ -189,17 +206,17 @@ fn merge_window_orders_late_buffers_and_counts_what_it_cannot() {
     let mut w = EtlWriter::new(opts);
     fn ev(ts: i64, payload: &[u8]) -> EtlEvent<'_> {
         EtlEvent {
-        provider: RUNTIME_GUID,
-        id: 1,
-        version: 2,
-        opcode: 1,
-        task: 1,
-        process_id: 1,
-        thread_id: 2,
-        timestamp: ts,
-        pointer_size: 8,
-        extended: &[],
-        payload,
+            provider: RUNTIME_GUID,
+            id: 1,
+            version: 2,
+            opcode: 1,
+            task: 1,
+            process_id: 1,
+            thread_id: 2,
+            timestamp: ts,
+            pointer_size: 8,
+            extended: &[],
+            payload,
         }
     }
     w.event(3, &ev(opts.header_timestamp + 1, b"early"));
@@ -223,7 +240,10 @@ fn merge_window_orders_late_buffers_and_counts_what_it_cannot() {
     // 80 MB of events: the window released events before CPU 3's buffer came, so its event is
     // late; it is delivered and counted, and the reader held at most the window and one buffer.
     assert_eq!(stats.out_of_order_events, 1);
-    assert!(held <= gcscope_core::etl::merge::WINDOW_BYTES + 2 * 4096, "held {held}");
+    assert!(
+        held <= gcscope_core::etl::merge::WINDOW_BYTES + 2 * 4096,
+        "held {held}"
+    );
     assert!(got.iter().any(|e| e.payload == b"early"));
 
     // A small file with the same late buffer: delivered first, in order.
@@ -278,11 +298,18 @@ fn truncation_at_every_boundary_and_inside_buffers() {
         }
         let rest = cut - header_buffer;
         let (full, inside) = (rest / 1024, rest % 1024);
-        let partial = if inside >= 72 { ((inside - 72) / 120).min(7) } else { 0 };
+        let partial = if inside >= 72 {
+            ((inside - 72) / 120).min(7)
+        } else {
+            0
+        };
         1 + full * 7 + partial
     };
     // Below 76 bytes nothing says "ETW" yet: those are named as not a trace (hostile_inputs.rs).
-    for cut in (80..=bytes.len()).step_by(8).chain([bytes.len() - 1, 1023, 1025, 2047]) {
+    for cut in (80..=bytes.len())
+        .step_by(8)
+        .chain([bytes.len() - 1, 1023, 1025, 2047])
+    {
         let (res, got, _, held) = decode(&bytes[..cut], 333);
         assert!(held <= 64 << 10, "cut {cut}: held {held}");
         let want = expected(cut).min(201);
@@ -333,7 +360,13 @@ fn corrupt_buffer_headers_are_errors_at_their_offset() {
         let starts = buffer_starts(&bytes);
         let b = starts[3];
         // (field offset, value, what the error is about)
-        let cases: &[(usize, u32)] = &[(0, 0), (0, 71), (0, (16 << 20) + 1), (0x30, 10), (0x30, 1 << 25)];
+        let cases: &[(usize, u32)] = &[
+            (0, 0),
+            (0, 71),
+            (0, (16 << 20) + 1),
+            (0x30, 10),
+            (0x30, 1 << 25),
+        ];
         for &(field, value) in cases {
             let mut bad = bytes.clone();
             bad[b + field..b + field + 4].copy_from_slice(&value.to_le_bytes());
@@ -350,8 +383,21 @@ fn corrupt_buffer_headers_are_errors_at_their_offset() {
         let mut bad = bytes.clone();
         bad[b..b + 4].copy_from_slice(&(16u32 << 20).to_le_bytes());
         let (res, _, _, held) = decode(&bad, 4096);
-        assert!(matches!(res, Err(Error { kind: ErrorKind::Truncated { .. }, .. })), "{res:?}");
-        assert!(held <= bad.len(), "held {held} of a {}-byte file", bad.len());
+        assert!(
+            matches!(
+                res,
+                Err(Error {
+                    kind: ErrorKind::Truncated { .. },
+                    ..
+                })
+            ),
+            "{res:?}"
+        );
+        assert!(
+            held <= bad.len(),
+            "held {held} of a {}-byte file",
+            bad.len()
+        );
     }
     // An uncompressed buffer whose records end past its size.
     let bytes = small_file(false);
@@ -378,7 +424,11 @@ fn corrupt_records_and_compression_streams() {
     // A record size past its buffer's records.
     let mut bad = bytes.clone();
     // EVENT_HEADER records say their size first, system records after their marker.
-    let size_at = if matches!(bytes[b + 74], 0x12 | 0x13) { 0 } else { 4 };
+    let size_at = if matches!(bytes[b + 74], 0x12 | 0x13) {
+        0
+    } else {
+        4
+    };
     bad[b + 72 + size_at..b + 74 + size_at].copy_from_slice(&4000u16.to_le_bytes());
     let (res, _, stats, _) = decode(&bad, 4096);
     res.unwrap();
@@ -402,7 +452,10 @@ fn corrupt_records_and_compression_streams() {
         let (res, got, _, _) = decode(&bad, 1000);
         if let Err(e) = res {
             errors += 1;
-            assert!((b..end).contains(&(e.offset as usize)), "{e} outside buffer {b}..{end}");
+            assert!(
+                (b..end).contains(&(e.offset as usize)),
+                "{e} outside buffer {b}..{end}"
+            );
             assert!(got.len() >= 4);
         }
     }
@@ -465,11 +518,24 @@ fn real_files_cut_at_every_buffer() {
             last = got.len();
             let mid = b + (starts.get(i + 1).copied().unwrap_or(etl.len()) - b) / 2;
             let (res, got, _, _) = decode(&etl[..mid], 1 << 16);
-            assert!(matches!(res, Err(Error { kind: ErrorKind::Truncated { .. }, .. })), "{res:?}");
+            assert!(
+                matches!(
+                    res,
+                    Err(Error {
+                        kind: ErrorKind::Truncated { .. },
+                        ..
+                    })
+                ),
+                "{res:?}"
+            );
             assert!(got.len() >= last);
         }
         assert!(last <= all.len());
-        eprintln!("{name}: {} buffers cut, {} events in all", starts.len(), all.len());
+        eprintln!(
+            "{name}: {} buffers cut, {} events in all",
+            starts.len(),
+            all.len()
+        );
     }
 }
 
@@ -572,14 +638,19 @@ fn etl_zip_with_companions() {
         assert_eq!(r.stats().out_of_order_events, 0);
         assert_eq!(
             r.trace_entries().unwrap(),
-            &["trace/PerfViewData.etl".to_string(), "trace/Other.etl".to_string()]
+            &[
+                "trace/PerfViewData.etl".to_string(),
+                "trace/Other.etl".to_string()
+            ]
         );
         let _ = router.take(4242).expect("the process has a model");
     }
     let mut r = TraceReader::new();
     let mut router = gcscope_core::gc::ProcessRouter::new();
-    r.push_with_info(&zip, &mut |i, e| router.on_event(i, e)).unwrap();
-    r.finish_with_info(&mut |i, e| router.on_event(i, e)).unwrap();
+    r.push_with_info(&zip, &mut |i, e| router.on_event(i, e))
+        .unwrap();
+    r.finish_with_info(&mut |i, e| router.on_event(i, e))
+        .unwrap();
     let (model, _) = router.finish(4242, Some(r.stats())).unwrap();
     assert_eq!(model.process.process_name.as_deref(), Some("MyApp"));
 }

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 mod render;
 
 use gcscope_core::clr::decode;
-use render::{matches, n, render, t, V};
 use gcscope_core::event::Event;
+use render::{matches, n, render, t, V};
 
 fn shared_dir() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");

@@ -81,7 +81,9 @@ impl EtlWriter {
         let mut w = EtlWriter {
             opts,
             out: Vec::new(),
-            open: (0..opts.processors.max(1)).map(|_| (Vec::new(), 0)).collect(),
+            open: (0..opts.processors.max(1))
+                .map(|_| (Vec::new(), 0))
+                .collect(),
             buffers: 0,
         };
         let header = w.logfile_header_record();
@@ -128,8 +130,14 @@ impl EtlWriter {
         timestamp: i64,
         payload: &[u8],
     ) {
-        let kind = if self.opts.pointer_size == 8 { 0x02 } else { 0x01 };
-        let rec = system_record(kind, version, hook, process_id, thread_id, timestamp, payload);
+        let kind = if self.opts.pointer_size == 8 {
+            0x02
+        } else {
+            0x01
+        };
+        let rec = system_record(
+            kind, version, hook, process_id, thread_id, timestamp, payload,
+        );
         self.record(cpu, timestamp, &rec);
     }
 
@@ -138,7 +146,11 @@ impl EtlWriter {
         let cpu = (cpu as usize) % self.open.len();
         let room = self.opts.buffer_size as usize - HEADER_LEN;
         let padded = (rec.len() + 7) & !7;
-        assert!(padded <= room, "record of {} bytes does not fit a buffer", rec.len());
+        assert!(
+            padded <= room,
+            "record of {} bytes does not fit a buffer",
+            rec.len()
+        );
         if self.open[cpu].0.len() + padded > room {
             self.flush_cpu(cpu);
         }
@@ -179,12 +191,19 @@ impl EtlWriter {
         h[0x28] = cpu;
         h[0x2c..0x30].copy_from_slice(&3u32.to_le_bytes());
         h[0x30..0x34].copy_from_slice(&offset.to_le_bytes());
-        let flag = if compress_it { FLAG_COMPRESSED | 0x1 } else { 0x1 };
+        let flag = if compress_it {
+            FLAG_COMPRESSED | 0x1
+        } else {
+            0x1
+        };
         h[0x34..0x36].copy_from_slice(&flag.to_le_bytes());
         self.out.extend_from_slice(&h);
         self.out.extend_from_slice(&body);
         if !compress_it {
-            self.out.resize(self.out.len() + size as usize - HEADER_LEN - body.len(), 0xff);
+            self.out.resize(
+                self.out.len() + size as usize - HEADER_LEN - body.len(),
+                0xff,
+            );
         }
         self.buffers += 1;
     }

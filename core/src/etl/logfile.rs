@@ -127,7 +127,10 @@ mod tests {
     #[test]
     fn filetime_dates() {
         // 1970-01-01 00:00:00 is FILETIME 116444736000000000.
-        assert_eq!(filetime_to_civil(116_444_736_000_000_000), [1970, 1, 1, 0, 0, 0, 0]);
+        assert_eq!(
+            filetime_to_civil(116_444_736_000_000_000),
+            [1970, 1, 1, 0, 0, 0, 0]
+        );
         // gcevents.etl's StartTime; TraceEvent prints 23/03/14 00:46:36.69...
         assert_eq!(
             filetime_to_civil(133_232_283_966_946_549),

@@ -200,7 +200,7 @@ mod tests {
         let flags: u32 = 0b01 << 30;
         let mut s = flags.to_le_bytes().to_vec();
         s.push(b'a');
-        s.extend_from_slice(&((7u16) | (0 << 3)).to_le_bytes());
+        s.extend_from_slice(&7u16.to_le_bytes()); // offset 1 (0 << 3), length bits 7
         s.push(0); // half byte 0: length 3 + 7 + 0 = 10
         assert_eq!(run(&s, 11).unwrap(), (true, b"aaaaaaaaaaa".to_vec()));
     }

@@ -93,11 +93,16 @@ impl Window {
             self.recycle(buf);
             return;
         }
-        if !buf.events.windows(2).all(|w| w[0].timestamp <= w[1].timestamp) {
+        if !buf
+            .events
+            .windows(2)
+            .all(|w| w[0].timestamp <= w[1].timestamp)
+        {
             buf.events.sort_by_key(|h| h.timestamp);
         }
         if let Some(upto) = self.released_upto {
-            self.out_of_order += buf.events.iter().take_while(|h| h.timestamp < upto).count() as u64;
+            self.out_of_order +=
+                buf.events.iter().take_while(|h| h.timestamp < upto).count() as u64;
         }
         self.bytes += buf.cost();
         let head = buf.events[0].timestamp;
@@ -159,8 +164,13 @@ impl Window {
                     break;
                 }
                 release(buf, h);
-                self.released_upto = Some(self.released_upto.map_or(h.timestamp, |u| u.max(h.timestamp)));
-                self.bytes = self.bytes.saturating_sub(h.payload_len as usize + per_event);
+                self.released_upto = Some(
+                    self.released_upto
+                        .map_or(h.timestamp, |u| u.max(h.timestamp)),
+                );
+                self.bytes = self
+                    .bytes
+                    .saturating_sub(h.payload_len as usize + per_event);
                 buf.next += 1;
             }
             match buf.events.get(buf.next) {

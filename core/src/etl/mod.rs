@@ -352,7 +352,10 @@ impl Decoder {
             }
             let c = &mut self.counters;
             c.events += 1;
-            c.first_timestamp = Some(c.first_timestamp.map_or(r.timestamp, |t| t.min(r.timestamp)));
+            c.first_timestamp = Some(
+                c.first_timestamp
+                    .map_or(r.timestamp, |t| t.min(r.timestamp)),
+            );
             c.last_timestamp = Some(c.last_timestamp.map_or(r.timestamp, |t| t.max(r.timestamp)));
             let entry = self.catalog.lookup(&r.source, r.version);
             if self.catalog.entry(entry).deliver {
@@ -400,7 +403,14 @@ impl Decoder {
         let p = &records[r.payload_start..r.payload_start + r.payload_len];
         let lh = LogfileHeader::parse(p, at)?;
         self.info = Some(TraceInfo {
-            format: format!("etl{}", if lh.log_file_mode & logfile::COMPRESSED_MODE != 0 { " (compressed)" } else { "" }),
+            format: format!(
+                "etl{}",
+                if lh.log_file_mode & logfile::COMPRESSED_MODE != 0 {
+                    " (compressed)"
+                } else {
+                    ""
+                }
+            ),
             sync_time_utc: lh.start_utc(),
             // TraceEvent measures from the header event (its MSec 0).
             sync_time_qpc: r.timestamp,

@@ -193,7 +193,10 @@ mod tests {
             runtime_event_name(RUNTIME_PROVIDER, 200, 0),
             "GarbageCollection/IncreaseMemoryPressure"
         );
-        assert_eq!(runtime_event_name(PRIVATE_PROVIDER, 4, 0), "GC/PerHeapHistory");
+        assert_eq!(
+            runtime_event_name(PRIVATE_PROVIDER, 4, 0),
+            "GC/PerHeapHistory"
+        );
         assert_eq!(runtime_event_name(RUNTIME_PROVIDER, 24, 0), "EventID(24)");
     }
 }

@@ -74,7 +74,9 @@ fn i64_at(b: &[u8], i: usize) -> i64 {
 /// Reads the record starting at `pos` of `records` (a buffer's record bytes, header excluded).
 /// The record must lie wholly inside `records`.
 pub fn parse(records: &[u8], pos: usize) -> Result<Record, RecordError> {
-    let b = records.get(pos..).ok_or(err("record position past the buffer"))?;
+    let b = records
+        .get(pos..)
+        .ok_or(err("record position past the buffer"))?;
     if b.len() < 4 {
         return Err(err("record header cut short by the buffer's end"));
     }
@@ -116,9 +118,7 @@ pub fn parse(records: &[u8], pos: usize) -> Result<Record, RecordError> {
     match kind {
         0x01..=0x04 | 0x10 | 0x11 => {
             r.version = u16_at(b, 0) as u8;
-            r.source = Source::Kernel {
-                hook: u16_at(b, 6),
-            };
+            r.source = Source::Kernel { hook: u16_at(b, 6) };
             if kind >= 0x10 {
                 r.timestamp = i64_at(b, 8);
             } else {
@@ -205,7 +205,10 @@ mod tests {
         r[7] = 0x03; // Process/Start
         let rec = parse(&r, 0).unwrap();
         assert_eq!(rec.source, Source::Kernel { hook: 0x0301 });
-        assert_eq!((rec.payload_start, rec.payload_len, rec.pointer_size), (32, 8, 8));
+        assert_eq!(
+            (rec.payload_start, rec.payload_len, rec.pointer_size),
+            (32, 8, 8)
+        );
         r[4] = 41;
         assert!(parse(&r, 0).is_err());
         r[4] = 8;

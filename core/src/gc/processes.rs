@@ -191,16 +191,22 @@ impl ProcessRouter {
         let found = match choice {
             ProcessChoice::Auto => list.first(),
             ProcessChoice::Pid(pid) => list.iter().find(|p| p.process_id == *pid),
-            ProcessChoice::Name(name) => list
-                .iter()
-                .find(|p| p.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name))),
+            ProcessChoice::Name(name) => list.iter().find(|p| {
+                p.name
+                    .as_deref()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            }),
         };
         if let Some(p) = found {
             return Ok(p.process_id);
         }
         if *choice == ProcessChoice::Auto {
             // No GCs anywhere (a rundown-only file): the process with the most events, if any.
-            if let Some((&pid, _)) = self.procs.iter().max_by_key(|(_, r)| r.model.process.events) {
+            if let Some((&pid, _)) = self
+                .procs
+                .iter()
+                .max_by_key(|(_, r)| r.model.process.events)
+            {
                 return Ok(pid);
             }
         }

@@ -422,4 +422,3 @@ pub fn render(e: &ClrEvent<'_>) -> Rendering {
     };
     (top, kids)
 }
-
