@@ -539,43 +539,6 @@ fn real_files_cut_at_every_buffer() {
     }
 }
 
-/// A .zip of stored entries (APPNOTE 4.3.7: local headers, then the central directory).
-fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    for (name, data) in entries {
-        let offset = out.len() as u32;
-        let mut h = Vec::new();
-        h.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        h.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        h.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        h.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        h.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        h.extend_from_slice(&0u16.to_le_bytes());
-        h.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(&h);
-        out.extend_from_slice(data);
-        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        central.extend_from_slice(&[20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        central.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        central.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        central.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        central.extend_from_slice(&[0; 12]);
-        central.extend_from_slice(&offset.to_le_bytes());
-        central.extend_from_slice(name.as_bytes());
-    }
-    let cd_at = out.len() as u32;
-    out.extend_from_slice(&central);
-    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
-    out.extend_from_slice(&[0, 0, 0, 0]);
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-    out.extend_from_slice(&cd_at.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out
-}
-
 /// PerfView's unmerged .etl.zip: the main file, then its kernel companion (which names the
 /// process), and an unrelated .etl. The companion's events follow the main file's, not counted as
 /// late; the process gets its name; the unrelated file is listed, not read.
@@ -614,7 +577,7 @@ fn etl_zip_with_companions() {
     p.extend_from_slice(&[b'M', 0, 0, 0]);
     kernel.kernel(0, 0x0303, 4, 0, 0, opts.header_timestamp + 5, &p);
     let kernel = kernel.finish();
-    let zip = stored_zip(&[
+    let zip = common::stored_zip(&[
         ("trace/PerfViewData.etl", &main),
         ("trace/PerfViewData.kernel.etl", &kernel),
         ("trace/Other.etl", &kernel),

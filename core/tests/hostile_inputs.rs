@@ -52,46 +52,6 @@ fn not_a_trace(bytes: &[u8]) -> String {
     unreachable!()
 }
 
-/// A .zip of stored (uncompressed) entries, written from the format (APPNOTE 4.3.7): local headers
-/// then a central directory. CRCs are left zero: gcscope does not check them.
-fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    for (name, data) in entries {
-        let offset = out.len() as u32;
-        let mut h = Vec::new();
-        h.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        h.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // version, flags, method, time, date
-        h.extend_from_slice(&0u32.to_le_bytes()); // crc
-        h.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        h.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        h.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        h.extend_from_slice(&0u16.to_le_bytes());
-        h.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(&h);
-        out.extend_from_slice(data);
-        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        central.extend_from_slice(&[20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        central.extend_from_slice(&0u32.to_le_bytes());
-        central.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        central.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        central.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        central.extend_from_slice(&[0; 12]);
-        central.extend_from_slice(&offset.to_le_bytes());
-        central.extend_from_slice(name.as_bytes());
-    }
-    let cd_at = out.len() as u32;
-    out.extend_from_slice(&central);
-    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
-    out.extend_from_slice(&[0; 4]);
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-    out.extend_from_slice(&cd_at.to_le_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out
-}
-
 #[test]
 fn images_documents_and_empty_files_are_named() {
     let cases: &[(&[u8], &str)] = &[
@@ -143,7 +103,7 @@ fn a_gcdump_is_named_as_a_heap_snapshot() {
 #[test]
 fn perfcollect_zips_are_named_and_etl_zips_are_read() {
     // perfcollect: <name>.trace.zip holding an LTTng (CTF) trace, with its `metadata` stream files.
-    let ctf = stored_zip(&[
+    let ctf = common::stored_zip(&[
         ("sample.trace/perf.data.txt", b"not much"),
         (
             "sample.trace/lttngTrace/auto-20240101/ust/uid/0/64-bit/metadata",
@@ -161,7 +121,7 @@ fn perfcollect_zips_are_named_and_etl_zips_are_read() {
     );
 
     // An .etl entry that is not an ETW file is read as one and found not to be a trace.
-    let etl_zip = stored_zip(&[("gcevents/PerfViewData.etl", &[0u8; 200])]);
+    let etl_zip = common::stored_zip(&[("gcevents/PerfViewData.etl", &[0u8; 200])]);
     let msg = not_a_trace(&etl_zip);
     assert!(msg.contains("zero bytes"), "{msg}");
 
@@ -206,7 +166,7 @@ fn a_zip_with_several_traces_lists_them_and_opens_any() {
         na, nb,
         "the two fixtures must be told apart by their event counts"
     );
-    let zip = stored_zip(&[
+    let zip = common::stored_zip(&[
         ("readme.txt", b"two runs"),
         ("runs/net8.nettrace", &a),
         ("__MACOSX/runs/._net8.nettrace", b"resource fork"),

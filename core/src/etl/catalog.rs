@@ -131,15 +131,7 @@ impl Catalog {
                 .entry((self.provider(e.provider), e.name.as_str(), e.event_id))
                 .or_insert(0) += e.count;
         }
-        by_key
-            .into_iter()
-            .map(|((provider, name, event_id), count)| EventCount {
-                provider,
-                event_id,
-                name,
-                count,
-            })
-            .collect()
+        crate::filter::count_lines(by_key)
     }
 
     /// Skipped records per provider name, in order of first sight.

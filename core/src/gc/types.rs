@@ -318,7 +318,7 @@ pub struct ProcessFacts {
     pub pointer_size: u8,
     pub process_id: u32,
     /// The process's image name (machine-wide ETW traces, from the kernel's process events).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// (Always serialized: the app's worker messages are bincode, which cannot skip fields.)
     pub process_name: Option<String>,
     pub processor_count: u32,
     pub runtime_version: Option<String>,

@@ -164,15 +164,7 @@ impl Decoder {
         for &(i, name, n) in &self.tally.renamed {
             add(i, Some(name), n);
         }
-        by_key
-            .into_iter()
-            .map(|((provider, name, event_id), count)| EventCount {
-                provider,
-                event_id,
-                name,
-                count,
-            })
-            .collect()
+        crate::filter::count_lines(by_key)
     }
 
     /// Decodes one unit from the start of `buf` (stream offset `base`).
