@@ -178,10 +178,11 @@ pub const ROLLUP_FIELDS: &[Definition] = &[
 pub const PROCESS_FIELDS: &[Definition] = &[
     d("format", "Format", "name", "Trace container format and version."),
     d("pointer_size", "Pointer size", "bytes", "4 (32-bit process) or 8."),
-    d("process_id", "PID", "count", "Traced process id."),
+    d("process_id", "PID", "count", "Traced process id (in a machine-wide ETW trace, the process this model is for)."),
+    d("process_name", "Process", "name", "ETW traces: the image name without extension, from the kernel's process events (null when unknown, and for EventPipe traces)."),
     d("processor_count", "CPUs", "count", "Processors of the traced machine."),
-    d("runtime_version", "Runtime", "name", "Runtime version from the RuntimeInformation event, when the trace has it."),
-    d("command_line", "Command line", "name", "From the EventPipe ProcessInfo event or RuntimeInformation."),
+    d("runtime_version", "Runtime", "name", "Runtime version from the RuntimeInformation event, when the trace has it (.NET Framework (CLR 4.0.30319.x) for the DesktopClr SKU)."),
+    d("command_line", "Command line", "name", "From the EventPipe ProcessInfo event, or in ETW traces from RuntimeInformation or the kernel's process events."),
     d("os", "OS", "name", "From the EventPipe ProcessInfo event."),
     d("arch", "Arch", "name", "From the EventPipe ProcessInfo event."),
     d("gc_mode", "GC mode", "name", "server when more than one GC heap, else workstation (a 1-heap server GC looks like workstation)."),
@@ -273,6 +274,41 @@ const METHOD: &str = "\
   thread and gen2 condemned generation); for server GC, histories fired after the background GC's
   GCEnd go to it.
 * Derived figures are recomputed when the trace ends, so late events always count.
+
+## Machine-wide ETW traces: one model per process
+
+An ETW trace holds every process of the machine. The model stays per process:
+`gc::ProcessRouter` sends each event to the model of its process (by the event's process id), made
+when the process first shows a runtime event, and names the processes from the kernel's process
+events (Start, Stop, DCStart, DCStop, Defunct: image name and command line). Its `processes()` lists
+the processes with GC events (pid, name, runtime version, command line, GC count, total pause of
+the complete GCs), most GC pause first; `choose` picks one by pid, by name or, by default, the one
+with the most GC pause. The CLI says which it chose on stderr and lists the others
+(`--pid N` / `--process NAME` choose). An EventPipe trace is one process and gives the same model
+as before. For a trace of several processes, the counts of the events the reader's filter skipped
+are the whole trace's, so they are not added to one process's `events` and `runtime_events`.
+
+## .NET Framework 4.x traces (ETW)
+
+The same figures, from the older events .NET Framework writes (checked on the net.4.5.2 traces in
+`core/tests/etl_model.rs`: every GC TraceEvent counts, generations, reasons, the first pause, and
+each GC's per-heap sizes against its GCHeapStats):
+
+* **GCStart twice per GC.** .NET Framework 4.5.x writes each GCStart as version 1 and again as
+  version 2 (FORMAT-NOTES fact 19). Both are counted as events (as TraceEvent does); the model makes
+  one GC of them: a second GCStart with the number of the GC still open is the same GC (no note).
+* **Per-heap and global histories come from the private provider**
+  (Microsoft-Windows-DotNETRuntimePrivate): GCGlobalHeapHistory versions 0/1 (no pause mode,
+  memory pressure, condemn reasons or phase times) and GCPerHeapHistory in its .NET Framework
+  layout (version 2: five generation records of ten pointers, then the condemn reasons, memory
+  pressure, expand and compact mechanisms, heap index; read where TraceEvent reads it). That layout
+  has no free-list or pinned-allocation figures: `free_list_allocated_bytes` and the others of
+  version 3 are 0. Version 0 (.NET 4.0) orders its records differently and is not read (the GC keeps
+  its row without per-heap histories).
+* **GCHeapStats version 1** (no pinned object heap: `poh` figures are absent).
+* **Mark events** come twice too (the public ids 25-28 and the private ids 7-10); they carry no
+  byte counts, so `marked_bytes` and the roots insight stay empty, as on .NET Core before
+  GCMarkWithType.
 
 ## Differences from PerfView / TraceEvent (checked GC by GC in `core/tests/model_fixtures.rs`)
 
