@@ -75,7 +75,14 @@ fn run(input: &[u8], out: &mut [u8]) -> Result<(usize, bool), Lz77Error> {
         let literals = remaining.leading_zeros().min(flag_count) as usize;
         if literals > 0 {
             let n = literals.min(limit - o).min(input.len() - pos);
-            out[o..o + n].copy_from_slice(&input[pos..pos + n]);
+            if n <= 16 && pos + 16 <= input.len() && o + 16 <= limit {
+                // Literal runs are short: a fixed 16-byte copy (what follows rewrites the rest).
+                let mut tmp = [0u8; 16];
+                tmp.copy_from_slice(&input[pos..pos + 16]);
+                out[o..o + 16].copy_from_slice(&tmp);
+            } else {
+                out[o..o + n].copy_from_slice(&input[pos..pos + n]);
+            }
             o += n;
             pos += n;
             flag_count -= n as u32;
@@ -154,6 +161,10 @@ fn run(input: &[u8], out: &mut [u8]) -> Result<(usize, bool), Lz77Error> {
             let mut tmp = [0u8; 16];
             tmp.copy_from_slice(&out[start..start + 16]);
             out[o..o + 16].copy_from_slice(&tmp);
+        } else if length <= 32 && offset >= 32 && o + 32 <= limit {
+            let mut tmp = [0u8; 32];
+            tmp.copy_from_slice(&out[start..start + 32]);
+            out[o..o + 32].copy_from_slice(&tmp);
         } else if length <= 8 && offset >= 8 && o + 8 <= limit {
             let mut tmp = [0u8; 8];
             tmp.copy_from_slice(&out[start..start + 8]);

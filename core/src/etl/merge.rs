@@ -11,7 +11,7 @@
 //! later events were already released is delivered at the next release and counted in
 //! [`Window::out_of_order`]: memory stays bounded whatever the file does.
 
-use alloc::collections::BinaryHeap;
+use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
@@ -42,6 +42,9 @@ pub struct HeldBuffer {
     pub processor: u32,
     /// Next event to release.
     next: usize,
+    /// Bytes held besides the payloads (record headers when the whole records were kept): given
+    /// back when the buffer's last event is released.
+    overhead: usize,
 }
 
 impl HeldBuffer {
@@ -53,6 +56,24 @@ impl HeldBuffer {
         self.events.push(h);
     }
 
+    /// Copies the payloads of `events` (whose positions are still in `records`, the buffer's
+    /// records) into the buffer's own bytes: the whole records at once when the payloads are most of
+    /// them (one copy instead of one per event), else each payload, packed (a filtered reader keeps
+    /// a few events of a buffer and should not hold the rest).
+    pub fn take_payloads(&mut self, records: &[u8]) {
+        let payload: usize = self.events.iter().map(|h| h.payload_len as usize).sum();
+        self.bytes.clear();
+        if payload * 2 >= records.len() {
+            self.bytes.extend_from_slice(records);
+            return;
+        }
+        for h in &mut self.events {
+            let (start, len) = (h.payload_start as usize, h.payload_len as usize);
+            h.payload_start = self.bytes.len() as u32;
+            self.bytes.extend_from_slice(&records[start..start + len]);
+        }
+    }
+
     fn cost(&self) -> usize {
         self.bytes.len() + self.events.len() * core::mem::size_of::<Held>()
     }
@@ -61,7 +82,18 @@ impl HeldBuffer {
         self.bytes.clear();
         self.events.clear();
         self.next = 0;
+        self.overhead = 0;
     }
+}
+
+/// Buffers of one processor that follow each other in time: merged as one sorted sequence, so
+/// the merge compares processors, not buffers.
+#[derive(Default)]
+struct Run {
+    /// Slots, oldest first.
+    slots: VecDeque<usize>,
+    /// Timestamp of the last event of the last buffer.
+    last: i64,
 }
 
 /// The window of held buffers.
@@ -72,7 +104,14 @@ pub struct Window {
     free: Vec<usize>,
     /// Emptied buffers whose allocations the next ones reuse.
     spare: Vec<HeldBuffer>,
-    /// (timestamp of the slot's next event, slot).
+    runs: Vec<Run>,
+    /// Indexes of empty runs.
+    free_runs: Vec<usize>,
+    /// Per processor: the run its next buffer extends, if that buffer starts no earlier than the
+    /// run ends (else the buffer starts a run of its own: relogged files need not keep per-processor
+    /// order, and then the merge just has more runs to compare).
+    current: BTreeMap<u32, usize>,
+    /// (timestamp of the run's next event, run) for every run holding events.
     heap: BinaryHeap<Reverse<(i64, usize)>>,
     bytes: usize,
     /// Timestamp of the latest event released.
@@ -104,8 +143,14 @@ impl Window {
             self.out_of_order +=
                 buf.events.iter().take_while(|h| h.timestamp < upto).count() as u64;
         }
+        let payloads: usize = buf.events.iter().map(|h| h.payload_len as usize).sum();
+        buf.overhead = buf.bytes.len().saturating_sub(payloads);
         self.bytes += buf.cost();
-        let head = buf.events[0].timestamp;
+        let (head, last, processor) = (
+            buf.events[0].timestamp,
+            buf.events[buf.events.len() - 1].timestamp,
+            buf.processor,
+        );
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i] = buf;
@@ -116,7 +161,31 @@ impl Window {
                 self.slots.len() - 1
             }
         };
-        self.heap.push(Reverse((head, slot)));
+        let extend = self
+            .current
+            .get(&processor)
+            .copied()
+            .filter(|&r| !self.runs[r].slots.is_empty() && self.runs[r].last <= head);
+        match extend {
+            Some(r) => {
+                // Its events follow the run's: the run's head (and its heap entry) stay.
+                self.runs[r].slots.push_back(slot);
+                self.runs[r].last = last;
+            }
+            None => {
+                let r = match self.free_runs.pop() {
+                    Some(r) => r,
+                    None => {
+                        self.runs.push(Run::default());
+                        self.runs.len() - 1
+                    }
+                };
+                self.runs[r].slots.push_back(slot);
+                self.runs[r].last = last;
+                self.current.insert(processor, r);
+                self.heap.push(Reverse((head, r)));
+            }
+        }
         if self.bytes > WINDOW_BYTES {
             self.release_until(WINDOW_BYTES / 4 * 3, release);
         }
@@ -147,42 +216,49 @@ impl Window {
         }
     }
 
-    /// Releases the oldest events until at most `target` bytes are held. Each step takes the buffer
-    /// with the oldest next event and releases its events up to the next buffer's head (a run), so
-    /// the heap is touched once per run rather than once per event.
+    /// Releases the oldest events until at most `target` bytes are held. Each step takes the run
+    /// with the oldest next event and releases its events up to the next run's head, across its
+    /// buffers, so the heap (one entry per run: per processor, normally) is touched once per stretch
+    /// rather than once per event.
     fn release_until(&mut self, target: usize, release: &mut dyn FnMut(&HeldBuffer, &Held)) {
+        let per_event = core::mem::size_of::<Held>();
         while self.bytes > target {
-            let Some(Reverse((_, slot))) = self.heap.pop() else {
+            let Some(Reverse((_, r))) = self.heap.pop() else {
                 self.bytes = 0;
                 return;
             };
             let bound = self.heap.peek().map_or(i64::MAX, |Reverse((t, _))| *t);
-            let buf = &mut self.slots[slot];
-            let per_event = core::mem::size_of::<Held>();
-            while let Some(h) = buf.events.get(buf.next) {
-                if h.timestamp > bound || (self.bytes <= target && target > 0) {
+            let mut next_head = None;
+            while let Some(&slot) = self.runs[r].slots.front() {
+                let buf = &mut self.slots[slot];
+                while let Some(h) = buf.events.get(buf.next) {
+                    if h.timestamp > bound || (self.bytes <= target && target > 0) {
+                        break;
+                    }
+                    release(buf, h);
+                    self.released_upto = Some(
+                        self.released_upto
+                            .map_or(h.timestamp, |u| u.max(h.timestamp)),
+                    );
+                    self.bytes = self
+                        .bytes
+                        .saturating_sub(h.payload_len as usize + per_event);
+                    buf.next += 1;
+                }
+                if let Some(h) = buf.events.get(buf.next) {
+                    next_head = Some(h.timestamp);
                     break;
                 }
-                release(buf, h);
-                self.released_upto = Some(
-                    self.released_upto
-                        .map_or(h.timestamp, |u| u.max(h.timestamp)),
-                );
-                self.bytes = self
-                    .bytes
-                    .saturating_sub(h.payload_len as usize + per_event);
-                buf.next += 1;
+                // The buffer is done: free it and go on with the run's next one.
+                self.bytes = self.bytes.saturating_sub(buf.overhead);
+                let done = core::mem::take(buf);
+                self.free.push(slot);
+                self.recycle(done);
+                self.runs[r].slots.pop_front();
             }
-            match buf.events.get(buf.next) {
-                Some(h) => {
-                    let t = h.timestamp;
-                    self.heap.push(Reverse((t, slot)));
-                }
-                None => {
-                    let done = core::mem::take(buf);
-                    self.free.push(slot);
-                    self.recycle(done);
-                }
+            match next_head {
+                Some(t) => self.heap.push(Reverse((t, r))),
+                None => self.free_runs.push(r),
             }
         }
         if self.heap.is_empty() {

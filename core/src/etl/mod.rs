@@ -359,24 +359,22 @@ impl Decoder {
             c.last_timestamp = Some(c.last_timestamp.map_or(r.timestamp, |t| t.max(r.timestamp)));
             let entry = self.catalog.lookup(&r.source, r.version);
             if self.catalog.entry(entry).deliver {
-                let payload = &records[r.payload_start..r.payload_start + r.payload_len];
-                held.push(
-                    Held {
-                        timestamp: r.timestamp,
-                        entry,
-                        thread_id: r.thread_id,
-                        process_id: r.process_id,
-                        pointer_size: r.pointer_size,
-                        payload_start: 0,
-                        payload_len: 0,
-                    },
-                    payload,
-                );
+                // Payload positions in `records` for now: copied once the buffer is done.
+                held.events.push(Held {
+                    timestamp: r.timestamp,
+                    entry,
+                    thread_id: r.thread_id,
+                    process_id: r.process_id,
+                    pointer_size: r.pointer_size,
+                    payload_start: r.payload_start as u32,
+                    payload_len: r.payload_len as u32,
+                });
             } else {
                 self.counters.filtered_events += 1;
             }
             pos += (r.size + 7) & !7;
         }
+        held.take_payloads(records);
         let Decoder {
             window,
             catalog,
