@@ -399,6 +399,16 @@ fn corrupt_buffer_headers_are_errors_at_their_offset() {
             bad.len()
         );
     }
+    // A first record that is not the logfile header (HookId 0x0301 instead of 0): named.
+    let mut bad = small_file(false);
+    bad[72 + 6..72 + 8].copy_from_slice(&0x0301u16.to_le_bytes());
+    let (res, got, _, _) = decode(&bad, 4096);
+    assert!(got.is_empty());
+    let e = res.unwrap_err();
+    assert!(
+        matches!(e.kind, ErrorKind::NotATrace(ref w) if w.contains("logfile header")),
+        "{e}"
+    );
     // An uncompressed buffer whose records end past its size.
     let bytes = small_file(false);
     let b = buffer_starts(&bytes)[2];
