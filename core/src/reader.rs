@@ -114,7 +114,13 @@ impl TraceReader {
     /// [`event_counts`](Self::event_counts)) but never buffered, sorted or delivered. Set it before
     /// the first push. The default delivers everything.
     pub fn set_filter(&mut self, filter: impl Fn(&str, u32, u32) -> Interest + 'static) {
-        self.stream.filter = Some(Box::new(filter) as Box<Filter>);
+        let filter = Some(Box::new(filter) as Box<Filter>);
+        // Kept until the first bytes say which decoder reads the stream, or given to it now.
+        match (&self.stream.format, &mut self.stream.etl) {
+            (None, _) => self.stream.filter = filter,
+            (Some(_), Some(etl)) => etl.set_filter(filter),
+            (Some(_), None) => self.stream.decoder.set_filter(filter),
+        }
     }
 
     /// [`set_filter`](Self::set_filter), builder style.
