@@ -17,6 +17,18 @@ pub fn run(raw: &[String]) -> Result<(), String> {
         json(&counts)?
     } else {
         let mut t = table(&counts);
+        if stats.out_of_order_events > 0 {
+            t.push_str(&format!(
+                "{} events came after later ones (ETW buffers written too late for the merge window)\n",
+                stats.out_of_order_events
+            ));
+        }
+        if stats.skipped_events > 0 {
+            t.push_str(&format!(
+                "{} events could not be read (damaged records) and are not counted\n",
+                stats.skipped_events
+            ));
+        }
         if stats.dropped_events > 0 {
             t.push_str(&format!(
                 "the runtime dropped {} events (sequence-number gaps): counts are lower bounds\n",
