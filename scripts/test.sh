@@ -17,6 +17,8 @@ cargo clippy -p gcscope-core -p gcscope-cli --all-targets -- -D warnings
 cargo clippy -p gcscope-core --no-default-features -- -D warnings
 cargo clippy -p gcscope-core --features encode --all-targets -- -D warnings
 cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
+# No module imports a module that imports it back (each layer depends only on those below it).
+python3 scripts/check-cycles.py core/src cli/src
 
 step "core builds for wasm32 without std"
 cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknown
@@ -28,7 +30,7 @@ cargo test --release -p gcscope-core --features encode --test encode_roundtrip
 # The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
 cargo test --release -p gcscope-core --features encode --test etl_writer
 
-step "fresh real traces: run the GC workloads on .NET Core 3.1 and .NET 8, check them against the runtime and TraceEvent"
+step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
 
 step "wasm tests in headless Chromium"

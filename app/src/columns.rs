@@ -421,7 +421,7 @@ mod tests {
     /// and durations; a new ms figure fails here until it is added to one list.
     #[test]
     fn ms_figures_are_points_or_durations() {
-        use gcscope_core::gc::insights::definitions::TABLES;
+        use gcscope_core::gc::definitions::TABLES;
         const POINTS: &[&str] = &[
             "start_ms",
             "gc_start_ms",
@@ -447,6 +447,10 @@ mod tests {
             "segments.reserved_over_time.ms",
             "segments.range_snapshots.ms",
             "counters.ms",
+            "datas.per_gc.ms",
+            "datas.samples.ms",
+            "datas.decisions.ms",
+            "datas.changes.ms",
         ];
         const DURATIONS: &[&str] = &[
             "duration_ms",
@@ -476,15 +480,12 @@ mod tests {
             "suspensions.not_for_gc.pause_ms",
             "finalization.runs.duration_ms",
         ];
-        let core = [
-            definitions::GC_FIELDS,
-            definitions::ROLLUP_FIELDS,
-            definitions::PROCESS_FIELDS,
-            definitions::SUMMARY_FIELDS,
-        ];
-        let defs = core.iter().chain(TABLES.iter().map(|(_, d)| d));
         let mut seen = 0;
-        for d in defs.flat_map(|d| d.iter()).filter(|d| d.unit == "ms") {
+        for d in TABLES
+            .iter()
+            .flat_map(|t| t.fields)
+            .filter(|d| d.unit == "ms")
+        {
             let point = POINTS.contains(&d.field);
             assert!(
                 point || DURATIONS.contains(&d.field),

@@ -463,11 +463,7 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
             .map(|d| d.definition)
             .unwrap_or("")
     };
-    let mode = match (&p.gc_mode, p.heap_count) {
-        (Some(mode), Some(h)) => format!("{mode}, {h} heap{}", if h == 1 { "" } else { "s" }),
-        (Some(mode), None) => mode.to_string(),
-        _ => "unknown (no heap-count events)".into(),
-    };
+    let mode = gcscope_core::gc::mode::label(p);
     let conc = match p.concurrent {
         Some(true) => "background GC on",
         Some(false) => "background GC off",
@@ -594,6 +590,7 @@ pub fn breakdown(gcs: &[&Gc]) -> (Table, Table, [u32; 3]) {
         handles: Default::default(),
         pinning: Default::default(),
         notes: Vec::new(),
+        datas: Default::default(),
     };
     (reasons_table(&m, false), reasons_table(&m, true), without)
 }
@@ -641,6 +638,7 @@ pub fn pins_from_rows<'a>(gcs: impl Iterator<Item = &'a Gc>) -> Table {
             ..Default::default()
         },
         notes: Vec::new(),
+        datas: Default::default(),
     };
     pins_table(&m)
 }

@@ -4,7 +4,7 @@
 use gcscope_core::gc::insights::{AllocBin, KindBytes, TypeAlloc};
 use serde::Serialize;
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::insight::{load, mb, pct, print_json};
 use crate::table::{Align, Table};
 
@@ -23,27 +23,26 @@ struct AllocsJson {
     over_time: Vec<AllocBin>,
 }
 
-fn number(args: &Args, name: &str) -> Result<Option<f64>, String> {
-    args.value(name)
-        .map(|v| {
-            v.parse::<f64>()
-                .map_err(|_| format!("--{name} needs a number, got '{v}'"))
-        })
-        .transpose()
+/// `gcscope allocs`' options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Opts {
+    #[command(flatten)]
+    pub out: JsonOpts,
+    /// Only the allocation ticks from this time on (ms from the trace start)
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    pub from: Option<f64>,
+    /// Only the allocation ticks up to this time (ms from the trace start)
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    pub to: Option<f64>,
+    /// How many types to list, most sampled bytes first
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_TOP)]
+    pub top: usize,
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &["from", "to", "top"])?;
-    args.only(&["json", "from", "to", "top"])?;
-    let from = number(&args, "from")?;
-    let to = number(&args, "to")?;
-    let top = match args.value("top") {
-        Some(v) => v
-            .parse::<usize>()
-            .map_err(|_| format!("--top needs a count, got '{v}'"))?,
-        None => DEFAULT_TOP,
-    };
-    let (_, ins) = load(args.file()?)?;
+pub fn run(opts: &Opts) -> Result<(), String> {
+    let json = opts.out.json("allocs")?;
+    let (from, to, top) = (opts.from, opts.to, opts.top);
+    let (_, ins) = load(&opts.out.input)?;
     let a = &ins.allocations;
     let (lo, hi) = (
         from.unwrap_or(f64::NEG_INFINITY),
@@ -58,7 +57,7 @@ pub fn run(raw: &[String]) -> Result<(), String> {
         .filter(|b| b.end_ms > lo && b.start_ms < hi)
         .copied()
         .collect();
-    if args.flag("json") {
+    if json {
         return print_json(&AllocsJson {
             has_events: a.has_events,
             from_ms: from,

@@ -1,58 +1,137 @@
-//! Tiny argument parser: positional FILE plus `--flag` and `--key VALUE` options.
+//! The command line's shared parts: the trace every subcommand reads and which of its processes,
+//! the `--json` option of the subcommands that print a table or JSON, and clap's errors turned into
+//! one line with the exit code scripts can tell apart. Each subcommand's own options are next to its
+//! code (`gcs::Opts`, ...).
 
-pub struct Args {
-    pub positional: Vec<String>,
-    flags: Vec<(String, Option<String>)>,
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use gcscope_core::gc::ProcessChoice;
+
+/// The trace a subcommand reads, and which of its processes (an ETW trace holds every process of
+/// the machine; an EventPipe trace is one).
+#[derive(clap::Args, Debug, Clone)]
+pub struct Input {
+    /// The trace: .nettrace, .netperf, .etl or .etl.zip, or a .zip/.gz holding one
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// Which process of an ETW trace to read, by id (default: the most GC pause)
+    #[arg(long, value_name = "N", conflicts_with = "process")]
+    pub pid: Option<u32>,
+    /// Which process of an ETW trace to read, by name (without .exe, any case)
+    #[arg(long, value_name = "NAME")]
+    pub process: Option<String>,
 }
 
-impl Args {
-    /// `with_value` lists the options that take a value (`--gen 2`).
-    pub fn parse(raw: &[String], with_value: &[&str]) -> Result<Args, String> {
-        let mut positional = Vec::new();
-        let mut flags = Vec::new();
-        let mut it = raw.iter();
-        while let Some(a) = it.next() {
-            if let Some(name) = a.strip_prefix("--") {
-                if with_value.contains(&name) {
-                    let v = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
-                    flags.push((name.to_string(), Some(v.clone())));
-                } else {
-                    flags.push((name.to_string(), None));
+impl Input {
+    /// The process the command line names.
+    pub fn choice(&self) -> ProcessChoice {
+        match (self.pid, &self.process) {
+            (Some(pid), _) => ProcessChoice::Pid(pid),
+            (None, Some(name)) => ProcessChoice::Name(name.clone()),
+            (None, None) => ProcessChoice::Auto,
+        }
+    }
+}
+
+/// FILE and `--json`: the options of the subcommands that print a table or JSON.
+#[derive(clap::Args, Debug, Clone)]
+pub struct JsonOpts {
+    #[command(flatten)]
+    pub input: Input,
+    /// Print JSON instead of the table (stable snake_case keys)
+    #[arg(long)]
+    pub json: bool,
+    /// Taken only to say that this subcommand writes no CSV (rather than "unknown option")
+    #[arg(long, hide = true)]
+    pub csv: bool,
+}
+
+impl JsonOpts {
+    /// Whether to print JSON; an error for `--csv`, which only `gcs` and `counters` write.
+    pub fn json(&self, command: &str) -> Result<bool, String> {
+        if self.csv {
+            return Err(format!(
+                "{command} prints a table or --json, not CSV (gcscope gcs and gcscope counters write --csv)"
+            ));
+        }
+        Ok(self.json)
+    }
+}
+
+/// FILE, `--json` and `--csv`: the options of the subcommands that also write CSV (one at a time).
+#[derive(clap::Args, Debug, Clone)]
+pub struct JsonCsvOpts {
+    #[command(flatten)]
+    pub input: Input,
+    /// Print JSON instead of the table (every figure, stable snake_case keys)
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV instead of the table (one line per row, JSON keys as columns)
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// Exit status of a command line gcscope does not understand (an unknown subcommand or option, a
+/// bad value, a missing FILE, an argument too many), as clap and most tools use it. A trace that
+/// cannot be read exits 1.
+pub const EXIT_USAGE: u8 = 2;
+
+/// What to print for a clap error, where, and the exit status. Help and version go to stdout with
+/// status 0; errors are one line on stderr naming the offending argument and where to look
+/// (clap's own message spans several lines with the usage). `command` is the command line's
+/// command path ("gcscope gcs"), to say which help to read.
+pub fn clap_outcome(err: &clap::Error, command: &str) -> (String, bool, u8) {
+    let rendered = err.render().to_string();
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => (rendered, true, 0),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => (rendered, false, EXIT_USAGE),
+        kind => {
+            let text = |k: ContextKind| match err.get(k) {
+                Some(ContextValue::String(s)) => Some(s.clone()),
+                Some(ContextValue::Strings(v)) => Some(v.join(", ")),
+                _ => None,
+            };
+            let hint = match text(ContextKind::SuggestedArg)
+                .or_else(|| text(ContextKind::SuggestedSubcommand))
+            {
+                Some(s) => format!(" (did you mean '{s}'?)"),
+                None => String::new(),
+            };
+            let what = match kind {
+                ErrorKind::UnknownArgument => {
+                    let arg = text(ContextKind::InvalidArg).unwrap_or_default();
+                    if arg.starts_with('-') {
+                        format!("unknown option '{arg}'{hint}")
+                    } else {
+                        format!("unexpected argument '{arg}' (one FILE only){hint}")
+                    }
                 }
-            } else {
-                positional.push(a.clone());
-            }
-        }
-        Ok(Args { positional, flags })
-    }
-
-    pub fn flag(&self, name: &str) -> bool {
-        self.flags.iter().any(|(n, _)| n == name)
-    }
-
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, v)| v.as_deref())
-    }
-
-    /// Rejects options not in `known`, so a typo is an error rather than silently ignored.
-    pub fn only(&self, known: &[&str]) -> Result<(), String> {
-        for (n, _) in &self.flags {
-            if !known.contains(&n.as_str()) {
-                return Err(format!("unknown option --{n}"));
-            }
-        }
-        Ok(())
-    }
-
-    pub fn file(&self) -> Result<&str, String> {
-        match self.positional.as_slice() {
-            [f] => Ok(f),
-            [] => Err("missing FILE".into()),
-            _ => Err("expected one FILE".into()),
+                ErrorKind::InvalidSubcommand => format!(
+                    "unknown command '{}'{hint}",
+                    text(ContextKind::InvalidSubcommand).unwrap_or_default()
+                ),
+                ErrorKind::MissingRequiredArgument => {
+                    let missing = text(ContextKind::InvalidArg).unwrap_or_default();
+                    format!("missing {}", missing.trim_matches(|c| c == '<' || c == '>'))
+                }
+                // clap's first line names the argument and the value ("invalid value 'x' for
+                // '--top <N>': ..."); the lines after it are the usage.
+                _ => {
+                    let first = rendered.lines().next().unwrap_or_default();
+                    let mut line = first.trim_start_matches("error: ").to_string();
+                    if let Some(values) = text(ContextKind::ValidValue) {
+                        line.push_str(&format!(" (one of: {values})"));
+                    }
+                    line
+                }
+            };
+            // Every command-line mistake (unknown option or command, bad value, missing FILE)
+            // is a usage error, exit 2 as clap and most tools use; 1 is left for a trace that
+            // cannot be read.
+            (
+                format!("{command}: {what}; see '{command} --help'\n"),
+                false,
+                EXIT_USAGE,
+            )
         }
     }
 }

@@ -3,17 +3,16 @@
 
 use gcscope_core::gc::insights::GenBudget;
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::insight::{load, mb, mb_i, print_json};
 use crate::table::{self, Align, Table};
 
 const GENS: [&str; 5] = ["gen0", "gen1", "gen2", "loh", "poh"];
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let (_, ins) = load(args.file()?)?;
-    if args.flag("json") {
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("budgets")?;
+    let (_, ins) = load(&opts.input)?;
+    if json {
         return print_json(&ins.budgets);
     }
     let mut s = String::new();

@@ -3,7 +3,7 @@
 
 use gcscope_core::gc::insights::CounterSample;
 
-use crate::args::Args;
+use crate::args::JsonCsvOpts;
 use crate::insight::{load, print_json};
 use crate::table::{self, csv_line, Align, Table};
 
@@ -69,15 +69,10 @@ fn columns(c: &CounterSample) -> Vec<(&'static str, &'static str, String)> {
     ]
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json", "csv"])?;
-    if args.flag("json") && args.flag("csv") {
-        return Err("choose one of --json and --csv".into());
-    }
-    let (_, ins) = load(args.file()?)?;
+pub fn run(opts: &JsonCsvOpts) -> Result<(), String> {
+    let (_, ins) = load(&opts.input)?;
     let cs = &ins.counters;
-    if args.flag("json") {
+    if opts.json {
         return print_json(cs);
     }
     let empty = CounterSample {
@@ -106,7 +101,7 @@ pub fn run(raw: &[String]) -> Result<(), String> {
     };
     let head = columns(&empty);
     let mut s = String::new();
-    if args.flag("csv") {
+    if opts.csv {
         s.push_str(&csv_line(
             &head.iter().map(|c| c.0.to_string()).collect::<Vec<_>>(),
         ));

@@ -1,22 +1,19 @@
 //! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
 
-use crate::args::Args;
+use crate::args::{Input, JsonOpts};
+use gcscope_core::clr::gc::{DynamicKind, GcDynamicEvent};
+use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::DecodeStats;
 use std::collections::BTreeMap;
-use std::io::Write;
 
-pub const HELP: &str = "gcscope events FILE [--json] [--pid N | --process NAME]";
-
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])
-        .map_err(|e| format!("{e}\nusage: {HELP}"))?;
-    let path = args.file().map_err(|e| format!("{e}\nusage: {HELP}"))?;
-    let (counts, stats) = count(path)?;
-    let text = if args.flag("json") {
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json_out = opts.json("events")?;
+    let (counts, stats, dynamic) = count(&opts.input)?;
+    let text = if json_out {
         json(&counts)?
     } else {
         let mut t = table(&counts);
+        t.push_str(&dynamic.footnote());
         if stats.out_of_order_events > 0 {
             t.push_str(&format!(
                 "{} events came after later ones (ETW buffers written too late for the merge window)\n",
@@ -37,23 +34,56 @@ pub fn run(raw: &[String]) -> Result<(), String> {
         }
         t
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
-        _ => Ok(()),
+    crate::summary::print(&text)
+}
+
+/// GCDynamicEvent (id 39) apart: named per blob (`GC/SizeAdaptationTuning`, ...), so their total
+/// is what TraceEvent counts as one event, and the names this version does not know.
+#[derive(Default)]
+pub struct DynamicCounts {
+    total: u64,
+    unknown: BTreeMap<String, u64>,
+}
+
+impl DynamicCounts {
+    fn footnote(&self) -> String {
+        if self.total == 0 {
+            return String::new();
+        }
+        let mut s = format!(
+            "GCDynamicEvent (id 39), all names: {} (TraceEvent 3.1 counts these as one event, \
+             EventID(39); newer TraceEvent as the GC/ names above)\n",
+            self.total
+        );
+        for (name, n) in &self.unknown {
+            s.push_str(&format!(
+                "unknown dynamic event {name}: {n} (counted as GC/DynamicTraceEvent)\n"
+            ));
+        }
+        s
     }
 }
 
 /// Counts keyed by `Provider/EventName`, sorted by name.
-pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats), String> {
+pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, DynamicCounts), String> {
+    let path = input.file.as_str();
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let mut dynamic = DynamicCounts::default();
     // One reused key buffer: a lookup per event, an allocation only per new name.
     let mut key = String::new();
     // Every process unless one is named (as TraceEvent's baselines count).
-    let pid = crate::load::chosen_pid(path)?;
+    let pid = crate::load::chosen_pid(input)?;
     let (_, stats) = crate::load::read_trace(path, &mut |_, e| {
         if pid.is_some_and(|p| p != e.process_id) {
             return;
+        }
+        if e.event_id == 39 && e.provider == RUNTIME_PROVIDER {
+            dynamic.total += 1;
+            if let Ok(d) = GcDynamicEvent::parse(e.payload, e.version, e.pointer_size) {
+                if d.kind() == DynamicKind::Unknown {
+                    *dynamic.unknown.entry(d.name.to_string_lossy()).or_default() += 1;
+                }
+            }
         }
         key.clear();
         key.push_str(e.provider);
@@ -66,7 +96,10 @@ pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats), String>
             }
         }
     })?;
-    Ok((counts, stats))
+    if let (Some(p), true) = (pid, counts.is_empty()) {
+        return Err(format!("'{path}': no event of process {p} in the trace"));
+    }
+    Ok((counts, stats, dynamic))
 }
 
 fn json(counts: &BTreeMap<String, u64>) -> Result<String, String> {

@@ -1,29 +1,103 @@
-//! `gcscope gcs FILE`: one row per GC, as a table, JSON (every figure) or CSV (every scalar figure).
+//! `gcscope gcs FILE`: one row per GC, as a table, JSON (every figure) or CSV (every scalar figure),
+//! printed as the trace is read: each row goes out as soon as the model settles it and is dropped
+//! (`ModelBuilder::drain_completed`), so the largest trace prints in bounded memory. The filters
+//! apply to each row as it settles.
+
+use std::io::Write;
 
 use gcscope_core::gc::definitions::GC_FIELDS;
 use gcscope_core::gc::{Gc, Generations};
+use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
-use crate::args::Args;
-use crate::summary::load_model;
-use crate::table::{self, Align, Table};
+use crate::args::{Input, JsonCsvOpts};
+use crate::load::DRAIN_EVERY;
+use crate::out::Out;
+use crate::summary::load_draining_every;
+use crate::table::{self, Align, StreamingTable};
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &["gen", "min-pause", "reason"])?;
-    args.only(&["json", "csv", "gen", "min-pause", "reason"])?;
-    let filter = Filter::from_args(&args)?;
-    let model = load_model(args.file()?)?;
-    let gcs: Vec<&Gc> = model.gcs.iter().filter(|g| filter.keep(g)).collect();
-    let out = if args.flag("json") {
-        let mut s = serde_json::to_string_pretty(&gcs).map_err(|e| e.to_string())?;
-        s.push('\n');
-        s
-    } else if args.flag("csv") {
-        csv(&gcs)?
-    } else {
-        human(&gcs, model.gcs.len())
+/// `gcscope gcs`' options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Opts {
+    #[command(flatten)]
+    pub out: JsonCsvOpts,
+    /// Only GCs of this generation (0, 1 or 2)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub gen: Option<u8>,
+    /// Only GCs that paused at least this long (ms)
+    #[arg(long = "min-pause", value_name = "MS", allow_negative_numbers = true)]
+    pub min_pause: Option<f64>,
+    /// Only GCs with this trigger, by name or number ('induced': all induced GCs)
+    #[arg(long, value_name = "R")]
+    pub reason: Option<String>,
+}
+
+pub fn run(opts: &Opts) -> Result<(), String> {
+    let mut out = Out::stdout();
+    write(opts, DRAIN_EVERY, &mut out)?;
+    out.finish()
+}
+
+/// The rows of `opts`' trace in its format, taken from the model every `drain_every` events.
+fn write<W: Write>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
+    let filter = Filter::from_opts(opts);
+    let rows = Rows {
+        input: &opts.out.input,
+        filter: &filter,
+        drain_every,
     };
-    crate::summary::print(&out)
+    if opts.out.json {
+        json(&rows, out)
+    } else if opts.out.csv {
+        csv(&rows, out)
+    } else {
+        human(&rows, out)
+    }
+}
+
+/// Where the rows come from: a trace, a filter, and how often settled rows are taken.
+struct Rows<'a> {
+    input: &'a Input,
+    filter: &'a Filter,
+    drain_every: u32,
+}
+
+/// Hands every row of the trace that passes the filter to `row`, in GC order, each as soon as it
+/// is final; returns how many rows the trace has (filtered or not).
+fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(&Gc)) -> Result<usize, String> {
+    let filter = rows.filter;
+    let mut total = 0;
+    let mut emit = |gc: &Gc| {
+        total += 1;
+        if filter.keep(gc) {
+            row(gc);
+        }
+    };
+    // The rows still held at the end are the ones not handed out yet: the last of the trace.
+    let model = load_draining_every(rows.input, rows.drain_every, &mut |gc| emit(&gc))?;
+    for gc in &model.gcs {
+        emit(gc);
+    }
+    Ok(total)
+}
+
+/// The rows as one pretty JSON array, element by element: the same text as the array of every row
+/// serialized at once.
+fn json<W: Write>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
+    let mut ser = serde_json::Serializer::pretty(&mut *out);
+    let mut seq = ser.serialize_seq(None).map_err(|e| e.to_string())?;
+    let mut failed = None;
+    each_row(rows, &mut |gc| {
+        if failed.is_none() {
+            failed = seq.serialize_element(gc).err();
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.to_string());
+    }
+    seq.end().map_err(|e| e.to_string())?;
+    let _ = out.write_all(b"\n");
+    Ok(())
 }
 
 struct Filter {
@@ -33,26 +107,12 @@ struct Filter {
 }
 
 impl Filter {
-    fn from_args(args: &Args) -> Result<Filter, String> {
-        let gen = match args.value("gen") {
-            Some(v) => match v.parse::<u8>() {
-                Ok(g) if g <= 2 => Some(g),
-                _ => return Err(format!("--gen takes 0, 1 or 2, not '{v}'")),
-            },
-            None => None,
-        };
-        let min_pause = match args.value("min-pause") {
-            Some(v) => Some(
-                v.parse::<f64>()
-                    .map_err(|_| format!("--min-pause takes milliseconds, not '{v}'"))?,
-            ),
-            None => None,
-        };
-        Ok(Filter {
-            gen,
-            min_pause,
-            reason: args.value("reason").map(str::to_ascii_lowercase),
-        })
+    fn from_opts(opts: &Opts) -> Filter {
+        Filter {
+            gen: opts.gen,
+            min_pause: opts.min_pause,
+            reason: opts.reason.as_deref().map(str::to_ascii_lowercase),
+        }
     }
 
     fn keep(&self, g: &Gc) -> bool {
@@ -83,52 +143,65 @@ fn mb2(bytes: Option<u64>) -> String {
     bytes.map_or_else(table::dash, |b| format!("{:.2}", b as f64 / 1e6))
 }
 
-fn human(gcs: &[&Gc], total: usize) -> String {
-    let mut t = Table::new(&[
-        ("GC#", Align::Right),
-        ("Start ms", Align::Right),
-        ("Gen", Align::Left),
-        ("Reason", Align::Left),
-        ("Suspend", Align::Right),
-        ("Pause", Align::Right),
-        ("Alloc MB", Align::Right),
-        ("Peak MB", Align::Right),
-        ("After MB", Align::Right),
-        ("Promo MB", Align::Right),
-        ("Surv%", Align::Right),
-    ]);
-    for g in gcs {
-        let surv = g
-            .generations
-            .get(g.gen as usize)
-            .and_then(|s| s.survival_pct);
-        let mut number = g.number.to_string();
-        if !g.complete {
-            number.push('*');
-        }
-        t.row(vec![
-            number,
-            format!("{:.1}", g.start_ms),
-            gen_label(g),
-            crate::summary::clip(&g.reason, 18),
-            table::ms(g.suspend_ms),
-            table::ms(g.pause_ms),
-            mb2(g.allocated_bytes),
-            mb2(g.peak_bytes),
-            mb2(g.after_bytes),
-            mb2(g.promoted_bytes),
-            table::pct(surv),
-        ]);
+const HEADERS: [(&str, Align); 11] = [
+    ("GC#", Align::Right),
+    ("Start ms", Align::Right),
+    ("Gen", Align::Left),
+    ("Reason", Align::Left),
+    ("Suspend", Align::Right),
+    ("Pause", Align::Right),
+    ("Alloc MB", Align::Right),
+    ("Peak MB", Align::Right),
+    ("After MB", Align::Right),
+    ("Promo MB", Align::Right),
+    ("Surv%", Align::Right),
+];
+
+/// One GC's cells of the table.
+fn human_row(g: &Gc) -> Vec<String> {
+    let surv = g
+        .generations
+        .get(g.gen as usize)
+        .and_then(|s| s.survival_pct);
+    let mut number = g.number.to_string();
+    if !g.complete {
+        number.push('*');
     }
-    let mut s = t.render();
-    s.push_str(&format!(
-        "\n{} of {} GCs. Times in ms, MB = 10^6 bytes. * = incomplete. Surv% = survival of the\n\
+    vec![
+        number,
+        format!("{:.1}", g.start_ms),
+        gen_label(g),
+        crate::summary::clip(&g.reason, 18),
+        table::ms(g.suspend_ms),
+        table::ms(g.pause_ms),
+        mb2(g.allocated_bytes),
+        mb2(g.peak_bytes),
+        mb2(g.after_bytes),
+        mb2(g.promoted_bytes),
+        table::pct(surv),
+    ]
+}
+
+/// The table: aligned to its widest cells when it has up to [`StreamingTable::HELD`] rows, held
+/// until then; a longer one prints as it goes (see [`StreamingTable`]).
+fn human<W: Write>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
+    let mut t = StreamingTable::new(&HEADERS);
+    let mut shown = 0;
+    let total = each_row(rows, &mut |g| {
+        shown += 1;
+        let _ = out.write_all(t.row(human_row(g)).as_bytes());
+    })?;
+    let _ = out.write_all(t.finish().as_bytes());
+    let _ = out.write_all(footer(shown, total).as_bytes());
+    Ok(())
+}
+
+fn footer(shown: usize, total: usize) -> String {
+    format!(
+        "\n{shown} of {total} GCs. Times in ms, MB = 10^6 bytes. * = incomplete. Surv% = survival of the\n\
          generation collected. Gen: N=blocking B=background F=foreground, I=induced.\n\
-         Every figure: gcscope gcs FILE --json (defined in docs/model.md).\n",
-        gcs.len(),
-        total
-    ));
-    s
+         Every figure: gcscope gcs FILE --json (defined in docs/model.md).\n"
+    )
 }
 
 /// The CSV columns: every scalar per-GC field of the definitions table, in its order; per-generation
@@ -172,28 +245,79 @@ fn cell(v: Option<&Value>) -> String {
     }
 }
 
-fn csv(gcs: &[&Gc]) -> Result<String, String> {
+/// One GC's CSV line, cells in the order of `cols` ([`csv_columns`]).
+fn csv_row(g: &Gc, cols: &[(String, String)]) -> Result<String, String> {
+    let v = serde_json::to_value(g).map_err(|e| e.to_string())?;
+    let cells: Vec<String> = cols.iter().map(|(_, p)| cell(v.pointer(p))).collect();
+    Ok(table::csv_line(&cells))
+}
+
+fn csv<W: Write>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
     let cols = csv_columns();
     let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
-    let mut out = table::csv_line(&names);
-    for g in gcs {
-        let v = serde_json::to_value(g).map_err(|e| e.to_string())?;
-        let cells: Vec<String> = cols.iter().map(|(_, p)| cell(v.pointer(p))).collect();
-        out.push_str(&table::csv_line(&cells));
-    }
-    Ok(out)
+    let _ = out.write_all(table::csv_line(&names).as_bytes());
+    let mut failed = None;
+    each_row(rows, &mut |g| {
+        if failed.is_none() && !out.closed() {
+            match csv_row(g, &cols) {
+                Ok(line) => {
+                    let _ = out.write_all(line.as_bytes());
+                }
+                Err(e) => failed = Some(e),
+            }
+        }
+    })?;
+    failed.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::load_model;
+    use crate::table::Table;
+    use clap::Parser;
     use gcscope_core::gc::definitions::gc_field;
+
+    /// `gcscope gcs`' options from a command line after `gcs`.
+    fn opts(args: &[&str]) -> Result<Opts, clap::Error> {
+        #[derive(clap::Parser)]
+        struct Gcs {
+            #[command(flatten)]
+            opts: Opts,
+        }
+        Gcs::try_parse_from(["gcs"].iter().chain(args)).map(|c| c.opts)
+    }
+
+    /// FILE alone (the default process).
+    fn input(path: &str) -> Input {
+        opts(&[path]).unwrap().out.input
+    }
+
+    /// The CSV of `gcs` made at once, as before the rows were streamed.
+    fn csv_at_once(gcs: &[&Gc]) -> String {
+        let cols = csv_columns();
+        let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
+        let mut out = table::csv_line(&names);
+        for g in gcs {
+            out.push_str(&csv_row(g, &cols).unwrap());
+        }
+        out
+    }
+
+    /// The table of `gcs` rendered at once, as before the rows were streamed.
+    fn human_at_once(gcs: &[&Gc], total: usize) -> String {
+        let mut t = Table::new(&HEADERS);
+        for g in gcs {
+            t.row(human_row(g));
+        }
+        t.render() + &footer(gcs.len(), total)
+    }
 
     fn fixture(name: &str) -> gcscope_core::gc::GcModel {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/traces")
             .join(name);
-        load_model(p.to_str().unwrap()).unwrap()
+        load_model(&input(p.to_str().unwrap())).unwrap()
     }
 
     #[test]
@@ -240,7 +364,7 @@ mod tests {
     fn csv_has_one_documented_column_per_scalar_figure_and_one_line_per_gc() {
         let m = fixture("net8.0/server.nettrace");
         let gcs: Vec<&Gc> = m.gcs.iter().collect();
-        let out = csv(&gcs).unwrap();
+        let out = csv_at_once(&gcs);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), m.gcs.len() + 1);
         let header: Vec<&str> = lines[0].split(',').collect();
@@ -267,49 +391,120 @@ mod tests {
     #[test]
     fn filters_select_by_generation_pause_and_reason() {
         let m = fixture("net8.0/induced.nettrace");
-        let args = |a: &[&str]| {
-            Args::parse(
-                &a.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                &["gen", "min-pause", "reason"],
-            )
-            .unwrap()
-        };
-        let f = Filter::from_args(&args(&["--gen", "2"])).unwrap();
+        let args = |a: &[&str]| opts(&[&["x.nettrace"], a].concat()).unwrap();
+        let f = Filter::from_opts(&args(&["--gen", "2"]));
         let gen2 = m.gcs.iter().filter(|g| f.keep(g)).count();
         assert_eq!(
             gen2 as u32,
             m.rollup[3].count + m.gcs.iter().filter(|g| !g.complete && g.gen == 2).count() as u32
         );
-        let f = Filter::from_args(&args(&["--reason", "induced"])).unwrap();
+        let f = Filter::from_opts(&args(&["--reason", "induced"]));
         assert_eq!(
             m.gcs.iter().filter(|g| f.keep(g)).count(),
             m.gcs.iter().filter(|g| g.induced).count()
         );
-        let f = Filter::from_args(&args(&["--reason", "InducedNotForced"])).unwrap();
+        let f = Filter::from_opts(&args(&["--reason", "InducedNotForced"]));
         assert!(m
             .gcs
             .iter()
             .filter(|g| f.keep(g))
             .all(|g| g.reason_code == 7));
-        let f = Filter::from_args(&args(&["--min-pause", "1.5"])).unwrap();
+        let f = Filter::from_opts(&args(&["--min-pause", "1.5"]));
         assert!(m
             .gcs
             .iter()
             .filter(|g| f.keep(g))
             .all(|g| g.pause_ms.unwrap() >= 1.5));
-        assert!(Filter::from_args(&args(&["--gen", "3"])).is_err());
+        assert!(opts(&["x.nettrace", "--gen", "3"]).is_err());
     }
 
     #[test]
     fn the_human_table_fits_100_columns() {
         let m = fixture("net8.0/mempressure.nettrace");
         let gcs: Vec<&Gc> = m.gcs.iter().collect();
-        for l in human(&gcs, gcs.len()).lines() {
+        for l in human_at_once(&gcs, gcs.len()).lines() {
             assert!(
                 l.chars().count() <= 100,
                 "{} columns: {l}",
                 l.chars().count()
             );
         }
+    }
+
+    /// Every trace the streaming is checked on: the fixtures and, where `../shared` is present,
+    /// the shared reference traces.
+    fn traces() -> Vec<std::path::PathBuf> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut out = Vec::new();
+        for dir in [
+            "fixtures/traces/netcore3.1",
+            "fixtures/traces/net8.0",
+            "../shared/traces/perfview",
+            "../shared/traces/public",
+        ] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                eprintln!("skipping {dir}: not found");
+                continue;
+            };
+            for e in entries {
+                let p = e.unwrap().path();
+                let name = p.file_name().unwrap().to_string_lossy().to_string();
+                if name.ends_with(".nettrace")
+                    || name.ends_with(".nettrace.zip")
+                    || name.ends_with(".netperf.zip")
+                    || name.ends_with(".etl.zip")
+                {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn streamed_rows_are_the_models_rows_on_every_trace() {
+        // The reference is the model built without dropping anything (load_model), its rows
+        // filtered and printed at once; the output under test takes the settled rows out of the
+        // model as the trace is read, after every event and at the CLI's own rate.
+        let traces = traces();
+        assert!(traces.len() >= 14, "{traces:?}");
+        let mut rows_seen = 0;
+        for trace in &traces {
+            let path = trace.to_str().unwrap();
+            let model = load_model(&input(path)).unwrap();
+            rows_seen += model.gcs.len();
+            for (flags, formats) in [
+                (&[][..], &["--json", "--csv", ""][..]),
+                (&["--gen", "2"][..], &["--json", ""][..]),
+                (
+                    &["--min-pause", "1", "--reason", "AllocSmall"][..],
+                    &["--csv"][..],
+                ),
+            ] {
+                for format in formats {
+                    let mut args = vec![path];
+                    args.extend_from_slice(flags);
+                    if !format.is_empty() {
+                        args.push(format);
+                    }
+                    let o = opts(&args).unwrap();
+                    let filter = Filter::from_opts(&o);
+                    let kept: Vec<&Gc> = model.gcs.iter().filter(|g| filter.keep(g)).collect();
+                    let want = match *format {
+                        "--json" => serde_json::to_string_pretty(&kept).unwrap() + "\n",
+                        "--csv" => csv_at_once(&kept),
+                        _ => human_at_once(&kept, model.gcs.len()),
+                    };
+                    for every in [1, DRAIN_EVERY] {
+                        let mut out = Out::to(Vec::new());
+                        write(&o, every, &mut out).unwrap();
+                        let have = String::from_utf8(out.into_inner()).unwrap();
+                        assert!(have == want, "{args:?}, draining every {every} events");
+                    }
+                }
+            }
+        }
+        assert!(rows_seen > 1000, "{rows_seen} rows");
     }
 }

@@ -1,18 +1,17 @@
 //! `gcscope handles FILE`: GC handles created and destroyed by kind, and those alive at the end.
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::summary::{load_summaries, print};
 use crate::table::{Align, Table};
 
 /// Alive-at-end handles listed in the human output (all are in --json).
 const SHOW_ALIVE: usize = 20;
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let m = load_summaries(args.file()?)?;
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("handles")?;
+    let m = load_summaries(&opts.input)?;
     let h = &m.handles;
-    if args.flag("json") {
+    if json {
         let mut s = serde_json::to_string_pretty(h).map_err(|e| e.to_string())?;
         s.push('\n');
         return print(&s);

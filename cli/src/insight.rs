@@ -1,13 +1,16 @@
 //! Shared by the insights subcommands (allocs, budgets, roots, suspensions, counters, memory):
 //! loading a trace into the GC model and its insights in one pass, and output helpers.
 
+use crate::args::Input;
+use crate::load::{load_process, Rows};
 use gcscope_core::gc::insights::Insights;
 use gcscope_core::gc::GcModel;
 use serde::Serialize;
 
 /// Decodes FILE once, feeding the model and the insights (of the chosen process).
-pub fn load(path: &str) -> Result<(GcModel, Insights), String> {
-    crate::load::load_process(path, false)
+pub fn load(input: &Input) -> Result<(GcModel, Insights), String> {
+    let (model, insights) = load_process(input, true, Rows::Keep)?;
+    Ok((model, insights.unwrap_or_default()))
 }
 
 /// Pretty JSON with a final newline, printed.

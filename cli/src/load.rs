@@ -1,9 +1,11 @@
 //! Reading a trace file for any subcommand: streamed in 1 MiB chunks through the core decoder (the
 //! whole file is never in memory), with error messages that say what went wrong, where, and what to do.
 
+use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
 use gcscope_core::event::{Event, TraceInfo};
-use gcscope_core::gc;
+use gcscope_core::gc::insights::{Insights, InsightsBuilder};
+use gcscope_core::gc::{self, processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::{DecodeStats, TraceReader};
 use std::fs::File;
 use std::io::Read;
@@ -102,87 +104,167 @@ pub fn describe_error(path: &str, e: &Error) -> String {
 
 // ---- Machine-wide traces: which process the model is built for (`--pid N`, `--process NAME`). ----
 
-use gcscope_core::gc::insights::Insights;
-use gcscope_core::gc::{processes, GcModel, ProcessChoice, ProcessRouter};
-use std::sync::OnceLock;
+/// Events between drains of settled rows: often enough that few rows wait (a GC is tens of events,
+/// a 32-heap server GC ~40), rarely enough that the calls cost nothing.
+pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
 
-/// The process every subcommand reads, set once from the command line.
-static PROCESS_CHOICE: OnceLock<ProcessChoice> = OnceLock::new();
+/// What a model load keeps of the chosen process's rows as the trace streams through.
+pub enum Rows<'a> {
+    /// Every row stays in the model (the commands that look at every GC).
+    Keep,
+    /// Rows are dropped as they settle, taken every `every` events: the model keeps only the last
+    /// few, its summaries still cover every GC (the commands that print whole-trace figures).
+    Drop { every: u32 },
+    /// Each row goes to the callback as soon as it is final, in GC order, and leaves the model,
+    /// which keeps only the last few (its summaries still cover every GC). Settled rows are taken
+    /// every `every` events.
+    Stream {
+        every: u32,
+        row: &'a mut dyn FnMut(Gc),
+    },
+}
 
-/// Removes `--pid N` / `--process NAME` from the arguments (any subcommand) and remembers them.
-pub fn take_process_choice(args: &mut Vec<String>) -> Result<(), String> {
-    let mut choice = ProcessChoice::Auto;
-    let mut i = 0;
-    while i < args.len() {
-        let (name, value) = match args[i].as_str() {
-            "--pid" | "--process" => {
-                let v = args
-                    .get(i + 1)
-                    .cloned()
-                    .ok_or_else(|| format!("{} needs a value", args[i]))?;
-                let name = args[i].clone();
-                args.drain(i..i + 2);
-                (name, v)
-            }
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        choice = if name == "--pid" {
-            ProcessChoice::Pid(
-                value
-                    .parse()
-                    .map_err(|_| format!("--pid takes a process id, not '{value}'"))?,
-            )
-        } else {
-            ProcessChoice::Name(value)
-        };
+/// Decodes FILE and builds the model (and, with `insights`, its insights) of one process: the one
+/// `--pid`/`--process` names, else the one with the most GC pause, said on stderr with the others
+/// when the trace holds several.
+///
+/// One pass, except for streamed rows of a machine-wide trace whose process is not given by id: the
+/// process with the most pause (or a name, which the kernel's rundown may give only at the end) is
+/// known only once the whole file is read, so a first pass chooses (every row dropped as it
+/// settles) and a second streams the chosen process's rows. Memory stays bounded either way.
+pub fn load_process(
+    input: &Input,
+    insights: bool,
+    mut rows: Rows<'_>,
+) -> Result<(GcModel, Option<Insights>), String> {
+    let path = input.file.as_str();
+    let choice = input.choice();
+    // Only rows handed out need the process known as they settle.
+    let streaming = matches!(rows, Rows::Stream { .. });
+    let mut target = match choice {
+        ProcessChoice::Pid(pid) => Some(pid),
+        _ => None,
+    };
+    let mut pass = route(path, &choice, target, insights, &mut rows)?;
+    let mut pid = pass.choose(path, &choice)?;
+    if streaming && pass.target != pid {
+        // Nothing was streamed (the first pass did not know the process): stream it now.
+        target = pid;
+        pass = route(path, &choice, target, insights, &mut rows)?;
+        pid = pass.choose(path, &choice)?;
+        if pass.target != pid {
+            return Err(format!(
+                "'{path}': the process chosen changed between two reads"
+            ));
+        }
     }
-    let _ = PROCESS_CHOICE.set(choice);
-    Ok(())
+    if choice == ProcessChoice::Auto {
+        pass.tell_choice(path, pid);
+    }
+    pass.finish(pid, insights)
 }
 
-fn process_choice() -> ProcessChoice {
-    PROCESS_CHOICE.get().cloned().unwrap_or_default()
+/// The process id `--pid`/`--process` names (None: every process), resolved by a first pass over
+/// FILE when a name is given (the kernel's process events may come anywhere in the file).
+pub fn chosen_pid(input: &Input) -> Result<Option<u32>, String> {
+    match input.choice() {
+        ProcessChoice::Auto => Ok(None),
+        ProcessChoice::Pid(p) => Ok(Some(p)),
+        choice => {
+            let mut rows = Rows::Drop { every: DRAIN_EVERY };
+            let pass = route(&input.file, &choice, None, false, &mut rows)?;
+            match pass.choose(&input.file, &choice)? {
+                Some(pid) => Ok(Some(pid)),
+                None => Err(format!("'{}': the trace has no runtime events", input.file)),
+            }
+        }
+    }
 }
 
-/// Decodes FILE once and builds the model and insights of one process: the one `--pid`/`--process`
-/// names, else the one with the most GC pause (said on stderr, with the others, when the trace
-/// holds several). `drop_rows`: settled rows are dropped as the file streams (whole-trace figures
-/// only; see `summary::load_summaries`).
-pub fn load_process(path: &str, drop_rows: bool) -> Result<(GcModel, Insights), String> {
-    /// Events between drains: often enough to bound memory, rarely enough to cost nothing.
-    const DRAIN_EVERY: u32 = 1 << 16;
-    let mut router = ProcessRouter::new();
+/// One read of the trace through a [`ProcessRouter`].
+struct Pass {
+    router: ProcessRouter,
+    info: TraceInfo,
+    stats: DecodeStats,
+    /// The process whose rows were streamed (given by id, or the one process of an EventPipe trace).
+    target: Option<u32>,
+}
+
+/// Reads FILE once, one model per process. While streaming, the rows of `target` (or, when no
+/// process is given, of an EventPipe trace's one process) go to the callback as they settle, and
+/// every other process's rows are dropped, as is every row when the target is not known yet.
+fn route(
+    path: &str,
+    choice: &ProcessChoice,
+    mut target: Option<u32>,
+    insights: bool,
+    rows: &mut Rows<'_>,
+) -> Result<Pass, String> {
+    let mut router = if insights {
+        ProcessRouter::new()
+    } else {
+        ProcessRouter::models_only()
+    };
+    let mut first = true;
     let mut since_drain = 0u32;
     let (info, stats) = read_trace_for_model(path, &mut |info, e| {
+        if first {
+            first = false;
+            // An EventPipe trace is one process: the one every event carries.
+            if target.is_none() && *choice == ProcessChoice::Auto && !machine_wide(info) {
+                target = Some(e.process_id);
+            }
+        }
         router.on_event(info, e);
-        if drop_rows {
-            since_drain += 1;
-            if since_drain == DRAIN_EVERY {
-                since_drain = 0;
-                for (_, m) in router.models_mut() {
-                    drop(m.drain_completed());
-                }
+        let (every, mut row) = match rows {
+            Rows::Keep => return,
+            Rows::Drop { every } => (*every, None),
+            Rows::Stream { every, row } => (*every, Some(row)),
+        };
+        since_drain += 1;
+        if since_drain < every {
+            return;
+        }
+        since_drain = 0;
+        for (pid, m) in router.models_mut() {
+            let settled = m.drain_completed();
+            if let Some(row) = row.as_mut().filter(|_| Some(pid) == target) {
+                settled.into_iter().for_each(&mut ***row);
             }
         }
     })?;
-    let choice = process_choice();
-    let list = router.processes();
-    let pid = match router.choose(&choice) {
-        Ok(pid) => pid,
-        // No runtime events at all: an empty model of the trace, as for an EventPipe file.
-        Err(_) if list.is_empty() && choice == ProcessChoice::Auto => {
-            let mut b = gcscope_core::gc::ModelBuilder::new(&info);
-            b.set_info(&info);
-            let model = b.finish(Some(&stats));
-            let insights = gcscope_core::gc::insights::InsightsBuilder::new().finish(&model);
-            return Ok((model, insights));
+    Ok(Pass {
+        router,
+        info,
+        stats,
+        target,
+    })
+}
+
+/// Whether the trace is a machine-wide one (ETW), whose events come from every process.
+fn machine_wide(info: &TraceInfo) -> bool {
+    info.format.starts_with("etl")
+}
+
+impl Pass {
+    /// The process `choice` names; None for a trace without runtime events (no process at all),
+    /// which gives an empty model, as for an EventPipe file.
+    fn choose(&self, path: &str, choice: &ProcessChoice) -> Result<Option<u32>, String> {
+        match self.router.choose(choice) {
+            Ok(pid) => Ok(Some(pid)),
+            Err(_) if self.router.processes().is_empty() && *choice == ProcessChoice::Auto => {
+                Ok(None)
+            }
+            Err(e) => Err(format!("'{path}': {e}")),
         }
-        Err(e) => return Err(format!("'{path}': {e}")),
-    };
-    if choice == ProcessChoice::Auto && list.len() > 1 {
+    }
+
+    /// Says on stderr which process was chosen and lists the others, when there are several.
+    fn tell_choice(&self, path: &str, pid: Option<u32>) {
+        let list = self.router.processes();
+        let Some(pid) = pid.filter(|_| list.len() > 1) else {
+            return;
+        };
         let chosen = list.iter().find(|p| p.process_id == pid);
         eprintln!(
             "gcscope: '{path}' holds {} processes with GC events; showing {} (the most GC pause; \
@@ -194,22 +276,31 @@ pub fn load_process(path: &str, drop_rows: bool) -> Result<(GcModel, Insights), 
             eprintln!("  {}", processes::describe(p));
         }
     }
-    router.finish(pid, Some(&stats))
-}
 
-/// The process id `--pid`/`--process` names (None: every process), resolved by a first pass over
-/// FILE when a name is given (the kernel's process events may come anywhere in the file).
-pub fn chosen_pid(path: &str) -> Result<Option<u32>, String> {
-    match process_choice() {
-        ProcessChoice::Auto => Ok(None),
-        ProcessChoice::Pid(p) => Ok(Some(p)),
-        choice => {
-            let mut router = ProcessRouter::new();
-            read_trace_for_model(path, &mut |info, e| router.on_event(info, e))?;
-            router
-                .choose(&choice)
-                .map(Some)
-                .map_err(|e| format!("'{path}': {e}"))
+    /// The chosen process's model (and insights), or the empty model of a trace without one.
+    fn finish(
+        self,
+        pid: Option<u32>,
+        insights: bool,
+    ) -> Result<(GcModel, Option<Insights>), String> {
+        let Pass {
+            router,
+            info,
+            stats,
+            ..
+        } = self;
+        let Some(pid) = pid else {
+            let mut b = ModelBuilder::new(&info);
+            b.set_info(&info);
+            let model = b.finish(Some(&stats));
+            let ins = insights.then(|| InsightsBuilder::new().finish(&model));
+            return Ok((model, ins));
+        };
+        if insights {
+            let (model, ins) = router.finish(pid, Some(&stats))?;
+            Ok((model, Some(ins)))
+        } else {
+            Ok((router.finish_model(pid, Some(&stats))?, None))
         }
     }
 }

@@ -1,18 +1,21 @@
 //! `gcscope`: the native command-line front end over `gcscope-core`.
 //!
-//! Every subcommand reads one trace file (nettrace/netperf, or a .zip/.gz of one) and prints a human
-//! table by default, or stable JSON/CSV for scripts. Subcommands live in one module each.
+//! Every subcommand reads one trace file (nettrace/netperf/ETW .etl, or a .zip/.gz of one) and
+//! prints a human table by default, or stable JSON/CSV for scripts. Subcommands live in one module
+//! each.
 
 mod allocs;
 mod args;
 mod budgets;
 mod counters;
+mod datas;
 mod events;
 mod gcs;
 mod handles;
 mod insight;
 mod load;
 mod memory;
+mod out;
 mod pins;
 mod reasons;
 mod roots;
@@ -22,60 +25,137 @@ mod table;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
+use clap::{CommandFactory, Parser, Subcommand};
 
-USAGE:
-    gcscope events FILE [--json]        event counts by Provider/EventName (TraceEvent naming)
-    gcscope summary FILE [--json]       process facts and GC rollup by generation
-    gcscope gcs FILE [--json|--csv] [--gen N] [--min-pause MS] [--reason R]
-                                        one row per GC (JSON: every figure, see docs/model.md)
-    gcscope reasons FILE [--json]       trigger and condemn reasons, GCs per generation
-    gcscope pins FILE [--json]          pinned objects by type, pinning per GC
-    gcscope handles FILE [--json]       GC handles by kind, alive at the end
-    gcscope allocs FILE [--json] [--from MS --to MS] [--top N]
-                                        sampled allocation by type and kind, rate over time
-    gcscope budgets FILE [--json]       generation budgets per GC and why it became its gen
-    gcscope roots FILE [--json]         bytes marked per root kind, total and per GC
-    gcscope suspensions FILE [--json]   suspensions by reason, time to suspend per GC
-    gcscope counters FILE [--json|--csv]
-                                        classic .NET CLR Memory counters at each GC
-    gcscope memory FILE [--json]        compaction, finalization, memory pressure, segments
-    gcscope help                        this text
+/// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
+#[derive(Parser, Debug)]
+#[command(
+    name = "gcscope",
+    version,
+    arg_required_else_help = true,
+    args_override_self = true,
+    after_help = "Examples:\n  \
+      gcscope summary trace.nettrace\n  \
+      gcscope gcs trace.nettrace --min-pause 5      the GCs that paused 5 ms or more\n  \
+      gcscope gcs trace.nettrace --csv > gcs.csv    every figure, for a spreadsheet\n  \
+      gcscope summary trace.etl --process MyApp     one process of a machine-wide ETW trace\n\n\
+      An ETW trace holds every process of the machine: each command reads the one with the most\n\
+      GC pause unless --pid or --process names another (`events` counts them all unless told).\n\n\
+      Every figure is defined in docs/model.md and docs/insights.md."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-Every command takes --pid N or --process NAME: which process of a machine-wide ETW trace to read
-(default: the one with the most GC pause, said on stderr with the others). `events` counts every
-process unless one is named.
-";
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Event counts by Provider/EventName (TraceEvent naming)
+    #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
+    Events(args::JsonOpts),
+    /// Process facts and GC rollup by generation
+    #[command(after_help = "Example:\n  gcscope summary trace.nettrace --json")]
+    Summary(args::JsonOpts),
+    /// One row per GC, streamed as the trace is read (JSON: every figure, see docs/model.md)
+    #[command(after_help = "Examples:\n  \
+        gcscope gcs trace.nettrace --min-pause 5             GCs that paused 5 ms or more\n  \
+        gcscope gcs trace.nettrace --gen 2 --reason induced  induced gen2 GCs\n  \
+        gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC")]
+    Gcs(gcs::Opts),
+    /// Trigger and condemn reasons, GCs per generation
+    #[command(after_help = "Example:\n  gcscope reasons trace.nettrace")]
+    Reasons(args::JsonOpts),
+    /// Pinned objects by type, pinning per GC
+    #[command(after_help = "Example:\n  gcscope pins trace.nettrace")]
+    Pins(args::JsonOpts),
+    /// GC handles by kind, live over time, alive at the end
+    #[command(after_help = "Example:\n  gcscope handles trace.nettrace --json")]
+    Handles(args::JsonOpts),
+    /// Sampled allocation by type and kind, rate over time
+    #[command(after_help = "Examples:\n  \
+        gcscope allocs trace.nettrace --top 10\n  \
+        gcscope allocs trace.nettrace --from 1000 --to 2000 --json")]
+    Allocs(allocs::Opts),
+    /// Generation budgets per GC and why it collected the generation it did
+    #[command(after_help = "Example:\n  gcscope budgets trace.nettrace")]
+    Budgets(args::JsonOpts),
+    /// Bytes marked per root kind, total and per GC
+    #[command(after_help = "Example:\n  gcscope roots trace.nettrace")]
+    Roots(args::JsonOpts),
+    /// Suspensions by reason, time to suspend per GC
+    #[command(after_help = "Example:\n  gcscope suspensions trace.nettrace")]
+    Suspensions(args::JsonOpts),
+    /// Classic .NET CLR Memory counters at each GC
+    #[command(after_help = "Example:\n  gcscope counters trace.nettrace --csv > counters.csv")]
+    Counters(args::JsonCsvOpts),
+    /// Compaction, finalization, memory pressure, segments
+    #[command(after_help = "Example:\n  gcscope memory trace.nettrace --json")]
+    Memory(args::JsonOpts),
+    /// DATAS (Server GC's heap-count adaptation): heap count over time, each change and why
+    #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
+    Datas(args::JsonOpts),
+    /// Print a shell completion script
+    #[command(after_help = "Examples:\n  \
+        gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
+        gcscope completions zsh > \"${fpath[1]}/_gcscope\"\n  \
+        gcscope completions fish > ~/.config/fish/completions/gcscope.fish")]
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
 
 fn main() -> ExitCode {
-    let mut argv: Vec<String> = std::env::args().skip(1).collect();
-    if let Err(e) = load::take_process_choice(&mut argv) {
-        eprintln!("gcscope: {e}");
-        return ExitCode::from(2);
-    }
-    let Some((cmd, rest)) = argv.split_first() else {
-        eprint!("{USAGE}");
-        return ExitCode::from(2);
-    };
-    let result = match cmd.as_str() {
-        "events" => events::run(rest),
-        "summary" => summary::run(rest),
-        "gcs" => gcs::run(rest),
-        "reasons" => reasons::run(rest),
-        "pins" => pins::run(rest),
-        "handles" => handles::run(rest),
-        "allocs" => allocs::run(rest),
-        "budgets" => budgets::run(rest),
-        "roots" => roots::run(rest),
-        "suspensions" => suspensions::run(rest),
-        "counters" => counters::run(rest),
-        "memory" => memory::run(rest),
-        "help" | "--help" | "-h" => {
-            print!("{USAGE}");
-            Ok(())
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Errors name the subcommand when the command line starts with one.
+            let sub = argv
+                .get(1)
+                .and_then(|a| a.to_str())
+                .filter(|a| Cli::command().get_subcommands().any(|c| c.get_name() == *a));
+            let command = match sub {
+                Some(s) => format!("gcscope {s}"),
+                None => "gcscope".into(),
+            };
+            let (text, to_stdout, code) = args::clap_outcome(&e, &command);
+            if to_stdout {
+                print!("{text}");
+            } else {
+                eprint!("{text}");
+            }
+            return ExitCode::from(code);
         }
-        other => Err(format!("unknown command '{other}'\n\n{USAGE}")),
+    };
+    // `--csv` on a subcommand that writes no CSV is a command-line mistake like any other (exit 2),
+    // found before the trace is read.
+    if let Some((name, opts)) = json_only_options(&cli.command) {
+        if let Err(msg) = opts.json(name) {
+            eprintln!("gcscope: {msg}; see 'gcscope {name} --help'");
+            return ExitCode::from(args::EXIT_USAGE);
+        }
+    }
+    let result = match &cli.command {
+        Command::Events(o) => events::run(o),
+        Command::Summary(o) => summary::run(o),
+        Command::Gcs(o) => gcs::run(o),
+        Command::Reasons(o) => reasons::run(o),
+        Command::Pins(o) => pins::run(o),
+        Command::Handles(o) => handles::run(o),
+        Command::Allocs(o) => allocs::run(o),
+        Command::Budgets(o) => budgets::run(o),
+        Command::Roots(o) => roots::run(o),
+        Command::Suspensions(o) => suspensions::run(o),
+        Command::Counters(o) => counters::run(o),
+        Command::Memory(o) => memory::run(o),
+        Command::Datas(o) => datas::run(o),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);
+            summary::print(&String::from_utf8_lossy(&out))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -83,5 +163,34 @@ fn main() -> ExitCode {
             eprintln!("gcscope: {msg}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// The subcommands that print a table or `--json` only, with their name and options.
+fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts)> {
+    Some(match command {
+        Command::Events(o) => ("events", o),
+        Command::Summary(o) => ("summary", o),
+        Command::Reasons(o) => ("reasons", o),
+        Command::Pins(o) => ("pins", o),
+        Command::Handles(o) => ("handles", o),
+        Command::Allocs(o) => ("allocs", &o.out),
+        Command::Budgets(o) => ("budgets", o),
+        Command::Roots(o) => ("roots", o),
+        Command::Suspensions(o) => ("suspensions", o),
+        Command::Memory(o) => ("memory", o),
+        Command::Datas(o) => ("datas", o),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        // clap's own checks: no duplicate flags, conflicts that name real arguments, ...
+        Cli::command().debug_assert();
     }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use gcscope_core::gc::insights::{Compaction, Finalization, MemoryPressure, Segments};
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::insight::{load, mb, mb_i, print_json};
 use crate::table::{self, Align, Table};
 
@@ -26,11 +26,10 @@ fn more(s: &mut String, n: usize) {
     }
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let (_, ins) = load(args.file()?)?;
-    if args.flag("json") {
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("memory")?;
+    let (_, ins) = load(&opts.input)?;
+    if json {
         return print_json(&MemoryJson {
             compaction: &ins.compaction,
             finalization: &ins.finalization,

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::summary::{load_model, print};
 use crate::table::{self, Align, Table};
 
@@ -25,10 +25,9 @@ struct PinsJson<'a> {
     per_gc: Vec<PerGc>,
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let m = load_model(args.file()?)?;
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("pins")?;
+    let m = load_model(&opts.input)?;
     let per_gc: Vec<PerGc> = m
         .gcs
         .iter()
@@ -49,7 +48,7 @@ pub fn run(raw: &[String]) -> Result<(), String> {
             pinned_object_pct: g.pinned_object_pct,
         })
         .collect();
-    if args.flag("json") {
+    if json {
         let mut s = serde_json::to_string_pretty(&PinsJson {
             pinning: &m.pinning,
             per_gc,

@@ -6,7 +6,7 @@ use gcscope_core::gc::reasons::condition_help;
 use gcscope_core::gc::{GcModel, ReasonCount};
 use serde::Serialize;
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::summary::{load_model, print};
 use crate::table::{Align, Table};
 
@@ -82,12 +82,11 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
     t.render()
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let m = load_model(args.file()?)?;
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("reasons")?;
+    let m = load_model(&opts.input)?;
     let dis = disagreements(&m);
-    if args.flag("json") {
+    if json {
         let mut s = serde_json::to_string_pretty(&ReasonsJson {
             condemn_reasons: &m.condemn_reasons,
             heaps_disagreeing: dis,

@@ -1,6 +1,6 @@
 //! `gcscope roots FILE`: bytes marked from each root kind (GCMarkWithType), in total and per GC.
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::insight::{load, mb, pct, print_json};
 use crate::table::{Align, Table};
 
@@ -18,12 +18,11 @@ const LABELS: [&str; 10] = [
     "BGC",
 ];
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let (_, ins) = load(args.file()?)?;
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("roots")?;
+    let (_, ins) = load(&opts.input)?;
     let r = &ins.roots;
-    if args.flag("json") {
+    if json {
         return print_json(r);
     }
     let mut s = String::new();

@@ -2,27 +2,37 @@
 
 use std::io::Write;
 
-use gcscope_core::gc::GcModel;
+use gcscope_core::gc::{Gc, GcModel};
 use serde::Serialize;
 
-use crate::args::Args;
+use crate::args::{Input, JsonOpts};
+use crate::load::{load_process, Rows, DRAIN_EVERY};
 use crate::table::{self, Align, Table};
 
-/// Decodes FILE and builds its GC model, streaming the file through the decoder.
-pub fn load_model(path: &str) -> Result<GcModel, String> {
-    load(path, false)
+/// Decodes FILE and builds its GC model (of the chosen process), streaming the file through the
+/// decoder.
+pub fn load_model(input: &Input) -> Result<GcModel, String> {
+    load_process(input, false, Rows::Keep).map(|(model, _)| model)
 }
 
 /// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
 /// the file streams through (`ModelBuilder::drain_completed`), so memory stays flat however many GCs
 /// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
 /// summaries still cover every GC; its `gcs` holds only the last few.
-pub fn load_summaries(path: &str) -> Result<GcModel, String> {
-    load(path, true)
+pub fn load_summaries(input: &Input) -> Result<GcModel, String> {
+    load_process(input, false, Rows::Drop { every: DRAIN_EVERY }).map(|(model, _)| model)
 }
 
-fn load(path: &str, drop_rows: bool) -> Result<GcModel, String> {
-    crate::load::load_process(path, drop_rows).map(|(model, _)| model)
+/// [`load_model`] that hands every row to `row` as soon as it is final, in GC order, taking the
+/// settled rows from the model every `every` events ([`DRAIN_EVERY`]; tests drain after every
+/// event); the model keeps only the last few, so the rows it holds at the end (`model.gcs`) are
+/// the ones not handed out yet, the last of the trace.
+pub(crate) fn load_draining_every(
+    input: &Input,
+    every: u32,
+    row: &mut dyn FnMut(Gc),
+) -> Result<GcModel, String> {
+    load_process(input, false, Rows::Stream { every, row }).map(|(model, _)| model)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
@@ -63,11 +73,10 @@ struct PinCounts {
     types: usize,
 }
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let m = load_summaries(args.file()?)?;
-    if args.flag("json") {
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("summary")?;
+    let m = load_summaries(&opts.input)?;
+    if json {
         let j = SummaryJson {
             process: &m.process,
             rollup: &m.rollup,
@@ -138,10 +147,7 @@ fn human(m: &GcModel) -> String {
     if let Some(c) = &p.command_line {
         s.push_str(&format!("Command    {}\n", clip(c, 88)));
     }
-    let mode = match (&p.gc_mode, p.heap_count) {
-        (Some(m), Some(h)) => format!("{m}, {h} heap{}", if h == 1 { "" } else { "s" }),
-        _ => "unknown (no GCGlobalHeapHistory / GCPerHeapHistory events)".into(),
-    };
+    let mode = gcscope_core::gc::mode::label(p);
     let conc = match p.concurrent {
         Some(true) => ", concurrent (background GC)",
         Some(false) => ", non-concurrent",

@@ -1,19 +1,18 @@
 //! `gcscope suspensions FILE`: every execution-engine suspension by reason, time to suspend per GC,
 //! and the suspensions that were not for a GC.
 
-use crate::args::Args;
+use crate::args::JsonOpts;
 use crate::insight::{load, print_json};
 use crate::table::{self, Align, Table};
 
 /// Suspensions not for a GC listed in the human output (all are in --json).
 const SHOW_OTHER: usize = 20;
 
-pub fn run(raw: &[String]) -> Result<(), String> {
-    let args = Args::parse(raw, &[])?;
-    args.only(&["json"])?;
-    let (_, ins) = load(args.file()?)?;
+pub fn run(opts: &JsonOpts) -> Result<(), String> {
+    let json = opts.json("suspensions")?;
+    let (_, ins) = load(&opts.input)?;
     let su = &ins.suspensions;
-    if args.flag("json") {
+    if json {
         return print_json(su);
     }
     let mut s = String::new();

@@ -27,6 +27,17 @@ impl Table {
     }
 
     pub fn render(&self) -> String {
+        let width = self.widths();
+        let mut out = String::new();
+        self.head(&mut out, &width);
+        for r in &self.rows {
+            self.line(&mut out, &width, r);
+        }
+        out
+    }
+
+    /// Each column's width: its widest cell, header included.
+    fn widths(&self) -> Vec<usize> {
         let n = self.headers.len();
         let mut width: Vec<usize> = self
             .headers
@@ -38,48 +49,89 @@ impl Table {
                 width[i] = width[i].max(c.chars().count());
             }
         }
-        let mut out = String::new();
-        let line = |out: &mut String, cells: &mut dyn Iterator<Item = (usize, &str)>| {
-            let mut s = String::new();
-            for (i, c) in cells {
-                if i > 0 {
-                    s.push_str("  ");
+        width
+    }
+
+    /// The header line and the rule under it.
+    fn head(&self, out: &mut String, width: &[usize]) {
+        let names: Vec<String> = self.headers.iter().map(|(h, _)| h.clone()).collect();
+        self.line(out, width, &names);
+        let rule: Vec<String> = width.iter().map(|w| "-".repeat(*w)).collect();
+        self.line(out, width, &rule);
+    }
+
+    /// One line: cells padded to `width` and aligned as their column, two spaces apart.
+    fn line(&self, out: &mut String, width: &[usize], cells: &[String]) {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate().take(self.headers.len()) {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let pad = width[i].saturating_sub(c.chars().count());
+            match self.headers[i].1 {
+                Align::Left => {
+                    s.push_str(c);
+                    s.extend(std::iter::repeat_n(' ', pad));
                 }
-                let pad = width[i].saturating_sub(c.chars().count());
-                match self.headers[i].1 {
-                    Align::Left => {
-                        s.push_str(c);
-                        s.extend(std::iter::repeat_n(' ', pad));
-                    }
-                    Align::Right => {
-                        s.extend(std::iter::repeat_n(' ', pad));
-                        s.push_str(c);
-                    }
+                Align::Right => {
+                    s.extend(std::iter::repeat_n(' ', pad));
+                    s.push_str(c);
                 }
             }
-            out.push_str(s.trim_end());
-            out.push('\n');
-        };
-        line(
-            &mut out,
-            &mut self
-                .headers
-                .iter()
-                .enumerate()
-                .map(|(i, (h, _))| (i, h.as_str())),
-        );
-        let rule: Vec<String> = width.iter().map(|w| "-".repeat(*w)).collect();
-        line(
-            &mut out,
-            &mut rule.iter().enumerate().map(|(i, r)| (i, r.as_str())),
-        );
-        for r in &self.rows {
-            line(
-                &mut out,
-                &mut r.iter().enumerate().take(n).map(|(i, c)| (i, c.as_str())),
-            );
+        }
+        out.push_str(s.trim_end());
+        out.push('\n');
+    }
+}
+
+/// A [`Table`] printed while its rows arrive, in bounded memory: the first [`Self::HELD`] rows are
+/// held to size the columns, so a table of up to that many rows reads exactly as [`Table::render`]
+/// prints it; after that each row is printed as it comes, and a cell wider than its column widens
+/// the column from that row on (a long trace's GC numbers and times grow a digit now and then).
+pub struct StreamingTable {
+    table: Table,
+    /// Set once the held rows are printed.
+    width: Option<Vec<usize>>,
+}
+
+impl StreamingTable {
+    /// Rows held before the first is printed (~0.5 KB each).
+    pub const HELD: usize = 4096;
+
+    pub fn new(headers: &[(&str, Align)]) -> StreamingTable {
+        StreamingTable {
+            table: Table::new(headers),
+            width: None,
+        }
+    }
+
+    /// Adds a row; returns what to print now (nothing while the first rows are held).
+    pub fn row(&mut self, cells: Vec<String>) -> String {
+        let mut out = String::new();
+        match &mut self.width {
+            None if self.table.rows.len() < Self::HELD => self.table.rows.push(cells),
+            None => {
+                self.table.rows.push(cells);
+                out = self.table.render();
+                self.width = Some(self.table.widths());
+                self.table.rows = Vec::new();
+            }
+            Some(width) => {
+                for (w, c) in width.iter_mut().zip(&cells) {
+                    *w = (*w).max(c.chars().count());
+                }
+                self.table.line(&mut out, width, &cells);
+            }
         }
         out
+    }
+
+    /// What is left to print: the whole table if it never grew past the held rows.
+    pub fn finish(self) -> String {
+        match self.width {
+            None => self.table.render(),
+            Some(_) => String::new(),
+        }
     }
 }
 
@@ -158,5 +210,47 @@ mod tests {
             t.render(),
             "Name  Value\n----  -----\na         1\nlong  12345\n"
         );
+    }
+
+    #[test]
+    fn a_streamed_table_is_the_table_until_it_outgrows_the_held_rows() {
+        let head = [("N", Align::Right), ("Name", Align::Left)];
+        let rows = |n: usize| (0..n).map(|i| vec![(i * 7).to_string(), "x".repeat(i % 5)]);
+        // Up to HELD rows: the same text as the whole table rendered at once.
+        for n in [0, 1, 10, StreamingTable::HELD] {
+            let (mut whole, mut streamed) = (Table::new(&head), StreamingTable::new(&head));
+            let mut out = String::new();
+            for r in rows(n) {
+                whole.row(r.clone());
+                out.push_str(&streamed.row(r));
+            }
+            assert!(out.is_empty(), "{n} rows: nothing printed before the end");
+            out.push_str(&streamed.finish());
+            assert_eq!(out, whole.render(), "{n} rows");
+        }
+        // Past it: the held rows come out at once, every later row as it arrives, aligned to the
+        // widths so far, a wider cell widening its column from its own row on.
+        let mut streamed = StreamingTable::new(&head);
+        let mut first = String::new();
+        for r in rows(StreamingTable::HELD + 1) {
+            first.push_str(&streamed.row(r));
+        }
+        assert_eq!(first.lines().count(), StreamingTable::HELD + 1 + 2);
+        let width = first.lines().next().unwrap().find('N').unwrap() + 1;
+        assert_eq!(width, (StreamingTable::HELD * 7).to_string().len());
+        assert_eq!(
+            streamed.row(vec!["1".into(), "a".into()]),
+            format!("{:>width$}  a\n", 1)
+        );
+        let wide = "1".repeat(width + 2);
+        assert_eq!(
+            streamed.row(vec![wide.clone(), "b".into()]),
+            format!("{wide}  b\n")
+        );
+        assert_eq!(
+            streamed.row(vec!["2".into(), "c".into()]),
+            format!("{:>w$}  c\n", 2, w = width + 2)
+        );
+        assert_eq!(streamed.finish(), "");
     }
 }

@@ -121,6 +121,44 @@ fn every_subcommand_reads_one_chosen_process() {
         err.contains("pid 1") && err.contains("Test.x64 (pid 3676)"),
         "{err}"
     );
-    let out = gcscope(&["summary", &file, "--pid", "x"]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(1), "a trace without it: status 1");
+    let out = gcscope(&["events", &file, "--pid", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no event of process 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Command-line mistakes: status 2, one line naming the option.
+    for args in [
+        vec!["summary", &file, "--pid", "x"],
+        vec!["gcs", &file, "--pid", "3988", "--process", "PerfView"],
+        vec!["roots", &file, "--process"],
+    ] {
+        let out = gcscope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--p") && err.lines().count() == 1, "{err}");
+    }
+}
+
+#[test]
+fn gcs_streams_the_chosen_process_as_with_its_pid() {
+    // Without --pid, gcs reads a machine-wide trace twice (the process is known only at its end);
+    // its rows must be the ones --pid gives in one read, and the process's GC count.
+    let Some(file) = trace("net.4.5.2.x64.etl.zip") else {
+        return;
+    };
+    let auto = gcscope(&["gcs", &file, "--json"]);
+    let by_pid = gcscope(&["gcs", &file, "--json", "--pid", "3676"]);
+    assert!(auto.status.success() && by_pid.status.success());
+    assert_eq!(auto.stdout, by_pid.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&auto.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 263);
+    let err = String::from_utf8_lossy(&auto.stderr);
+    assert_eq!(
+        err.matches("showing Test.x64 (pid 3676)").count(),
+        1,
+        "{err}"
+    );
 }

@@ -187,7 +187,7 @@ fn bad_options_are_errors() {
         vec!["memory"],
     ] {
         let out = gcscope(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty());
     }
 }

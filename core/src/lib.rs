@@ -13,6 +13,7 @@ extern crate alloc;
 
 pub mod clr;
 pub mod container;
+pub mod decode;
 #[cfg(feature = "encode")]
 pub mod encode;
 pub mod error;

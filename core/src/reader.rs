@@ -11,46 +11,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::etl;
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter, Interest};
-use crate::nettrace::{Decoder, Sink, Step};
+use crate::nettrace::{Decoder, Step};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-/// Counters for what was read.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct DecodeStats {
-    /// Bytes of the input file (compressed, if it was a .zip / gzip).
-    pub bytes_in: u64,
-    /// Bytes of the trace stream itself (after unzip / gunzip).
-    pub trace_bytes: u64,
-    /// Events decoded: delivered to the sink, or only counted when a filter skips them (see
-    /// [`TraceReader::set_filter`]).
-    pub events: u64,
-    /// Of `events`, those the consumer's filter skipped: counted, never delivered.
-    pub filtered_events: u64,
-    /// The same per provider (as named in the metadata), in order of first definition.
-    pub filtered_by_provider: Vec<(alloc::string::String, u64)>,
-    /// Time (ms since the trace start) of the first event in delivery order, delivered or skipped.
-    pub first_event_ms: Option<f64>,
-    /// Time of the latest event, delivered or skipped.
-    pub last_event_ms: Option<f64>,
-    /// Blocks (objects) read.
-    pub blocks: u64,
-    /// Metadata definitions read.
-    pub metadata: u64,
-    /// Stacks in stack blocks.
-    pub stacks: u64,
-    pub sequence_points: u64,
-    /// Events the runtime reported as dropped: gaps in per-capture-thread sequence numbers, and
-    /// sequence points listing numbers beyond the last event seen.
-    pub dropped_events: u64,
-    /// Events that could not be decoded (no metadata for their id; in ETW files, the records after
-    /// an unreadable one in the same buffer).
-    pub skipped_events: u64,
-    /// ETW files: events delivered after a later event because their buffer came too late for the
-    /// merge window (see [`crate::etl::merge`]); 0 for EventPipe files.
-    #[serde(default)]
-    pub out_of_order_events: u64,
-}
+// Defined below the decoders (which fill them) and re-exported here, where callers meet them.
+pub use crate::decode::{DecodeStats, Sink};
 
 /// Streaming trace reader. See the crate docs for the layers.
 pub struct TraceReader {
@@ -337,25 +303,9 @@ impl Stream {
 
     /// Brings the decoder's counters into `stats`.
     fn update_stats(&self, stats: &mut DecodeStats) {
-        let Some(etl) = &self.etl else {
-            self.decoder.update_stats(stats);
-            return;
-        };
-        let c = etl.counters();
-        stats.events = c.events;
-        stats.filtered_events = c.filtered_events;
-        stats.blocks = c.buffers;
-        stats.skipped_events = c.skipped_records;
-        stats.out_of_order_events = c.out_of_order;
-        stats.dropped_events = etl.lost_events();
-        let by_provider: Vec<(alloc::string::String, u64)> = etl
-            .skipped_by_provider()
-            .map(|(p, n)| (alloc::string::String::from(p), n))
-            .collect();
-        stats.filtered_by_provider = by_provider;
-        if let Some(info) = etl.info() {
-            stats.first_event_ms = c.first_timestamp.map(|t| info.ms_since_start(t));
-            stats.last_event_ms = c.last_timestamp.map(|t| info.ms_since_start(t));
+        match &self.etl {
+            Some(etl) => etl.update_stats(stats),
+            None => self.decoder.update_stats(stats),
         }
     }
 

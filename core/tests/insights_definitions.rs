@@ -1,11 +1,13 @@
-//! Every serialized insights figure has a one-line definition (`gc::insights::definitions`), every
+//! Every serialized insights figure has a one-line definition (`gc::definitions`), every
 //! definition names a serialized field, and `docs/insights.md` is the definitions as generated.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use gcscope_core::gc::definitions::{
+    generic, insights_field as field, markdown, Doc, Root, TABLES,
+};
 use gcscope_core::gc::insights::analyze_with_insights;
-use gcscope_core::gc::insights::definitions::{field, generic, markdown, TABLES};
 use serde_json::Value;
 
 /// Leaf JSON paths under `v` (array elements share their array's path; an array of scalars is a
@@ -78,9 +80,9 @@ fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
         undefined.is_empty(),
         "insights fields without a definition: {undefined:?}"
     );
-    let generic_seen: BTreeSet<String> = seen.iter().map(|p| generic(p)).collect();
-    for (_, table) in TABLES {
-        for d in *table {
+    let generic_seen: BTreeSet<String> = seen.iter().map(|p| generic(Root::Insights, p)).collect();
+    for table in TABLES.iter().filter(|t| t.root == Root::Insights) {
+        for d in table.fields {
             assert!(
                 generic_seen.contains(d.field),
                 "definition of a field that is not serialized: {}",
@@ -94,7 +96,7 @@ fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
 #[test]
 fn docs_insights_md_is_the_generated_definitions_table() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/insights.md");
-    let want = markdown();
+    let want = markdown(Doc::Insights);
     if std::env::var_os("GCSCOPE_WRITE_DOCS").is_some() {
         std::fs::write(&path, &want).unwrap();
     }

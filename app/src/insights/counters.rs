@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use gcscope_core::gc::insights::definitions::field;
+use gcscope_core::gc::definitions::insights_field as field;
 
 use crate::side_table::SideTableView;
 use crate::ui::{Ctx, LineChart};

@@ -1,11 +1,11 @@
 //! The insights views' tables as plain rows of cells (one source for what a view shows and what
 //! its CSV/JSON exports hold). Column headers carry the definitions of
-//! `gcscope_core::gc::insights::definitions`. Per-GC rows honour the time range by their GC's
+//! `gcscope_core::gc::definitions`. Per-GC rows honour the time range by their GC's
 //! pause start (as every other view); point-in-time rows by their own time.
 
 use std::collections::HashMap;
 
-use gcscope_core::gc::insights::definitions::field;
+use gcscope_core::gc::definitions::insights_field as field;
 use gcscope_core::gc::insights::{
     root_values, GcBudget, GenBudget, Insights, SuspendReasonStats, Suspension, TypeAlloc,
     ROOT_KINDS,

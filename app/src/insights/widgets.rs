@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use gcscope_core::gc::insights::definitions::field;
+use gcscope_core::gc::definitions::insights_field as field;
 use leptos::prelude::*;
 
 use crate::columns::{fmt_cell, Cell};

@@ -28,6 +28,7 @@ pub mod merge;
 pub mod names;
 pub mod record;
 
+use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter};
@@ -41,7 +42,8 @@ use logfile::LogfileHeader;
 use merge::{Held, HeldBuffer, Window};
 use record::Source;
 
-/// What the decoder counted; the reader copies these into its `DecodeStats`.
+/// What the decoder counted, in its own units (buffers, record timestamps); [`Decoder::update_stats`]
+/// brings them into the reader's [`DecodeStats`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counters {
     /// Records decoded (delivered or skipped by the filter).
@@ -60,9 +62,6 @@ pub struct Counters {
     pub first_timestamp: Option<i64>,
     pub last_timestamp: Option<i64>,
 }
-
-/// Where decoded events go, with the trace's header facts.
-pub type EtlSink<'a> = dyn FnMut(&TraceInfo, &Event<'_>) + 'a;
 
 /// The .etl decoder: buffer framing, decompression, records, names and the merge window.
 pub struct Decoder {
@@ -111,7 +110,7 @@ impl Decoder {
     /// ones already delivered (they start at the session's beginning again), so everything held is
     /// delivered first and the companion's events follow, in their own order, not counted as out of
     /// order. The trace's time origin stays the first file's.
-    pub fn begin_file(&mut self, sink: &mut EtlSink<'_>) -> Result<()> {
+    pub fn begin_file(&mut self, sink: &mut Sink<'_>) -> Result<()> {
         if !self.pending.is_empty() {
             let at = self.offset + self.pending.len() as u64;
             self.flush(sink);
@@ -148,6 +147,26 @@ impl Decoder {
         self.header.map_or(0, |h| h.events_lost as u64)
     }
 
+    /// Brings the counters into the reader's `stats` (the fields an .etl file has: its buffers are
+    /// the blocks, the session's lost events the dropped ones).
+    pub fn update_stats(&self, stats: &mut DecodeStats) {
+        let c = self.counters();
+        stats.events = c.events;
+        stats.filtered_events = c.filtered_events;
+        stats.blocks = c.buffers;
+        stats.skipped_events = c.skipped_records;
+        stats.out_of_order_events = c.out_of_order;
+        stats.dropped_events = self.lost_events();
+        stats.filtered_by_provider = self
+            .skipped_by_provider()
+            .map(|(p, n)| (String::from(p), n))
+            .collect();
+        if let Some(info) = &self.info {
+            stats.first_event_ms = c.first_timestamp.map(|t| info.ms_since_start(t));
+            stats.last_event_ms = c.last_timestamp.map(|t| info.ms_since_start(t));
+        }
+    }
+
     /// Records seen per provider, id and name.
     pub fn event_counts(&self) -> Vec<EventCount<'_>> {
         self.catalog.event_counts()
@@ -164,7 +183,7 @@ impl Decoder {
     }
 
     /// Feeds the next bytes of the file.
-    pub fn push(&mut self, mut data: &[u8], sink: &mut EtlSink<'_>) -> Result<()> {
+    pub fn push(&mut self, mut data: &[u8], sink: &mut Sink<'_>) -> Result<()> {
         let r = (|| {
             while !data.is_empty() {
                 if self.pending.is_empty() {
@@ -206,7 +225,7 @@ impl Decoder {
 
     /// End of the file: salvages the complete records of a cut-off last buffer, then delivers
     /// everything held. A file cut inside a buffer returns `Truncated` (after the delivery).
-    pub fn finish(&mut self, sink: &mut EtlSink<'_>) -> Result<()> {
+    pub fn finish(&mut self, sink: &mut Sink<'_>) -> Result<()> {
         let rest = core::mem::take(&mut self.pending);
         let mut result = Ok(());
         if !rest.is_empty() {
@@ -227,7 +246,7 @@ impl Decoder {
     }
 
     /// Delivers every held event now.
-    pub fn flush(&mut self, sink: &mut EtlSink<'_>) {
+    pub fn flush(&mut self, sink: &mut Sink<'_>) {
         let Decoder {
             window,
             catalog,
@@ -247,7 +266,7 @@ impl Decoder {
     }
 
     /// Decodes the whole buffers at the start of `data`; returns the bytes they took.
-    fn buffers(&mut self, data: &[u8], sink: &mut EtlSink<'_>) -> Result<usize> {
+    fn buffers(&mut self, data: &[u8], sink: &mut Sink<'_>) -> Result<usize> {
         let mut pos = 0;
         while data.len() - pos >= HEADER_LEN {
             let at = self.offset;
@@ -271,7 +290,7 @@ impl Decoder {
         h: &BufferHeader,
         at: u64,
         cut: bool,
-        sink: &mut EtlSink<'_>,
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         self.counters.buffers += 1;
         let body = &bytes[HEADER_LEN..];
@@ -316,7 +335,7 @@ impl Decoder {
         records: &[u8],
         h: &BufferHeader,
         at: u64,
-        sink: &mut EtlSink<'_>,
+        sink: &mut Sink<'_>,
     ) -> Result<()> {
         let mut held: HeldBuffer = self.window.take_buffer();
         held.processor = h.processor as u32;
@@ -425,7 +444,7 @@ impl Decoder {
 
 /// Hands one held event to the sink.
 #[inline]
-fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mut EtlSink<'_>) {
+fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mut Sink<'_>) {
     let e = catalog.entry(h.entry);
     let start = h.payload_start as usize;
     let ev = Event {

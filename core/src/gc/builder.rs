@@ -12,9 +12,12 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::datas::DatasBuilder;
 use super::derive;
 use super::handles::HandleTracker;
+use super::mode::ModeEvidence;
 use super::pins::PinTracker;
+use super::raw::{GcRaw, HeapStatsRaw};
 use super::reasons;
 use super::rows::Rows;
 use super::summary::SummaryAcc;
@@ -33,34 +36,6 @@ const REASON_PM_FULL_GC: u32 = 12;
 pub(crate) const LOOK_BACK: usize = super::derive::BASELINE_LOOKBACK + 1;
 /// Keep at most this many free-text notes; the rest are only counted.
 const MAX_NOTES: usize = 200;
-
-/// Facts about a GC that feed derived figures but are not serialized.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct GcRaw {
-    /// GCHeapStats seen: sizes per generation 0..=4, promoted per generation, and its time.
-    pub heap_stats: Option<HeapStatsRaw>,
-    pub heap_stats_ms: Option<f64>,
-    /// Alloc-tick bytes per kind (small, large, pinned) since the previous GC's HeapStats.
-    pub alloc_tick: Option<[u64; 3]>,
-    pub restart_seen: bool,
-    /// No more events are expected for this GC: derived figures have been computed.
-    pub closed: bool,
-    pub global_seen: bool,
-    /// GCStart came without a GC suspension in progress (trace started mid-GC).
-    pub no_suspend: bool,
-    /// The trace started after this GC's GCStart: the row was made from its GCEnd.
-    pub no_start: bool,
-    /// GCGlobalHeapHistory's condemn reasons (v3+), merged with the per-heap ones by derive.
-    pub global_condemn: Option<CondemnReasons>,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct HeapStatsRaw {
-    pub size: [u64; 5],
-    pub promoted: [u64; 5],
-    /// The event carried generation 4 (POH), i.e. version >= 2.
-    pub has_poh: bool,
-}
 
 /// One GCHeapStats payload, as the model needs it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -156,7 +131,12 @@ pub struct ModelBuilder {
     pub(crate) process: ProcessFacts,
     pub(crate) notes: Vec<String>,
     notes_dropped: u64,
-    heap_count_seen: u32,
+    /// What the events say about the GC's setup (server, DATAS, background GC, ...).
+    pub(crate) mode: ModeEvidence,
+    pub(crate) datas: DatasBuilder,
+    /// Events whose payload is longer than the layout we know: (name, version, known bytes,
+    /// count, the first one's extra bytes).
+    extra_payloads: Vec<(String, u32, usize, u64, Vec<u8>)>,
 }
 
 impl ModelBuilder {
@@ -189,7 +169,9 @@ impl ModelBuilder {
             process: ProcessFacts::default(),
             notes: Vec::new(),
             notes_dropped: 0,
-            heap_count_seen: 0,
+            mode: ModeEvidence::default(),
+            datas: DatasBuilder::default(),
+            extra_payloads: Vec::new(),
         };
         b.set_info(info);
         b
@@ -551,7 +533,7 @@ impl ModelBuilder {
             {
                 self.gcs[b].pause_ms = Some(ms - self.gcs[b].start_ms);
                 self.raw[b].restart_seen = true;
-                derive::derive(self, b);
+                self.derive(b);
             }
         }
         if let Some(c) = self.current() {
@@ -653,8 +635,8 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_global_history(&mut self, ms: f64, thread: u64, h: &GlobalHistoryInput<'_>) {
-        if h.num_heaps > 0 && self.process.heap_count.is_none() {
-            self.process.heap_count = Some(h.num_heaps as u32);
+        if h.num_heaps > 0 {
+            self.mode.on_heap_count(h.num_heaps as u32);
         }
         let Some(c) = self.global_history_target(thread, h.condemned_generation) else {
             self.note(format!("GCGlobalHeapHistory at {ms:.3} ms outside any GC"));
@@ -663,6 +645,9 @@ impl ModelBuilder {
         self.history_gc = Some(c);
         let gc = &mut self.gcs[c];
         gc.heap_count = (h.num_heaps > 0).then_some(h.num_heaps as u32);
+        if let Some(n) = gc.heap_count {
+            self.datas.on_gc_heaps(gc.number, gc.start_ms, n);
+        }
         gc.condemned_gen = Some(h.condemned_generation.min(255) as u8);
         gc.gen0_budget_bytes = Some(h.final_youngest_desired);
         gc.gen0_reduction_count = Some(h.gen0_reduction_count);
@@ -686,12 +671,12 @@ impl ModelBuilder {
         }
         self.raw[c].global_seen = true;
         if self.raw[c].closed {
-            derive::derive(self, c);
+            self.derive(c);
         }
     }
 
     pub(crate) fn on_per_heap_history(&mut self, ms: f64, h: &PerHeapInput<'_>) {
-        self.heap_count_seen = self.heap_count_seen.max(h.heap_index.saturating_add(1));
+        self.mode.on_per_heap(h.heap_index);
         // The per-heap events follow their GCGlobalHeapHistory (one per heap).
         let after_global = self.history_gc.filter(|&g| {
             let gc = &self.gcs[g];
@@ -731,7 +716,7 @@ impl ModelBuilder {
             .unwrap_or(heaps.len());
         heaps.insert(pos, hist);
         if self.raw[c].closed {
-            derive::derive(self, c);
+            self.derive(c);
         }
     }
 
@@ -787,6 +772,7 @@ impl ModelBuilder {
 
     pub(crate) fn on_allocation_tick(&mut self, bytes: u64, kind: u32) {
         self.has_alloc_ticks = true;
+        self.mode.on_verbose_gc();
         let k = (kind as usize).min(2);
         self.alloc_tick_total[k] = self.alloc_tick_total[k].saturating_add(bytes);
     }
@@ -808,10 +794,35 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_gc_settings(&mut self, hard_limit: u64, bit_settings: u32) {
-        self.process.concurrent =
-            Some(bit_settings & 1 != 0 || self.process.concurrent == Some(true));
-        if hard_limit != 0 {
-            self.process.hard_limit_bytes = Some(hard_limit);
+        self.mode.on_settings(hard_limit, bit_settings);
+    }
+
+    /// A payload with bytes past its known layout (a newer version's fields): counted per event
+    /// name and version, the first one's extra bytes kept (up to 64) for the notes.
+    pub(crate) fn on_extra_payload(
+        &mut self,
+        name: &str,
+        version: u32,
+        known: usize,
+        extra: &[u8],
+    ) {
+        const MAX_KINDS: usize = 16;
+        const MAX_BYTES: usize = 64;
+        let kinds = self.extra_payloads.len();
+        match self
+            .extra_payloads
+            .iter_mut()
+            .find(|x| x.0 == name && x.1 == version)
+        {
+            Some(x) => x.3 += 1,
+            None if kinds < MAX_KINDS => self.extra_payloads.push((
+                String::from(name),
+                version,
+                known,
+                1,
+                extra[..extra.len().min(MAX_BYTES)].to_vec(),
+            )),
+            None => {}
         }
     }
 
@@ -850,6 +861,18 @@ impl ModelBuilder {
         self.process.arch = self.process.arch.take().or(keep(arch));
     }
 
+    /// (Re)computes GC `i`'s derived figures from its row, its raw facts and the rows before it.
+    fn derive(&mut self, i: usize) {
+        let has_pin_events = self.pins.has_events();
+        derive::derive(
+            &mut self.gcs,
+            &self.raw,
+            self.dropped_heap_stats,
+            has_pin_events,
+            i,
+        );
+    }
+
     /// Computes a GC's derived figures and advances the settled prefix.
     fn close(&mut self, i: usize) {
         if self.raw[i].closed {
@@ -859,7 +882,7 @@ impl ModelBuilder {
         if self.gcs[i].gc_type == GcType::Background {
             self.awaiting_late = Some(i);
         }
-        derive::derive(self, i);
+        self.derive(i);
         // A closed blocking GC that follows a background GC completes that BGC's peak window
         // only when the BGC closes; derive handles that from the BGC side.
         self.advance_settled();
@@ -873,33 +896,40 @@ impl ModelBuilder {
         for i in self.gcs.base()..self.gcs.len() {
             if !self.raw[i].closed {
                 self.raw[i].closed = true;
-                derive::derive(&mut self, i);
+                self.derive(i);
             }
         }
         self.settled = self.gcs.len();
+        for (name, version, known, count, extra) in core::mem::take(&mut self.extra_payloads) {
+            let hex: String = extra.iter().map(|b| format!("{b:02x}")).collect();
+            self.notes.push(format!(
+                "{name} v{version}: {count} events carry bytes past the {known} this version \
+                 decodes (a newer runtime's fields), kept raw; the first one's: {hex}"
+            ));
+        }
         if self.notes_dropped > 0 {
             let n = self.notes_dropped;
             self.notes.push(format!("... and {n} more notes"));
         }
         self.process.dropped_events = dropped_events;
-        let heap_count = self
-            .process
-            .heap_count
-            .or((self.heap_count_seen > 0).then_some(self.heap_count_seen));
-        self.process.heap_count = heap_count;
-        self.process.gc_mode =
-            heap_count.map(|n| Cow::Borrowed(if n > 1 { "server" } else { "workstation" }));
-        if self.process.concurrent.is_none()
-            && (self.dropped.any_background
-                || self
-                    .gcs
-                    .held()
-                    .iter()
-                    .any(|g| g.gc_type == GcType::Background))
-        {
-            self.process.concurrent = Some(true);
-        }
-        super::summary::build(self)
+        let background_seen = self.dropped.any_background
+            || self
+                .gcs
+                .held()
+                .iter()
+                .any(|g| g.gc_type == GcType::Background);
+        let heap_changes = self.datas.heap_changes();
+        super::mode::decide(&self.mode, background_seen, heap_changes, &mut self.process);
+        super::summary::build(super::summary::Parts {
+            gcs: self.gcs,
+            handed_out: self.handed_out,
+            dropped: self.dropped,
+            handles: self.handles,
+            pins: self.pins,
+            process: self.process,
+            notes: self.notes,
+            datas: self.datas.finish(),
+        })
     }
 }
 

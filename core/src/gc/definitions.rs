@@ -1,6 +1,25 @@
-//! One line per figure: the table the app shows on hover, `docs/model.md` documents and the CLI's
-//! JSON/CSV keys follow. Field paths are the JSON paths: `generations.*.x` is the same field for
-//! gen0, gen1, gen2, loh and poh; array elements share their array's path (`heaps.heap`).
+//! Every figure gcscope serializes, the GC model's and the insights' alike, in one table: the
+//! definitions the app shows on hover, `docs/model.md` and `docs/insights.md` document (both are
+//! [`markdown`]'s output) and the CLI's JSON/CSV keys follow.
+//!
+//! [`TABLES`] lists every table: which serialized value its field paths start from ([`Root`]), which
+//! document lists it ([`Doc`]), its title there and its fields, one [`Definition`] per line. A new
+//! figure is one line in its table (`model.rs` for the model, `insights.rs` for the insights); a new
+//! view's figures are one more [`Table`] here. Field paths are JSON paths: `generations.*.x` is the
+//! same field for gen0, gen1, gen2, loh and poh; array elements share their array's path
+//! (`heaps.heap`).
+
+mod insights;
+mod model;
+
+pub use insights::{
+    ALLOCATION_FIELDS, BUDGET_FIELDS, COMPACTION_FIELDS, COUNTER_FIELDS, FINALIZATION_FIELDS,
+    KEY_GROUPS, PRESSURE_FIELDS, ROOT_FIELDS, SEGMENT_FIELDS, SUSPENSION_FIELDS,
+};
+pub use model::{DATAS_FIELDS, GC_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS};
+
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// A figure's name, unit and meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -14,7 +33,7 @@ pub struct Definition {
     pub definition: &'static str,
 }
 
-const fn d(
+pub(crate) const fn d(
     field: &'static str,
     label: &'static str,
     unit: &'static str,
@@ -28,309 +47,173 @@ const fn d(
     }
 }
 
-/// Every field of a serialized [`super::Gc`].
-pub const GC_FIELDS: &[Definition] = &[
-    d("number", "GC #", "count", "The runtime's own GC number (GCStart's Count): 1 for the first GC of the process."),
-    d("gen", "Gen", "gen", "Generation collected: 0, 1 or 2 (GCStart's Depth). Gen2 GCs also collect the LOH and POH."),
-    d("type", "Type", "name", "NonConcurrent (blocking), Background (gen2 marked while the program runs) or Foreground (blocking ephemeral GC during a background GC); Unknown when the GCStart is not in the trace."),
-    d("reason", "Trigger", "name", "Why the GC was triggered (GCStart's Reason): AllocSmall = gen0 budget used up, Induced = GC.Collect, AllocLarge = LOH budget, ..."),
-    d("reason_code", "Reason #", "count", "The numeric GC reason, for values newer than this table."),
-    d("induced", "Induced", "bool", "The program asked for this GC: reason Induced, InducedNotForced, InducedLowMemory, InducedCompacting or InducedAggressive."),
-    d("complete", "Complete", "bool", "GCEnd was seen. False when the trace ended during the GC; such rows are kept but left out of rollups."),
-    d("missing", "Missing", "name", "Why figures of this row are empty: which of the GC's events the trace does not have."),
-    d("start_ms", "Pause start", "ms", "When the pause began: the SuspendEEBegin before GCStart (GCStart itself if none was seen), in ms from the trace start."),
-    d("gc_start_ms", "GC start", "ms", "Time of the GCStart event (after suspension), ms from the trace start."),
-    d("end_ms", "GC end", "ms", "Time of the GCEnd event, ms from the trace start."),
-    d("duration_ms", "Duration", "ms", "GCStart to GCEnd: the GC's own work, without suspension (for a background GC, its whole concurrent run)."),
-    d("suspend_ms", "Suspend", "ms", "Time to suspend managed threads: SuspendEEBegin to SuspendEEEnd. For a background GC, every suspension it made, summed. 0 for the ephemeral GC that runs inside a background GC's suspension."),
-    d("pause_ms", "Pause", "ms", "Time managed threads were stopped: SuspendEEBegin to RestartEEEnd. For a background GC, its pauses summed (initial suspension plus each later one)."),
-    d("bgc_final_pause_ms", "BGC final pause", "ms", "Background GC only: the last pause (suspension for GC prep to restart)."),
-    d("since_previous_gc_ms", "Since last GC", "ms", "From the end of the previous GC (its GCHeapStats; the trace start for the first) to this GC's pause start; for a background GC, to its GCHeapStats."),
-    d("pause_pct", "% Pause", "%", "Pause as a share of the time since the previous GC: pause / (pause + since_previous_gc). Background GC: pause / (its end - previous GC's end)."),
-    d("gen0_allocated_bytes", "Gen0 alloc", "bytes", "Bytes the program allocated in gen0 since the previous GC: gen0 object bytes before this GC minus gen0 object bytes after the GC that ended last before it started, summed over heaps; AllocationTick totals when there is no such GC with GCPerHeapHistory, and for background GCs."),
-    d("loh_allocated_bytes", "LOH alloc", "bytes", "Bytes allocated in the large object heap since the previous GC (same method as gen0)."),
-    d("poh_allocated_bytes", "POH alloc", "bytes", "Bytes allocated in the pinned object heap since the previous GC (same method as gen0; .NET 5+)."),
-    d("allocated_bytes", "Alloc", "bytes", "Gen0 + LOH + POH bytes allocated since the previous GC."),
-    d("gen0_alloc_rate_bytes_per_s", "Gen0 rate", "bytes/s", "Gen0 bytes allocated per second between the previous GC and this one: gen0_allocated / since_previous_gc."),
-    d("alloc_rate_bytes_per_s", "Alloc rate", "bytes/s", "All bytes allocated per second between the previous GC and this one: allocated / since_previous_gc."),
-    d("alloc_tick_bytes", "Alloc ticks", "bytes", "Sum of the AllocationTick events' amounts since the previous GC (a sample every ~100 KB; needs Verbose level)."),
-    d("before_bytes", "Before", "bytes", "Heap size when the GC started (including free space), summed over generations and heaps from GCPerHeapHistory; estimated from the previous GC's sizes without it."),
-    d("peak_bytes", "Peak", "bytes", "Largest heap size seen during this GC: the size before; for a background GC, also the size before each GC that ran while it did."),
-    d("after_bytes", "After", "bytes", "Heap size when the GC ended (including free space): all generations of GCHeapStats."),
-    d("peak_after_ratio", "Peak/After", "ratio", "peak / after: how much the heap shrank."),
-    d("promoted_bytes", "Promoted", "bytes", "Bytes that survived this GC (marked live in the generations it collected), from GCHeapStats."),
-    d("generations.*.size_before_bytes", "Size before", "bytes", "Generation size when the GC started, free space included (GCPerHeapHistory, summed over heaps)."),
-    d("generations.*.size_after_bytes", "Size after", "bytes", "Generation size when the GC ended, free space included (GCHeapStats)."),
-    d("generations.*.promoted_bytes", "Promoted", "bytes", "Bytes of this generation that survived (GCHeapStats TotalPromotedSize); 0 for generations not collected."),
-    d("generations.*.survived_bytes", "Survived", "bytes", "Bytes of this generation that survived, pinned and not (GCPerHeapHistory, summed over heaps)."),
-    d("generations.*.survival_pct", "Surv %", "%", "survived / object bytes before (size before minus free space), for collected generations only (LOH and POH in gen2 GCs)."),
-    d("generations.*.fragmentation_bytes", "Frag", "bytes", "Free space left in the generation after the GC (free list + free objects), summed over heaps."),
-    d("generations.*.fragmentation_pct", "Frag %", "%", "fragmentation / size after."),
-    d("generations.*.budget_bytes", "Budget", "bytes", "Allocation budget the GC set for the generation (NewAllocation): how much may be allocated/promoted into it before it is collected again."),
-    d("generations.*.in_bytes", "In", "bytes", "Bytes that came into this generation during the GC (promoted from the younger one)."),
-    d("finalization_promoted_bytes", "Finalizable surv", "bytes", "Bytes of finalizable objects kept alive by this GC so their finalizers can run."),
-    d("finalization_promoted_count", "Finalizable #", "count", "Number of finalizable objects kept alive for finalization."),
-    d("pinned_object_count", "Pinned #", "count", "Pinned objects the GC found (GCHeapStats)."),
-    d("gc_handle_count", "Handles", "count", "GC handles in use at this GC (GCHeapStats)."),
-    d("sync_block_count", "Sync blocks", "count", "Sync blocks in use (locks, hash codes, COM data) at this GC."),
-    d("heap_count", "Heaps", "count", "Number of GC heaps (GCGlobalHeapHistory NumHeaps; per-heap events counted without it): 1 for workstation GC."),
-    d("condemned_gen", "Condemned", "gen", "Generation the GC decided to condemn (GCGlobalHeapHistory)."),
-    d("pause_mode", "Latency mode", "name", "GC latency mode at this GC: Batch, Interactive, LowLatency, SustainedLowLatency or NoGC."),
-    d("memory_pressure_pct", "Mem load", "%", "Physical memory load the GC saw (GCGlobalHeapHistory MemoryPressure)."),
-    d("global_mechanisms", "Mechanisms", "name", "How the GC ran: Concurrent, Compaction (else it swept), Promotion, Demotion, CardBundles, Elevation."),
-    d("gen0_budget_bytes", "Gen0 budget", "bytes", "Gen0 allocation budget set after this GC (FinalYoungestDesired), all heaps."),
-    d("gen0_reduction_count", "Gen0 reductions", "count", "Times the gen0 budget was reduced (GCGlobalHeapHistory Gen0ReductionCount)."),
-    d("phase_times_us.mark_sized_ref", "Mark sized-ref", "us", "Time marking from sized-ref handles (GCGlobalHeapHistory v4, .NET 6+)."),
-    d("phase_times_us.mark_roots", "Mark roots", "us", "Time marking from roots (stacks, handles, finalization queue, older generations)."),
-    d("phase_times_us.mark_short_weak", "Short weak", "us", "Time clearing short weak references to dead objects."),
-    d("phase_times_us.mark_finalization", "Finalization", "us", "Time finding dead finalizable objects and keeping them alive for their finalizers."),
-    d("phase_times_us.mark_long_weak", "Long weak", "us", "Time clearing long weak references (includes sync block scanning)."),
-    d("phase_times_us.plan", "Plan", "us", "Time planning new object addresses (blocking GCs)."),
-    d("phase_times_us.relocate", "Relocate", "us", "Time updating references to moved objects (compacting GCs)."),
-    d("phase_times_us.compact", "Compact", "us", "Time copying objects to their new places (compacting GCs; 0 on .NET 6-8 by a runtime bug)."),
-    d("phase_times_us.sweep", "Sweep", "us", "Time threading dead space onto free lists (sweeping GCs)."),
-    d("condemn.initial_gen", "Initial gen", "gen", "Generation first chosen when the GC was triggered."),
-    d("condemn.final_gen", "Final gen", "gen", "Generation finally condemned by the deciding heap."),
-    d("condemn.alloc_budget_gen", "Budget gen", "gen", "Highest generation whose allocation budget was exceeded."),
-    d("condemn.time_tuning_gen", "Time tuning gen", "gen", "Generation chosen because too long passed since it was last collected (0 = none)."),
-    d("condemn.conditions", "Conditions", "name", "Condition reasons that raised the generation (gc.cpp names; see the condition table)."),
-    d("condemn.raw0", "Reasons0", "count", "CondemnReasons0 as sent: four 2-bit generations."),
-    d("condemn.raw1", "Reasons1", "count", "CondemnReasons1 as sent: one bit per condition."),
-    d("heaps.heap", "Heap", "count", "Heap index (server GC has one heap per core, or as configured)."),
-    d("heaps.condemn.initial_gen", "Initial gen", "gen", "This heap: generation first chosen."),
-    d("heaps.condemn.final_gen", "Final gen", "gen", "This heap: generation it would condemn on its own."),
-    d("heaps.condemn.alloc_budget_gen", "Budget gen", "gen", "This heap: highest generation whose budget was exceeded."),
-    d("heaps.condemn.time_tuning_gen", "Time tuning gen", "gen", "This heap: generation chosen by time tuning."),
-    d("heaps.condemn.conditions", "Conditions", "name", "This heap: condition bits set."),
-    d("heaps.condemn.raw0", "Reasons0", "count", "This heap: CondemnReasons0 as sent."),
-    d("heaps.condemn.raw1", "Reasons1", "count", "This heap: CondemnReasons1 as sent."),
-    d("heaps.compact_mechanism", "Compact why", "name", "Why this heap compacted (compact_*), empty if it swept."),
-    d("heaps.expand_mechanism", "Expand how", "name", "How this heap grew its ephemeral space (expand_*), empty if it did not."),
-    d("heaps.free_list_allocated_bytes", "Free-list alloc", "bytes", "Bytes promoted into gen2 by allocating from its free list."),
-    d("heaps.free_list_rejected_bytes", "Free-list rejected", "bytes", "Bytes of free-list items rejected as too small while promoting."),
-    d("heaps.end_of_seg_allocated_bytes", "End-of-seg alloc", "bytes", "Bytes promoted by allocating at the end of the segment."),
-    d("heaps.condemned_allocated_bytes", "Condemned alloc", "bytes", "Bytes promoted into space of the condemned generations."),
-    d("heaps.pinned_allocated_bytes", "Pinned alloc", "bytes", "Bytes promoted in front of pinned plugs."),
-    d("heaps.pinned_allocated_advance_bytes", "Pinned advance", "bytes", "Bytes promoted while advancing past pinned plugs."),
-    d("heaps.running_free_list_efficiency_pct", "Free-list eff", "%", "Running share of free-list space the heap manages to use."),
-    d("heaps.extra_gen0_commit_bytes", "Extra gen0 commit", "bytes", "Memory committed beyond gen0's budget."),
-    d("heaps.generations.size_before_bytes", "Size before", "bytes", "This heap's generation size at GC start, free space included."),
-    d("heaps.generations.free_list_before_bytes", "Free list before", "bytes", "Free-list space at GC start."),
-    d("heaps.generations.free_obj_before_bytes", "Free obj before", "bytes", "Free objects not on the free list at GC start."),
-    d("heaps.generations.size_after_bytes", "Size after", "bytes", "This heap's generation size at GC end, free space included."),
-    d("heaps.generations.free_list_after_bytes", "Free list after", "bytes", "Free-list space at GC end."),
-    d("heaps.generations.free_obj_after_bytes", "Free obj after", "bytes", "Free objects not on the free list at GC end."),
-    d("heaps.generations.in_bytes", "In", "bytes", "Bytes promoted into this generation by the GC."),
-    d("heaps.generations.pinned_survived_bytes", "Pinned surv", "bytes", "Surviving bytes that were pinned."),
-    d("heaps.generations.non_pinned_survived_bytes", "Non-pinned surv", "bytes", "Surviving bytes that were not pinned."),
-    d("heaps.generations.new_allocation_bytes", "Budget", "bytes", "New allocation budget of the generation on this heap."),
-    d("heaps.generations.obj_space_before_bytes", "Objects before", "bytes", "Object bytes at GC start: size before minus free list and free objects."),
-    d("heaps.generations.survived_bytes", "Survived", "bytes", "Pinned plus non-pinned survived bytes."),
-    d("heaps.generations.survival_pct", "Surv %", "%", "survived / objects before on this heap (also for generations not collected)."),
-    d("heaps.generations.fragmentation_bytes", "Frag", "bytes", "Free list + free objects after the GC on this heap."),
-    d("pinned_objects.handle", "Handle", "address", "The pinning handle (PinObjectAtGCTime HandleID)."),
-    d("pinned_objects.address", "Object", "address", "Address of the pinned object."),
-    d("pinned_objects.size_bytes", "Size", "bytes", "Size of the pinned object."),
-    d("pinned_objects.type_name", "Type", "name", "The pinned object's type."),
-    d("pinned_objects_bytes", "Pinned bytes", "bytes", "Bytes of the objects PinObjectAtGCTime reported for this GC (each object once)."),
-    d("pinned_plugs.start", "Plug start", "address", "Start of a pinned plug (private PinPlugAtGCTime): a run of live objects the GC could not move."),
-    d("pinned_plugs.end", "Plug end", "address", "End of the pinned plug."),
-    d("pinned_plugs.gap_before_bytes", "Gap before", "bytes", "Free gap the GC left in front of the plug."),
-    d("pinned_plugs.by_user", "By user", "bool", "The plug holds an object the program pinned (one reported by PinObjectAtGCTime)."),
-    d("pinned_plug_bytes", "Plug bytes", "bytes", "Total size of the pinned plugs of this GC."),
-    d("user_pinned_plug_bytes", "User plug bytes", "bytes", "Size of the pinned plugs that hold a program-pinned object."),
-    d("pinned_object_pct", "Pinned obj %", "%", "pinned_objects_bytes / pinned_plug_bytes: how much of the pinned plugs the pinned objects themselves take."),
-    d("marked_bytes.stack", "Marked stack", "bytes", "Bytes marked from thread stacks (GCMarkWithType, summed over heaps)."),
-    d("marked_bytes.finalize_queue", "Marked FQ", "bytes", "Bytes marked from the finalization queue."),
-    d("marked_bytes.handles", "Marked handles", "bytes", "Bytes marked from GC handles."),
-    d("marked_bytes.older", "Marked older", "bytes", "Bytes marked through references from older generations (cards)."),
-    d("marked_bytes.sized_ref", "Marked sized-ref", "bytes", "Bytes marked from sized-ref handles."),
-    d("marked_bytes.overflow", "Marked overflow", "bytes", "Bytes marked while processing mark-stack overflow."),
-    d("marked_bytes.dependent_handles", "Marked dependent", "bytes", "Bytes marked through dependent handles (ConditionalWeakTable)."),
-    d("marked_bytes.new_finalize_queue", "Marked new FQ", "bytes", "Bytes marked from objects newly queued for finalization."),
-    d("marked_bytes.steal", "Marked steal", "bytes", "Bytes marked by work stealing between server GC threads."),
-    d("marked_bytes.bgc", "Marked BGC", "bytes", "Bytes marked by the background GC."),
-];
-
-/// Fields of [`super::GenRollup`] (one row per generation plus "all").
-pub const ROLLUP_FIELDS: &[Definition] = &[
-    d("gen", "Gen", "name", "Generation (0, 1, 2) or \"all\"; only complete GCs are counted."),
-    d("count", "Count", "count", "Number of GCs."),
-    d("induced_count", "Induced", "count", "GCs the program asked for (see `induced`)."),
-    d("background_count", "Background", "count", "Background GCs."),
-    d("max_pause_ms", "Max pause", "ms", "Longest pause."),
-    d("mean_pause_ms", "Mean pause", "ms", "total_pause / count."),
-    d("total_pause_ms", "Total pause", "ms", "Sum of pauses."),
-    d("max_suspend_ms", "Max suspend", "ms", "Longest suspension."),
-    d("total_duration_ms", "Total GC time", "ms", "Sum of GC durations (GCStart to GCEnd)."),
-    d("max_peak_bytes", "Max peak", "bytes", "Largest peak heap size."),
-    d("mean_peak_bytes", "Mean peak", "bytes", "Mean peak heap size."),
-    d("mean_after_bytes", "Mean after", "bytes", "Mean heap size after GC."),
-    d("total_allocated_bytes", "Total alloc", "bytes", "Bytes allocated before these GCs (sum of allocated)."),
-    d("max_alloc_rate_bytes_per_s", "Max alloc rate", "bytes/s", "Highest allocation rate before one of these GCs."),
-    d("total_promoted_bytes", "Total promoted", "bytes", "Sum of promoted bytes."),
-    d("allocated_per_pause_ms_bytes", "Alloc/pause ms", "bytes", "total_allocated / total_pause: bytes the program allocated per ms it was paused."),
-    d("promoted_per_gc_ms_bytes", "Survived/GC ms", "bytes", "total_promoted / total GC duration: bytes survived per ms of GC work (PerfView divides by GC CPU time, which EventPipe traces lack)."),
-    d("pause_time_pct", "% pause", "%", "total_pause / process GC span (first complete GC's pause start to the last GC's end)."),
-];
-
-/// Fields of [`super::ProcessFacts`].
-pub const PROCESS_FIELDS: &[Definition] = &[
-    d("format", "Format", "name", "Trace container format and version."),
-    d("pointer_size", "Pointer size", "bytes", "4 (32-bit process) or 8."),
-    d("process_id", "PID", "count", "Traced process id (in a machine-wide ETW trace, the process this model is for)."),
-    d("process_name", "Process", "name", "ETW traces: the image name without extension, from the kernel's process events (null when unknown, and for EventPipe traces)."),
-    d("processor_count", "CPUs", "count", "Processors of the traced machine."),
-    d("runtime_version", "Runtime", "name", "Runtime version from the RuntimeInformation event, when the trace has it (.NET Framework (CLR 4.0.30319.x) for the DesktopClr SKU)."),
-    d("command_line", "Command line", "name", "From the EventPipe ProcessInfo event, or in ETW traces from RuntimeInformation or the kernel's process events."),
-    d("os", "OS", "name", "From the EventPipe ProcessInfo event."),
-    d("arch", "Arch", "name", "From the EventPipe ProcessInfo event."),
-    d("gc_mode", "GC mode", "name", "server when more than one GC heap, else workstation (a 1-heap server GC looks like workstation)."),
-    d("heap_count", "Heaps", "count", "GC heap count (first GCGlobalHeapHistory; else the per-heap events)."),
-    d("concurrent", "Concurrent", "bool", "Background GC enabled (GCSettingsRundown flags) or seen."),
-    d("hard_limit_bytes", "Hard limit", "bytes", "GCHeapHardLimit (GCSettingsRundown), if set."),
-    d("trace_start_utc", "Trace start", "name", "Wall-clock time of the trace start (UTC)."),
-    d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start."),
-    d("first_event_ms", "First event", "ms", "Time of the first event."),
-    d("last_event_ms", "Last event", "ms", "Time of the last event."),
-    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the last GC's end: the denominator of % pause time."),
-    d("events", "Events", "count", "Events the model was given."),
-    d("runtime_events", "Runtime events", "count", "Events of the runtime's providers (public, private, rundown)."),
-    d("gc_events", "GC events", "count", "Events the model used."),
-    d("payload_errors", "Bad payloads", "count", "GC events whose payload could not be decoded (see notes)."),
-    d("dropped_events", "Dropped", "count", "Events the runtime lost (sequence-number gaps), from the decoder."),
-    d("gc_count", "GCs", "count", "Rows in the GC table."),
-    d("incomplete_gc_count", "Incomplete", "count", "GCs without GCEnd."),
-];
-
-/// The other parts of a serialized [`super::GcModel`] (paths from the model's root).
-pub const SUMMARY_FIELDS: &[Definition] = &[
-    d("condemn_reasons.by_trigger.reason", "Trigger", "name", "A GCStart reason."),
-    d("condemn_reasons.by_trigger.per_gen", "Per gen", "count", "Complete GCs with this trigger, for gen0, gen1, gen2."),
-    d("condemn_reasons.by_trigger.total", "Total", "count", "Complete GCs with this trigger."),
-    d("condemn_reasons.by_condition.reason", "Condemn reason", "name", "A condition bit of the GC's condemn reasons (`condemn.conditions`), or alloc_budget_exceeded (budget gen = the GC's gen; not for induced gen0 GCs) or time_tuning."),
-    d("condemn_reasons.by_condition.per_gen", "Per gen", "count", "Complete GCs with this condemn reason, for gen0, gen1, gen2."),
-    d("condemn_reasons.by_condition.total", "Total", "count", "Complete GCs with this condemn reason."),
-    d("condemn_reasons.without_history", "No history", "count", "Complete GCs without condemn reasons (no GCPerHeapHistory), for gen0, gen1, gen2."),
-    d("handles.has_events", "Handle events", "bool", "The trace has SetGCHandle/DestroyGCHandle events (GCHandle keyword 0x2)."),
-    d("handles.created", "Created", "count", "SetGCHandle events."),
-    d("handles.destroyed", "Destroyed", "count", "DestroyGCHandle events for handles created in the trace."),
-    d("handles.destroyed_unmatched", "Destroyed (older)", "count", "DestroyGCHandle events for handles created before the trace started."),
-    d("handles.reused_without_destroy", "Reused ids", "count", "SetGCHandle for an id still live: the runtime freed it without a DestroyGCHandle event."),
-    d("handles.by_kind.kind", "Kind", "name", "Handle kind (WeakShort, WeakLong, Strong, Pinned, Dependent, ...)."),
-    d("handles.by_kind.created", "Created", "count", "Handles of this kind created."),
-    d("handles.by_kind.destroyed", "Destroyed", "count", "Handles of this kind destroyed (created in the trace)."),
-    d("handles.by_kind.alive_at_end", "Alive at end", "count", "Handles of this kind created in the trace and not destroyed."),
-    d("handles.live_over_time.ms", "Time", "ms", "When the live count was taken: each GC's pause start, and the trace end."),
-    d("handles.live_over_time.value", "Live", "count", "Handles created in the trace and not yet destroyed."),
-    d("handles.alive_at_end.handle", "Handle", "address", "Handle id."),
-    d("handles.alive_at_end.object", "Object", "address", "Object the handle pointed to when created."),
-    d("handles.alive_at_end.kind", "Kind", "name", "Handle kind."),
-    d("handles.alive_at_end.generation", "Gen", "gen", "Generation of the object when the handle was created."),
-    d("handles.alive_at_end.created_ms", "Created", "ms", "When the handle was created."),
-    d("handles.alive_at_end.type_name", "Type", "name", "The object's type, when a PinObjectAtGCTime named it."),
-    d("pinning.has_events", "Pin events", "bool", "The trace has PinObjectAtGCTime or PinPlugAtGCTime events."),
-    d("pinning.pinned_object_events", "Pin reports", "count", "PinObjectAtGCTime events."),
-    d("pinning.pinned_plug_events", "Plug reports", "count", "PinPlugAtGCTime events (private provider)."),
-    d("pinning.gcs_with_pins", "GCs with pins", "count", "GCs that reported at least one pinned object."),
-    d("pinning.by_type.type_name", "Type", "name", "Type of pinned objects."),
-    d("pinning.by_type.count", "Reports", "count", "PinObjectAtGCTime events for this type."),
-    d("pinning.by_type.total_bytes", "Bytes", "bytes", "Sum of their object sizes (an object pinned in 3 GCs counts 3 times)."),
-    d("pinning.by_type.gcs", "In GCs", "count", "GCs in which an object of this type was pinned."),
-    d("pinning.pinned_over_time.ms", "Time", "ms", "A GC's pause start."),
-    d("pinning.pinned_over_time.value", "Pinned", "count", "Objects PinObjectAtGCTime reported for that GC."),
-    d("notes", "Notes", "name", "Events the model could not place (outside any GC, undecodable payloads), one line each."),
-];
-
-/// Looks a per-GC field up by JSON path (`generations.gen2.survival_pct` finds `generations.*.survival_pct`).
-pub fn gc_field(path: &str) -> Option<&'static Definition> {
-    let generic;
-    let key = match path.strip_prefix("generations.") {
-        Some(rest) => match rest.split_once('.') {
-            Some((_, field)) => {
-                generic = alloc::format!("generations.*.{field}");
-                generic.as_str()
-            }
-            None => path,
-        },
-        None => path,
-    };
-    GC_FIELDS.iter().find(|d| d.field == key)
+/// The serialized value a table's field paths start from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    /// One [`crate::gc::Gc`] (a row of `gcscope gcs --json`).
+    Gc,
+    /// One [`crate::gc::GenRollup`].
+    Rollup,
+    /// [`crate::gc::ProcessFacts`].
+    Process,
+    /// The whole [`crate::gc::GcModel`] (its parts other than the three above).
+    Model,
+    /// [`crate::gc::insights::Insights`].
+    Insights,
 }
 
-/// How rows are formed and where the model departs from PerfView/TraceEvent (in `docs/model.md`).
-const METHOD: &str = "\
-## How GCs are put together
+/// The generated document that lists a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doc {
+    /// `docs/model.md`.
+    Model,
+    /// `docs/insights.md`.
+    Insights,
+}
 
-* One row per GCStart, numbered by its Count (a GC whose GCStart came before the trace started
-  gets its row from its GCEnd, with type and reason Unknown). A GC the runtime counts but that
-  fires no GCStart (started by `GC.TryStartNoGCRegion`) has no row. A GC without GCEnd (the trace ended) is kept
-  with `complete: false`; rollups skip it.
-* Pause: from the SuspendEEBegin (reason ForGC) before GCStart to the RestartEEEnd on the same
-  thread. A background GC adds each later suspension (reason ForGCPrep) to its pause; the GC that
-  runs first inside a background GC's suspension has suspend 0 and its pause starts at its GCStart.
-* GCHeapStats, GCGlobalHeapHistory and GCPerHeapHistory belong to the GC in progress; a background
-  GC's histories that arrive while a foreground GC is restarting go to the background GC (by its
-  thread and gen2 condemned generation); for server GC, histories fired after the background GC's
-  GCEnd go to it.
-* Derived figures are recomputed when the trace ends, so late events always count.
+/// One table of definitions.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    pub root: Root,
+    /// The document that lists it (None: hover text only).
+    pub doc: Option<Doc>,
+    /// Its heading there.
+    pub title: &'static str,
+    /// A paragraph under the heading, before the fields ("" for none).
+    pub intro: &'static str,
+    pub fields: &'static [Definition],
+}
 
-## Machine-wide ETW traces: one model per process
+const fn table(
+    root: Root,
+    doc: Option<Doc>,
+    title: &'static str,
+    fields: &'static [Definition],
+) -> Table {
+    Table {
+        root,
+        doc,
+        title,
+        intro: "",
+        fields,
+    }
+}
 
-An ETW trace holds every process of the machine. The model stays per process:
-`gc::ProcessRouter` sends each event to the model of its process (by the event's process id), made
-when the process first shows a runtime event, and names the processes from the kernel's process
-events (Start, Stop, DCStart, DCStop, Defunct: image name and command line). Its `processes()` lists
-the processes with GC events (pid, name, runtime version, command line, GC count, total pause of
-the complete GCs), most GC pause first; `choose` picks one by pid, by name or, by default, the one
-with the most GC pause. The CLI says which it chose on stderr and lists the others
-(`--pid N` / `--process NAME` choose). An EventPipe trace is one process and gives the same model
-as before. For a trace of several processes, the counts of the events the reader's filter skipped
-are the whole trace's, so they are not added to one process's `events` and `runtime_events`.
+impl Table {
+    /// The table with a paragraph under its heading.
+    const fn with_intro(self, intro: &'static str) -> Table {
+        Table { intro, ..self }
+    }
+}
 
-## .NET Framework 4.x traces (ETW)
+/// Every table, in the order the documents list them.
+#[rustfmt::skip]
+pub const TABLES: &[Table] = &[
+    table(Root::Gc, Some(Doc::Model), "Per GC (`gcscope gcs --json`, one object per GC)", GC_FIELDS),
+    table(Root::Rollup, Some(Doc::Model), "Rollup by generation (`summary --json`: `rollup`)", ROLLUP_FIELDS),
+    table(Root::Process, Some(Doc::Model), "Process facts (`summary --json`: `process`)", PROCESS_FIELDS),
+    table(Root::Model, Some(Doc::Model), "DATAS (`gcscope datas --json`, the model's `datas`)", DATAS_FIELDS)
+        .with_intro("DATAS decides after a GC; the new heap count takes effect at the next GC. `gcscope datas` also prints one sentence per change (`gc::datas::explain`)."),
+    table(Root::Model, None, "Condemn reasons, handles, pinning and notes (`summary --json`)", SUMMARY_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Allocations (`gcscope allocs --json`)", ALLOCATION_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Generation budgets (`gcscope budgets --json`)", BUDGET_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Mark roots (`gcscope roots --json`)", ROOT_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Compaction (`gcscope memory --json`: `compaction`)", COMPACTION_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Suspensions (`gcscope suspensions --json`)", SUSPENSION_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Finalization (`gcscope memory --json`: `finalization`)", FINALIZATION_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Memory pressure (`gcscope memory --json`: `memory_pressure`)", PRESSURE_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), "Segments and regions (`gcscope memory --json`: `segments`)", SEGMENT_FIELDS),
+    table(Root::Insights, Some(Doc::Insights), ".NET CLR Memory counters (`gcscope counters --json|--csv`)", COUNTER_FIELDS),
+];
 
-The same figures, from the older events .NET Framework writes (checked on the net.4.5.2 traces in
-`core/tests/etl_model.rs`: every GC TraceEvent counts, generations, reasons, the first pause, and
-each GC's per-heap sizes against its GCHeapStats):
+/// The definition of the field at JSON path `path` from `root`, written concretely
+/// (`generations.gen2.survival_pct`, `budgets.total.gen2.budget_bytes`): see [`generic`].
+pub fn field(root: Root, path: &str) -> Option<&'static Definition> {
+    let key = generic(root, path);
+    TABLES
+        .iter()
+        .filter(|t| t.root == root)
+        .flat_map(|t| t.fields.iter())
+        .find(|d| d.field == key)
+}
 
-* **GCStart twice per GC.** .NET Framework 4.5.x writes each GCStart as version 1 and again as
-  version 2 (FORMAT-NOTES fact 19). Both are counted as events (as TraceEvent does); the model makes
-  one GC of them: a second GCStart with the number of the GC still open is the same GC (no note).
-* **Per-heap and global histories come from the private provider**
-  (Microsoft-Windows-DotNETRuntimePrivate): GCGlobalHeapHistory versions 0/1 (no pause mode,
-  memory pressure, condemn reasons or phase times) and GCPerHeapHistory in its .NET Framework
-  layout (version 2: five generation records of ten pointers, then the condemn reasons, memory
-  pressure, expand and compact mechanisms, heap index; read where TraceEvent reads it). That layout
-  has no free-list or pinned-allocation figures: `free_list_allocated_bytes` and the others of
-  version 3 are 0. Version 0 (.NET 4.0) orders its records differently and is not read (the GC keeps
-  its row without per-heap histories).
-* **GCHeapStats version 1** (no pinned object heap: `poh` figures are absent).
-* **Mark events** come twice too (the public ids 25-28 and the private ids 7-10); they carry no
-  byte counts, so `marked_bytes` and the roots insight stay empty, as on .NET Core before
-  GCMarkWithType.
+/// A per-GC field by JSON path (`generations.gen2.survival_pct` finds `generations.*.survival_pct`).
+pub fn gc_field(path: &str) -> Option<&'static Definition> {
+    field(Root::Gc, path)
+}
 
-## Differences from PerfView / TraceEvent (checked GC by GC in `core/tests/model_fixtures.rs`)
+/// An insights field by JSON path (`budgets.total.gen2.budget_bytes` finds
+/// `budgets.total.*.budget_bytes`, `allocations.by_kind.small` finds `allocations.by_kind.*`).
+pub fn insights_field(path: &str) -> Option<&'static Definition> {
+    field(Root::Insights, path)
+}
 
-1. The pinned object heap counts in `before_bytes`, `peak_bytes` and `allocated_bytes`
-   (TraceEvent 3.1.3 leaves it out of those three but keeps it in the size after).
-2. `survival_pct` is survived / objects before over all heaps; TraceEvent averages per-heap
-   integer percentages, and says 0 where the generation was empty (the model: null).
-3. A background GC keeps its own GCPerHeapHistory (TraceEvent can give it to a foreground GC).
-4. Allocation is measured from the GC that ended last before this one started (TraceEvent: the
-   GC just before in the list, which may be a background GC still running).
-5. A background GC that the runtime ran inside its first suspension has its real pause (to the
-   RestartEEEnd after it); TraceEvent reports only its suspension.
-6. `promoted_per_gc_ms_bytes` divides by GC duration: EventPipe traces have no CPU samples for
-   PerfView's GC CPU time.
-7. A GC whose GCStart came without a suspension (trace started mid-GC) is kept, its pause
-   measured from GCStart and the gap listed in `missing`; TraceEvent drops it.
-";
+/// A concrete JSON path from `root` written as the tables write it: a generation key in a
+/// per-generation group becomes `*`, and so does the last key under a [`KEY_GROUPS`] group.
+pub fn generic(root: Root, path: &str) -> String {
+    const GENS: [&str; 5] = ["gen0", "gen1", "gen2", "loh", "poh"];
+    let mut parts: Vec<&str> = path.split('.').collect();
+    match root {
+        // A row's `generations.<any key>.x`.
+        Root::Gc if parts.len() >= 3 && parts[0] == "generations" => parts[1] = "*",
+        Root::Insights => {
+            for i in 1..parts.len().saturating_sub(1) {
+                if GENS.contains(&parts[i])
+                    && (parts[i - 1] == "total" || parts[i - 1] == "generations")
+                    && parts[0] == "budgets"
+                {
+                    parts[i] = "*";
+                }
+            }
+            if parts.len() >= 2 {
+                let parent = parts[..parts.len() - 1].join(".");
+                if KEY_GROUPS.contains(&parent.as_str()) {
+                    let n = parts.len();
+                    parts[n - 1] = "*";
+                }
+            }
+        }
+        _ => {}
+    }
+    parts.join(".")
+}
 
-/// The Markdown reference (`docs/model.md` is this output).
-pub fn markdown() -> alloc::string::String {
+/// The Markdown of one document: `docs/model.md` or `docs/insights.md` is this output.
+pub fn markdown(doc: Doc) -> String {
+    match doc {
+        Doc::Model => model_markdown(),
+        Doc::Insights => insights_markdown(),
+    }
+}
+
+fn tables_of(doc: Doc) -> impl Iterator<Item = &'static Table> {
+    TABLES.iter().filter(move |t| t.doc == Some(doc))
+}
+
+fn write_intro(s: &mut String, t: &Table) {
+    if !t.intro.is_empty() {
+        s.push_str(t.intro);
+        s.push_str("\n\n");
+    }
+}
+
+fn write_rows(s: &mut String, fields: &[Definition]) {
     use core::fmt::Write;
-    let mut s = alloc::string::String::new();
+    for d in fields {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} |",
+            d.field,
+            d.label,
+            d.unit,
+            d.definition.replace('|', "\\|")
+        );
+    }
+}
+
+fn model_markdown() -> String {
+    use core::fmt::Write;
+    let mut s = String::new();
     let _ = writeln!(s, "# The GC model: every figure\n");
     let _ = writeln!(
         s,
@@ -339,37 +222,17 @@ pub fn markdown() -> alloc::string::String {
          lacks the event it comes from; the GC's `missing` list says which. JSON keys are the paths below; \
          CSV columns flatten them with `_` (`generations.gen0.size_after_bytes` -> `gen0_size_after_bytes`).\n"
     );
-    for (title, table) in [
-        (
-            "Per GC (`gcscope gcs --json`, one object per GC)",
-            GC_FIELDS,
-        ),
-        (
-            "Rollup by generation (`summary --json`: `rollup`)",
-            ROLLUP_FIELDS,
-        ),
-        (
-            "Process facts (`summary --json`: `process`)",
-            PROCESS_FIELDS,
-        ),
-    ] {
+    for t in tables_of(Doc::Model) {
+        let _ = writeln!(s, "## {}\n", t.title);
+        write_intro(&mut s, t);
         let _ = writeln!(
             s,
-            "## {title}\n\n| field | label | unit | definition |\n|---|---|---|---|"
+            "| field | label | unit | definition |\n|---|---|---|---|"
         );
-        for d in table {
-            let _ = writeln!(
-                s,
-                "| `{}` | {} | {} | {} |",
-                d.field,
-                d.label,
-                d.unit,
-                d.definition.replace('|', "\\|")
-            );
-        }
+        write_rows(&mut s, t.fields);
         s.push('\n');
     }
-    s.push_str(METHOD);
+    s.push_str(model::METHOD);
     let _ = writeln!(
         s,
         "\n## Condemn conditions (`condemn.conditions`)\n\n| condition | meaning |\n|---|---|"
@@ -383,4 +246,61 @@ pub fn markdown() -> alloc::string::String {
         );
     }
     s
+}
+
+fn insights_markdown() -> String {
+    use core::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "# Beyond the GC table: every insights figure\n");
+    let _ = writeln!(
+        s,
+        "Generated from `core/src/gc/definitions.rs` (`GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test insights_definitions`). \
+         Units: bytes, ms from the trace start, % as 0-100, bytes/s. JSON keys are the paths below (`.*.` = each of gen0, gen1, gen2, loh, poh; \
+         a trailing `.*` = each key of a small group). The core API is `gc::insights::InsightsBuilder` (fed the same events as the model, \
+         finished with the model) or `gc::insights::analyze_with_insights`.\n"
+    );
+    s.push_str(insights::METHOD);
+    for t in tables_of(Doc::Insights) {
+        let _ = writeln!(s, "\n## {}\n", t.title);
+        write_intro(&mut s, t);
+        let _ = writeln!(
+            s,
+            "| field | label | unit | definition |\n|---|---|---|---|"
+        );
+        write_rows(&mut s, t.fields);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_field_is_defined_once_with_a_known_unit() {
+        const UNITS: &[&str] = &[
+            "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address", "us",
+        ];
+        let mut seen: Vec<(Root, &str)> = Vec::new();
+        for t in TABLES {
+            for d in t.fields {
+                assert!(
+                    !seen.contains(&(t.root, d.field)),
+                    "{} is defined twice",
+                    d.field
+                );
+                seen.push((t.root, d.field));
+                assert!(UNITS.contains(&d.unit), "{}: unit {}", d.field, d.unit);
+                assert!(
+                    !d.label.is_empty() && !d.definition.is_empty(),
+                    "{}",
+                    d.field
+                );
+                // Each definition is found by its own path (for `*` keys, by a concrete one).
+                let concrete = d.field.replace(".*", ".gen2");
+                assert_eq!(field(t.root, &concrete), Some(d), "{}", d.field);
+            }
+        }
+        assert!(seen.len() > 300, "{}", seen.len());
+    }
 }

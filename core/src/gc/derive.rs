@@ -6,7 +6,7 @@
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-use super::builder::{GcRaw, HeapStatsRaw, ModelBuilder};
+use super::raw::{GcRaw, HeapStatsRaw};
 use super::reasons;
 use super::rows::Rows;
 use super::types::*;
@@ -148,10 +148,16 @@ fn baseline(gcs: &Rows<Gc>, i: usize) -> Option<&Gc> {
         .map(|(_, p)| p)
 }
 
-/// Recomputes every derived figure of GC `i`.
-pub fn derive(b: &mut ModelBuilder, i: usize) {
-    let has_pin_events = b.pins.has_events();
-    let (gcs, raws, dropped_stats) = (&mut b.gcs, &b.raw, b.dropped_heap_stats);
+/// Recomputes every derived figure of GC `i` (`gcs[i]`, with its facts `raws[i]`) from it and the
+/// rows around it. `dropped_stats` is the last GCHeapStats of the rows already dropped (for
+/// look-backs past the rows held); `has_pin_events` says whether the trace reports pinned objects.
+pub fn derive(
+    gcs: &mut Rows<Gc>,
+    raws: &Rows<GcRaw>,
+    dropped_stats: Option<HeapStatsRaw>,
+    has_pin_events: bool,
+    i: usize,
+) {
     let raw = &raws[i];
 
     // Sizes before (needs only this GC and earlier ones).

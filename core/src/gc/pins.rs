@@ -4,8 +4,15 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::summary::PinRows;
-use super::types::{PinSummary, PinnedType};
+use super::types::{PinSummary, PinnedType, TimePoint};
+
+/// Per-GC pinning figures the pin summary needs (gathered by the summary as rows go by).
+#[derive(Debug, Default)]
+pub(crate) struct PinRows {
+    /// (GC start, pinned objects seen in it) for every GC.
+    pub over_time: Vec<TimePoint>,
+    pub gcs_with_pins: u32,
+}
 
 #[derive(Debug, Default)]
 pub struct PinTracker {

@@ -18,10 +18,10 @@
 use super::insights::{Insights, InsightsBuilder};
 use super::{GcModel, ModelBuilder};
 use crate::clr::names::is_runtime_provider;
+use crate::decode::DecodeStats;
 use crate::etl::kernel;
 use crate::etl::names::{hooks, KERNEL_PROVIDER};
 use crate::event::{Event, TraceInfo};
-use crate::reader::DecodeStats;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -61,15 +61,25 @@ struct Naming {
 
 struct Routed {
     model: ModelBuilder,
-    insights: InsightsBuilder,
+    /// None when the router builds models only.
+    insights: Option<InsightsBuilder>,
+}
+
+/// Which insights a router builds beside each model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InsightsKind {
+    Full,
+    /// [`InsightsBuilder::bounded`], what the browser's worker uses.
+    Bounded,
+    /// None: for consumers of the model alone, whose memory then stays what the model's is.
+    Off,
 }
 
 /// Routes events to one model (and its insights) per process.
 pub struct ProcessRouter {
     procs: BTreeMap<u32, Routed>,
     names: BTreeMap<u32, Naming>,
-    /// Build insights with bounded memory ([`InsightsBuilder::bounded`]).
-    bounded: bool,
+    insights: InsightsKind,
 }
 
 impl Default for ProcessRouter {
@@ -83,14 +93,23 @@ impl ProcessRouter {
         ProcessRouter {
             procs: BTreeMap::new(),
             names: BTreeMap::new(),
-            bounded: false,
+            insights: InsightsKind::Full,
         }
     }
 
     /// Insights are built with [`InsightsBuilder::bounded`] (what the browser's worker uses).
     pub fn bounded() -> Self {
         ProcessRouter {
-            bounded: true,
+            insights: InsightsKind::Bounded,
+            ..Self::new()
+        }
+    }
+
+    /// Models only, no insights (the commands that print the model's rows or summaries): what a
+    /// plain [`ModelBuilder`] per process costs. [`Self::finish`] then gives empty insights.
+    pub fn models_only() -> Self {
+        ProcessRouter {
+            insights: InsightsKind::Off,
             ..Self::new()
         }
     }
@@ -113,10 +132,10 @@ impl ProcessRouter {
                 }
                 let mut info = info.clone();
                 info.process_id = pid;
-                let insights = if self.bounded {
-                    InsightsBuilder::bounded()
-                } else {
-                    InsightsBuilder::new()
+                let insights = match self.insights {
+                    InsightsKind::Full => Some(InsightsBuilder::new()),
+                    InsightsKind::Bounded => Some(InsightsBuilder::bounded()),
+                    InsightsKind::Off => None,
                 };
                 self.procs.entry(pid).or_insert(Routed {
                     model: ModelBuilder::new(&info),
@@ -124,7 +143,10 @@ impl ProcessRouter {
                 })
             }
         };
-        super::feed(&mut routed.model, &mut routed.insights, e);
+        match &mut routed.insights {
+            Some(insights) => super::feed(&mut routed.model, insights, e),
+            None => routed.model.on_event(e),
+        }
     }
 
     fn on_kernel(&mut self, e: &Event<'_>) {
@@ -234,6 +256,25 @@ impl ProcessRouter {
         pid: u32,
         stats: Option<&DecodeStats>,
     ) -> Result<(GcModel, Insights), String> {
+        let (model, insights) = self.finish_model_of(pid, stats)?;
+        let insights = insights.finish(&model);
+        Ok((model, insights))
+    }
+
+    /// [`Self::finish`] without the insights (for a [`Self::models_only`] router).
+    pub fn finish_model(
+        mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+    ) -> Result<GcModel, String> {
+        self.finish_model_of(pid, stats).map(|(model, _)| model)
+    }
+
+    fn finish_model_of(
+        &mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+    ) -> Result<(GcModel, InsightsBuilder), String> {
         let machine_wide = self.machine_wide();
         self.finish_one(pid, stats, machine_wide)
             .ok_or_else(|| format!("no process {pid} in the trace"))
@@ -245,8 +286,10 @@ impl ProcessRouter {
         let pids: Vec<u32> = self.processes().iter().map(|p| p.process_id).collect();
         pids.into_iter()
             .filter_map(|pid| {
-                self.finish_one(pid, stats, machine_wide)
-                    .map(|(m, i)| (pid, m, i))
+                self.finish_one(pid, stats, machine_wide).map(|(m, i)| {
+                    let i = i.finish(&m);
+                    (pid, m, i)
+                })
             })
             .collect()
     }
@@ -260,7 +303,7 @@ impl ProcessRouter {
         pid: u32,
         stats: Option<&DecodeStats>,
         machine_wide: bool,
-    ) -> Option<(GcModel, Insights)> {
+    ) -> Option<(GcModel, InsightsBuilder)> {
         let (model, insights) = self.take(pid)?;
         let own;
         let stats = match stats {
@@ -274,12 +317,11 @@ impl ProcessRouter {
             }
             s => s,
         };
-        let model = model.finish(stats);
-        let insights = insights.finish(&model);
-        Some((model, insights))
+        Some((model.finish(stats), insights))
     }
 
-    /// The chosen process's builders, unfinished (for a consumer that finishes them itself).
+    /// The chosen process's builders, unfinished (for a consumer that finishes them itself; an
+    /// empty insights builder from a [`Self::models_only`] router).
     pub fn take(&mut self, pid: u32) -> Option<(ModelBuilder, InsightsBuilder)> {
         let naming = self.names.remove(&pid);
         self.procs.remove(&pid).map(|r| {
@@ -287,7 +329,7 @@ impl ProcessRouter {
             if let Some(n) = naming {
                 model.on_process_name(n.name, n.command_line);
             }
-            (model, r.insights)
+            (model, r.insights.unwrap_or_else(InsightsBuilder::new))
         })
     }
 

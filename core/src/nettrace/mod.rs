@@ -14,11 +14,11 @@ pub mod trace;
 pub mod v6;
 
 use crate::container::NETTRACE_MAGIC;
+use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
-use crate::reader::DecodeStats;
 use crate::sort::{Pending, Sorter};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -30,9 +30,6 @@ use framing::{ObjectKind, Peek};
 use metadata::MetadataStore;
 use sequence_point::SequenceTracker;
 use v6::V6State;
-
-/// Where decoded events go: with the trace's header facts, which every event is relative to.
-pub type Sink<'a> = dyn FnMut(&TraceInfo, &Event<'_>) + 'a;
 
 /// Highest Trace object version read (V5 files still write 4; 5 is accepted for forward compatibility).
 const MAX_TRACE_VERSION: i32 = 5;

@@ -8,7 +8,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::tick_bins::{TickBins, TypeTicks};
+use super::alloc_kind::KindBytes;
+use super::tick_bins::{floor, TickBins, TypeTicks};
 use super::types::*;
 
 /// Bins of the default allocation-rate series.
@@ -236,19 +237,10 @@ impl Allocations {
     }
 }
 
-/// `f64::floor` without std.
-pub(super) fn floor(x: f64) -> f64 {
-    let t = x as i64 as f64;
-    if t > x {
-        t - 1.0
-    } else {
-        t
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gc::insights::AllocKind;
 
     fn s(ms: f64, t: u32, bytes: u64, kind: AllocKind) -> AllocSample {
         AllocSample {

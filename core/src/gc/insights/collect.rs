@@ -6,10 +6,11 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::alloc_kind::AllocKind;
 use super::inputs::{FinalizerEnd, InsightInputs, RangeEvent};
 use super::tick_bins::{TickBinner, TypeIndex};
 use super::types::*;
-use crate::clr::enums::{GcSegmentType, GcSuspendEeReason};
+use crate::clr::enums::GcSegmentType;
 use crate::clr::gc::{BulkKind, DynamicPayload};
 use crate::clr::{self, ClrEvent, Utf16Str};
 use crate::event::Event;
@@ -363,12 +364,4 @@ impl InsightsBuilder {
             committed: self.committed,
         }
     }
-}
-
-/// Suspension reasons that belong to a GC.
-pub(crate) fn is_for_gc(code: u32) -> bool {
-    matches!(
-        GcSuspendEeReason::from_raw(code),
-        GcSuspendEeReason::ForGc | GcSuspendEeReason::ForGcPrep
-    )
 }

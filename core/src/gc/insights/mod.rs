@@ -16,17 +16,19 @@
 //! It runs beside [`super::ModelBuilder`] on the same event stream and reads the finished
 //! [`super::GcModel`] for GC boundaries and per-GC figures the model already has (per-heap
 //! histories, GCHeapStats counters, marked bytes), so each figure is computed once.
-//! Every serialized figure is defined in [`definitions`].
+//! Every serialized figure is defined in [`crate::gc::definitions`].
 
+mod alloc_kind;
 mod alloc_view;
 mod collect;
 mod counters;
-pub mod definitions;
+mod finish;
 mod inputs;
 mod per_gc;
 mod tick_bins;
 mod types;
 
+pub use alloc_kind::{AllocKind, KindBytes};
 pub use alloc_view::ranked;
 pub use collect::InsightsBuilder;
 pub use inputs::InsightInputs;

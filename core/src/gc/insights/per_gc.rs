@@ -8,11 +8,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::collect::is_for_gc;
 use super::inputs::{InsightInputs, RangeEvent};
 use super::types::*;
 use super::{gc_at, gc_at_where, gc_ended_before, LOOKBACK};
-use crate::clr::enums::CondemnCondition;
+use crate::clr::enums::{CondemnCondition, GcSuspendEeReason};
 use crate::gc::packed::HeapSource;
 use crate::gc::{reasons, CondemnReasons, Gc, GcType, HeapGen, HeapHistory, RootMarks};
 
@@ -470,4 +469,12 @@ pub(crate) fn finalization(b: &InsightInputs, gcs: &[Gc]) -> Finalization {
         finalize_object_events: 0,
         by_type: Vec::new(),
     }
+}
+
+/// Suspension reasons that belong to a GC.
+fn is_for_gc(code: u32) -> bool {
+    matches!(
+        GcSuspendEeReason::from_raw(code),
+        GcSuspendEeReason::ForGc | GcSuspendEeReason::ForGcPrep
+    )
 }

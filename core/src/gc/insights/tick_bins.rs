@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::types::{AllocKind, KindBytes};
+use super::alloc_kind::{AllocKind, KindBytes};
 
 /// Most bins kept; past this the width doubles (so between half and all of it are in use).
 pub const MAX_BINS: usize = 512;
@@ -244,7 +244,17 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 }
 
 fn bin_start(ms: f64, width: f64) -> f64 {
-    super::alloc_view::floor(ms / width) * width
+    floor(ms / width) * width
+}
+
+/// `f64::floor` without std.
+pub(super) fn floor(x: f64) -> f64 {
+    let t = x as i64 as f64;
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
 }
 
 /// Appends `b`, or merges it into the last bin when they start at the same time.

@@ -1,11 +1,12 @@
 //! The insights' data: everything serializable, one struct per view. Units as in the GC model:
 //! bytes, ms from the trace start, % as 0-100, bytes/s. Every field is defined in
-//! [`super::definitions`].
+//! [`crate::gc::definitions`].
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::alloc_kind::{AllocKind, KindBytes};
 use super::tick_bins::TickBins;
 use crate::gc::{Name, RootMarks};
 
@@ -27,34 +28,6 @@ pub struct Insights {
 // ---------------------------------------------------------------------------------------------
 // Allocations (GCAllocationTick).
 
-/// Allocation kind of a tick (GCAllocationTick AllocationKind).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum AllocKind {
-    /// Small object heap (gen0).
-    Small,
-    /// Large object heap.
-    Large,
-    /// Pinned object heap (.NET 5+).
-    Pinned,
-}
-
-impl AllocKind {
-    pub fn from_code(code: u32) -> AllocKind {
-        match code {
-            1 => AllocKind::Large,
-            2 => AllocKind::Pinned,
-            _ => AllocKind::Small,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            AllocKind::Small => "Small",
-            AllocKind::Large => "Large",
-            AllocKind::Pinned => "Pinned",
-        }
-    }
-}
-
 /// One GCAllocationTick.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AllocSample {
@@ -66,30 +39,6 @@ pub struct AllocSample {
     pub kind: AllocKind,
     /// Heap index (version 2+).
     pub heap: Option<u32>,
-}
-
-/// Sampled bytes split by allocation kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct KindBytes {
-    pub small: u64,
-    pub large: u64,
-    pub pinned: u64,
-}
-
-impl KindBytes {
-    pub fn add(&mut self, kind: AllocKind, bytes: u64) {
-        let slot = match kind {
-            AllocKind::Small => &mut self.small,
-            AllocKind::Large => &mut self.large,
-            AllocKind::Pinned => &mut self.pinned,
-        };
-        *slot = slot.saturating_add(bytes);
-    }
-    pub fn total(&self) -> u64 {
-        self.small
-            .saturating_add(self.large)
-            .saturating_add(self.pinned)
-    }
 }
 
 /// Sampled allocation of one type.

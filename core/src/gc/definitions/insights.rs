@@ -1,24 +1,9 @@
-//! One line per insights figure, in the style of [`crate::gc::definitions`]: field = JSON path
-//! from the [`super::Insights`] root (array elements share their array's path; `.*.` stands for
-//! each generation gen0, gen1, gen2, loh, poh; a path ending `.*` covers each key of a small
-//! group: small/large/pinned, soh/loh/poh/read_only/total, gen0..poh, or the ten root kinds).
-//! `docs/insights.md` is [`markdown`]'s output.
+//! The insights' figures (paths from the [`crate::gc::insights::Insights`] root; array elements
+//! share their array's path; `.*.` stands for each generation gen0, gen1, gen2, loh, poh; a path
+//! ending `.*` covers each key of a small group: small/large/pinned, soh/loh/poh/read_only/total,
+//! gen0..poh, or the ten root kinds), with how they are made (`docs/insights.md`).
 
-pub use crate::gc::definitions::Definition;
-
-const fn d(
-    field: &'static str,
-    label: &'static str,
-    unit: &'static str,
-    definition: &'static str,
-) -> Definition {
-    Definition {
-        field,
-        label,
-        unit,
-        definition,
-    }
-}
+use super::{d, Definition};
 
 /// Groups whose keys share one definition (`allocations.by_kind.*`).
 pub const KEY_GROUPS: &[&str] = &[
@@ -243,105 +228,7 @@ pub const COUNTER_FIELDS: &[Definition] = &[
     d("counters.allocated_bytes_per_s", "Allocated Bytes/sec", "bytes/s", "Bytes allocated between the previous GC and this one / that interval (the model's alloc_rate_bytes_per_s); the classic counter too was updated only at GCs."),
 ];
 
-/// Every table, with its title.
-pub const TABLES: &[(&str, &[Definition])] = &[
-    ("Allocations (`gcscope allocs --json`)", ALLOCATION_FIELDS),
-    (
-        "Generation budgets (`gcscope budgets --json`)",
-        BUDGET_FIELDS,
-    ),
-    ("Mark roots (`gcscope roots --json`)", ROOT_FIELDS),
-    (
-        "Compaction (`gcscope memory --json`: `compaction`)",
-        COMPACTION_FIELDS,
-    ),
-    (
-        "Suspensions (`gcscope suspensions --json`)",
-        SUSPENSION_FIELDS,
-    ),
-    (
-        "Finalization (`gcscope memory --json`: `finalization`)",
-        FINALIZATION_FIELDS,
-    ),
-    (
-        "Memory pressure (`gcscope memory --json`: `memory_pressure`)",
-        PRESSURE_FIELDS,
-    ),
-    (
-        "Segments and regions (`gcscope memory --json`: `segments`)",
-        SEGMENT_FIELDS,
-    ),
-    (
-        ".NET CLR Memory counters (`gcscope counters --json|--csv`)",
-        COUNTER_FIELDS,
-    ),
-];
-
-/// The definition of an insights field by its JSON path (`budgets.total.gen2.budget_bytes` finds
-/// `budgets.total.*.budget_bytes`).
-pub fn field(path: &str) -> Option<&'static Definition> {
-    let g = generic(path);
-    TABLES
-        .iter()
-        .flat_map(|(_, t)| t.iter())
-        .find(|d| d.field == g)
-}
-
-/// A concrete JSON path written as the tables write it.
-pub fn generic(path: &str) -> alloc::string::String {
-    const GENS: [&str; 5] = ["gen0", "gen1", "gen2", "loh", "poh"];
-    let mut parts: alloc::vec::Vec<&str> = path.split('.').collect();
-    for i in 1..parts.len().saturating_sub(1) {
-        if GENS.contains(&parts[i])
-            && (parts[i - 1] == "total" || parts[i - 1] == "generations")
-            && parts[0] == "budgets"
-        {
-            parts[i] = "*";
-        }
-    }
-    if parts.len() >= 2 {
-        let parent = parts[..parts.len() - 1].join(".");
-        if KEY_GROUPS.contains(&parent.as_str()) {
-            let n = parts.len();
-            parts[n - 1] = "*";
-        }
-    }
-    parts.join(".")
-}
-
-/// The Markdown reference (`docs/insights.md` is this output).
-pub fn markdown() -> alloc::string::String {
-    use core::fmt::Write;
-    let mut s = alloc::string::String::new();
-    let _ = writeln!(s, "# Beyond the GC table: every insights figure\n");
-    let _ = writeln!(
-        s,
-        "Generated from `core/src/gc/insights/definitions.rs` (`GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test insights_definitions`). \
-         Units: bytes, ms from the trace start, % as 0-100, bytes/s. JSON keys are the paths below (`.*.` = each of gen0, gen1, gen2, loh, poh; \
-         a trailing `.*` = each key of a small group). The core API is `gc::insights::InsightsBuilder` (fed the same events as the model, \
-         finished with the model) or `gc::insights::analyze_with_insights`.\n"
-    );
-    s.push_str(METHOD);
-    for (title, table) in TABLES {
-        let _ = writeln!(
-            s,
-            "\n## {title}\n\n| field | label | unit | definition |\n|---|---|---|---|"
-        );
-        for d in *table {
-            let _ = writeln!(
-                s,
-                "| `{}` | {} | {} | {} |",
-                d.field,
-                d.label,
-                d.unit,
-                d.definition.replace('|', "\\|")
-            );
-        }
-    }
-    s
-}
-
-const METHOD: &str = "\
+pub(super) const METHOD: &str = "\
 ## How the figures are made
 
 * **Allocations are sampled.** GCAllocationTick fires each time about 100 KB (per heap and kind) has
@@ -366,5 +253,6 @@ const METHOD: &str = "\
   `top_types_in(from_ms, to_ms)`, `rate_over_time(bin_ms)`, `type_name(&sample)`.
 * `GenBudgets::get(i)` (0..=4: gen0, gen1, gen2, LOH, POH); `root_values(&RootMarks)` in
   `ROOT_KINDS` order.
-* `definitions::TABLES` (title, rows), `definitions::field(json_path)` for hover text.
+* `gc::definitions::TABLES` (every table, model and insights), `gc::definitions::insights_field(json_path)`
+  for hover text.
 ";

@@ -1,0 +1,216 @@
+//! The command line itself: help for every subcommand (options and an example), the version,
+//! one-line errors with the exit status scripts tell apart, shell completions, and `gcs` output
+//! streamed as the trace is read.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn gcscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gcscope"))
+        .args(args)
+        .output()
+        .expect("run gcscope")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).expect("UTF-8")
+}
+
+fn fixture(rt: &str, name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/traces")
+        .join(rt)
+        .join(format!("{name}.nettrace"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every subcommand with the options its help must list (beyond FILE, --pid, --process and --help).
+const SUBCOMMANDS: &[(&str, &[&str])] = &[
+    ("events", &["--json"]),
+    ("summary", &["--json"]),
+    (
+        "gcs",
+        &[
+            "--json",
+            "--csv",
+            "--gen <N>",
+            "--min-pause <MS>",
+            "--reason <R>",
+        ],
+    ),
+    ("reasons", &["--json"]),
+    ("pins", &["--json"]),
+    ("handles", &["--json"]),
+    (
+        "allocs",
+        &["--json", "--from <MS>", "--to <MS>", "--top <N>"],
+    ),
+    ("budgets", &["--json"]),
+    ("roots", &["--json"]),
+    ("suspensions", &["--json"]),
+    ("counters", &["--json", "--csv"]),
+    ("memory", &["--json"]),
+    ("datas", &["--json"]),
+];
+
+#[test]
+fn every_subcommand_has_help_with_its_options_and_an_example() {
+    let top = gcscope(&["--help"]);
+    assert_eq!(top.status.code(), Some(0));
+    let top = text(&top.stdout);
+    for (cmd, options) in SUBCOMMANDS {
+        assert!(
+            top.lines().any(|l| l.trim_start().starts_with(cmd)),
+            "{cmd} missing from gcscope --help:\n{top}"
+        );
+        for args in [vec![*cmd, "--help"], vec!["help", *cmd]] {
+            let out = gcscope(&args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let help = text(&out.stdout);
+            assert!(help.contains(&format!("Usage: gcscope {cmd} ")), "{help}");
+            assert!(help.contains("<FILE>"), "{cmd}: {help}");
+            // Every subcommand reads one process of a machine-wide trace (args::Input).
+            for o in options.iter().chain(&["--pid <N>", "--process <NAME>"]) {
+                assert!(help.contains(o), "{cmd} --help lacks {o}:\n{help}");
+            }
+            // An example that runs this subcommand on a trace.
+            assert!(
+                help.lines().any(|l| l
+                    .trim_start()
+                    .starts_with(&format!("gcscope {cmd} trace.nettrace"))),
+                "{cmd} --help has no example:\n{help}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_readme_shows_the_help_as_it_is() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README.md");
+    for args in [&["--help"][..], &["gcs", "--help"][..]] {
+        let help = text(&gcscope(args).stdout);
+        let shown = format!("$ gcscope {}\n{help}", args.join(" "));
+        assert!(
+            readme.contains(&shown),
+            "README.md's `gcscope {}` differs from the program's:\n{help}",
+            args.join(" ")
+        );
+    }
+}
+
+#[test]
+fn version_is_the_packages() {
+    let out = gcscope(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        format!("gcscope {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn an_unknown_option_is_one_line_naming_it_with_status_2() {
+    let trace = fixture("net8.0", "loh");
+    for (args, named) in [
+        (vec!["gcs", trace.as_str(), "--jsn"], "'--jsn'"),
+        (
+            vec!["summary", "--frobnicate", trace.as_str()],
+            "'--frobnicate'",
+        ),
+        (vec!["counters", trace.as_str(), "-x"], "'-x'"),
+        (vec!["frobnicate", trace.as_str()], "'frobnicate'"),
+        (
+            vec!["pins", trace.as_str(), "other.nettrace"],
+            "'other.nettrace'",
+        ),
+    ] {
+        let out = gcscope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.ends_with('\n'), "{err:?}");
+        assert!(err.contains(named), "{args:?}: {err}");
+        assert!(err.contains("--help"), "{args:?}: {err}");
+    }
+    // A near miss says what was meant.
+    let err = text(&gcscope(&["gcs", &trace, "--jsn"]).stderr);
+    assert!(
+        err.starts_with("gcscope gcs: ") && err.contains("'--json'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_values_and_a_missing_file_are_one_line_with_status_2() {
+    let trace = fixture("net8.0", "loh");
+    for (args, named) in [
+        (vec!["gcs", trace.as_str(), "--gen", "3"], "--gen"),
+        (
+            vec!["gcs", trace.as_str(), "--min-pause", "soon"],
+            "--min-pause",
+        ),
+        (vec!["allocs", trace.as_str(), "--top"], "--top"),
+        (vec!["memory"], "FILE"),
+        (vec!["completions", "tcsh"], "bash"),
+        (vec!["counters", trace.as_str(), "--json", "--csv"], "--csv"),
+    ] {
+        let out = gcscope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn negative_numbers_are_values_as_before() {
+    // The hand-written parser took any next word as an option's value; times may be negative.
+    let trace = fixture("net8.0", "loh");
+    let out = gcscope(&["allocs", &trace, "--from", "-5", "--to", "100", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["from_ms"], -5.0);
+    let all = gcscope(&["gcs", &trace, "--json"]);
+    let negative = gcscope(&["gcs", &trace, "--min-pause", "-1", "--json"]);
+    assert!(negative.status.success(), "{}", text(&negative.stderr));
+    assert_eq!(negative.stdout, all.stdout);
+}
+
+#[test]
+fn completions_for_each_shell_name_every_subcommand() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = gcscope(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = text(&out.stdout);
+        for (cmd, _) in SUBCOMMANDS {
+            assert!(script.contains(cmd), "{shell} completion lacks {cmd}");
+        }
+        assert!(script.contains("min-pause"), "{shell}");
+    }
+    // bash parses what it is given (where bash is installed).
+    let out = gcscope(&["completions", "bash"]);
+    if let Ok(check) = Command::new("bash")
+        .args(["-n", "-c", &text(&out.stdout)])
+        .output()
+    {
+        assert!(check.status.success(), "{}", text(&check.stderr));
+    }
+}
+
+#[test]
+fn gcs_json_is_the_models_rows() {
+    // The rows gcs streams, read back, are the rows of the model the core builds from the whole
+    // file at once (no row dropped, none handed out early).
+    for (rt, name) in [("net8.0", "server"), ("netcore3.1", "wks-concurrent")] {
+        let trace = fixture(rt, name);
+        let out = gcscope(&["gcs", &trace, "--json"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let model = gcscope_core::gc::analyze(&std::fs::read(&trace).unwrap()).unwrap();
+        let want = serde_json::to_string_pretty(&model.gcs).unwrap() + "\n";
+        assert!(text(&out.stdout) == want, "{rt}/{name}");
+    }
+}

@@ -1,0 +1,46 @@
+//! What a format decoder hands the reader: the events, through a [`Sink`], and the counters of what
+//! it read ([`DecodeStats`]). Both sit below the decoders ([`crate::nettrace`], [`crate::etl`]) and the reader
+//! ([`crate::reader`]) that drives them, so neither has to import the other's types.
+
+use crate::event::{Event, TraceInfo};
+use alloc::vec::Vec;
+
+/// Where decoded events go: with the trace's header facts, which every event is relative to.
+pub type Sink<'a> = dyn FnMut(&TraceInfo, &Event<'_>) + 'a;
+
+/// Counters for what was read.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DecodeStats {
+    /// Bytes of the input file (compressed, if it was a .zip / gzip).
+    pub bytes_in: u64,
+    /// Bytes of the trace stream itself (after unzip / gunzip).
+    pub trace_bytes: u64,
+    /// Events decoded: delivered to the sink, or only counted when a filter skips them (see
+    /// [`crate::TraceReader::set_filter`]).
+    pub events: u64,
+    /// Of `events`, those the consumer's filter skipped: counted, never delivered.
+    pub filtered_events: u64,
+    /// The same per provider (as named in the metadata), in order of first definition.
+    pub filtered_by_provider: Vec<(alloc::string::String, u64)>,
+    /// Time (ms since the trace start) of the first event in delivery order, delivered or skipped.
+    pub first_event_ms: Option<f64>,
+    /// Time of the latest event, delivered or skipped.
+    pub last_event_ms: Option<f64>,
+    /// Blocks (objects) read.
+    pub blocks: u64,
+    /// Metadata definitions read.
+    pub metadata: u64,
+    /// Stacks in stack blocks.
+    pub stacks: u64,
+    pub sequence_points: u64,
+    /// Events the runtime reported as dropped: gaps in per-capture-thread sequence numbers, and
+    /// sequence points listing numbers beyond the last event seen.
+    pub dropped_events: u64,
+    /// Events that could not be decoded (no metadata for their id; in ETW files, the records after
+    /// an unreadable one in the same buffer).
+    pub skipped_events: u64,
+    /// ETW files: events delivered after a later event because their buffer came too late for the
+    /// merge window (see [`crate::etl::merge`]); 0 for EventPipe files.
+    #[serde(default)]
+    pub out_of_order_events: u64,
+}
