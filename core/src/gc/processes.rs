@@ -132,6 +132,11 @@ impl ProcessRouter {
                 }
                 let mut info = info.clone();
                 info.process_id = pid;
+                if machine_wide {
+                    // The log's pointer size is the machine's; a 32-bit process's records are
+                    // 32-bit (their header says so).
+                    info.pointer_size = e.pointer_size;
+                }
                 let insights = match self.insights {
                     InsightsKind::Full => Some(InsightsBuilder::new()),
                     InsightsKind::Bounded => Some(InsightsBuilder::bounded()),
