@@ -8,7 +8,10 @@
 //!   times of that process;
 //! * the runtime's other events: every GC of the test process has its per-heap history (the private
 //!   provider's .NET Framework layout) and its generation sizes after the GC equal that GC's
-//!   GCHeapStats (a different event, in the public provider).
+//!   GCHeapStats (a different event, in the public provider);
+//! * the GC mode TraceEvent's own lines say (GC/Settings' ServerGC, Runtime/Start's StartupFlags)
+//!   for every process, every per-heap history heap 0 (workstation), and the process's pointer
+//!   size from the length of its per-heap history lines.
 
 mod common;
 
@@ -174,5 +177,79 @@ fn framework_gcs_agree_with_traceevent_and_the_events() {
             models.len(),
             stats.len()
         );
+    }
+}
+
+/// What TraceEvent's baseline says about a process's GC: server GC (GC/Settings' ServerGC, or
+/// SERVER_GC in any Runtime/Start's StartupFlags), or workstation when those lines exist without
+/// it; None when the baseline has neither line for the process.
+fn baseline_gc_mode(lines: &[Line], pid: u32) -> Option<&'static str> {
+    let mut seen = false;
+    let mut server = false;
+    let pid = pid.to_string();
+    for l in lines.iter().filter(|l| l.attrs.get("PID") == Some(&pid)) {
+        if l.name == "Microsoft-Windows-DotNETRuntimePrivate/GC/Settings" {
+            seen = true;
+            server |= l.attrs["ServerGC"] == "True";
+        } else if l.name.ends_with("/Runtime/Start") {
+            seen = true;
+            // Named flags, or a number where TraceEvent knows not every bit (SERVER_GC: 0x1000).
+            let flags = &l.attrs["StartupFlags"];
+            server |=
+                flags.contains("SERVER_GC") || flags.parse::<u32>().is_ok_and(|f| f & 0x1000 != 0);
+        }
+    }
+    seen.then_some(if server { "server" } else { "workstation" })
+}
+
+#[test]
+fn framework_gc_mode_and_pointer_size_agree_with_traceevent() {
+    if common::shared_dir().is_none() {
+        return;
+    }
+    let mut checked = 0;
+    for trace in ["net.4.5.2.x64", "net.4.5.2.x86"] {
+        let (_, lines) = baseline(trace);
+        let (models, _) = models(trace);
+        for (&pid, m) in &models {
+            let p = &m.process;
+            let want = baseline_gc_mode(&lines, pid)
+                .unwrap_or_else(|| panic!("{trace} pid {pid}: no GC/Settings or Runtime/Start"));
+            assert_eq!(p.gc_mode.as_deref(), Some(want), "{trace} pid {pid}");
+            // Every GC's per-heap history is heap 0 and says 1 heap, as workstation GC has.
+            assert_eq!(p.heap_count, Some(1), "{trace} pid {pid}");
+            assert!(
+                m.gcs.iter().flat_map(|g| &g.heaps).all(|h| h.heap == 0),
+                "{trace} pid {pid}: a per-heap history of heap {:?}",
+                m.gcs.iter().flat_map(|g| &g.heaps).map(|h| h.heap).max()
+            );
+            // .NET Framework (Runtime/Start's Sku DesktopClr): segments, no DATAS.
+            assert_eq!((p.regions, p.datas), (Some(false), Some(false)));
+            // The process's pointer size, from the length of its private GC/PerHeapHistory lines
+            // (50 pointers + 33 bytes), where the baseline has one.
+            if let Some(l) = lines.iter().find(|l| {
+                l.name == "Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory"
+                    && l.attrs.get("PID") == Some(&pid.to_string())
+            }) {
+                let len: usize = l.attrs["DataLen"].parse().unwrap();
+                assert_eq!(
+                    p.pointer_size as usize,
+                    (len - 33) / 50,
+                    "{trace} pid {pid}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    // Test.x64 and PerfView in the x64 trace, Test.x86 in the x86 one.
+    assert_eq!(checked, 3);
+    // A .NET 8 process (StartupFlags without SERVER_GC, as a number: 0x800003).
+    let (_, lines) = baseline("gcevents");
+    let (models, _) = models("gcevents");
+    assert_eq!(models.len(), 1);
+    for (&pid, m) in &models {
+        let want = baseline_gc_mode(&lines, pid);
+        assert_eq!(m.process.gc_mode.as_deref(), want, "gcevents pid {pid}");
+        assert_eq!(want, Some("workstation"));
     }
 }

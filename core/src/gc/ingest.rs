@@ -68,15 +68,18 @@ fn runtime_version(p: &[u8]) -> Option<String> {
 
 /// RuntimeInformation's StartupFlags (u32 after the ten u16 fields) and the runtime's major version
 /// (the Bcl major on .NET 5+; .NET Core 3.x says 4 there and is taken as 3).
-fn startup_flags(p: &[u8]) -> Option<(u32, Option<u32>)> {
+fn startup_flags(p: &[u8]) -> Option<(u32, Option<u32>, bool)> {
     let flags = u32::from_le_bytes(p.get(20..24)?.try_into().ok()?);
+    // Sku 1 is DesktopClr (.NET Framework), whose BCL is 4.x as .NET Core 3.x's is: no .NET major.
+    let framework = u16::from_le_bytes(p.get(2..4)?.try_into().ok()?) == 1;
     let bcl_major = u16::from_le_bytes(p.get(4..6)?.try_into().ok()?);
     let major = match bcl_major {
+        _ if framework => None,
         0 => None,
         4 => Some(3),
         m => Some(u32::from(m)),
     };
-    Some((flags, major))
+    Some((flags, major, framework))
 }
 
 /// ProcessInfo: CommandLine, then (version 1) OSInformation and ArchInformation.
@@ -169,8 +172,8 @@ pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
                 b.on_process_name(String::new(), cmd);
             }
         }
-        if let Some((flags, major)) = startup_flags(e.payload) {
-            b.mode.on_runtime_information(flags, major);
+        if let Some((flags, major, framework)) = startup_flags(e.payload) {
+            b.mode.on_runtime_information(flags, major, framework);
         }
         return false;
     }
@@ -347,6 +350,10 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
         }
         ClrEvent::GcSettingsRundown(s) => {
             b.on_gc_settings(s.hard_limit, s.bit_settings);
+            true
+        }
+        ClrEvent::GcSettings(s) => {
+            b.mode.on_framework_settings(s.server_gc, s.segment_size);
             true
         }
         // Only server GC fires GCJoin (its heaps' threads synchronise).

@@ -369,6 +369,12 @@ pub fn render(e: &ClrEvent<'_>) -> Rendering {
                 ("Count", n(f.count)),
             ]
         }
+        ClrEvent::GcSettings(g) => vec![
+            ("SegmentSize", n(g.segment_size)),
+            ("LargeObjectSegmentSize", n(g.large_object_segment_size)),
+            ("ServerGC", t(if g.server_gc { "True" } else { "False" })),
+            ("ClrInstanceID", opt(g.clr_instance_id)),
+        ],
         ClrEvent::GcSettingsRundown(g) => {
             // TraceEvent's GCSettingsFlags names.
             let flags = [

@@ -160,7 +160,7 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("command_line", "Command line", "name", "From the EventPipe ProcessInfo event, or in ETW traces from RuntimeInformation or the kernel's process events."),
     d("os", "OS", "name", "From the EventPipe ProcessInfo event."),
     d("arch", "Arch", "name", "From the EventPipe ProcessInfo event."),
-    d("gc_mode", "GC mode", "name", "server or workstation from the events that say it (Runtime/Start flags, GCJoin, 2+ heaps, DATAS events; see gc_mode_evidence); null when the trace cannot tell (1 heap alone is not taken for workstation)."),
+    d("gc_mode", "GC mode", "name", "server or workstation from the events that say it (Runtime/Start flags, GCJoin, 2+ heaps, DATAS events, .NET Framework's GC/Settings; see gc_mode_evidence); null when the trace cannot tell (1 heap alone is not taken for workstation)."),
     d("heap_count", "Heaps", "count", "Most heaps any GC used (GCGlobalHeapHistory; else the per-heap events)."),
     d("heap_count_min", "Fewest heaps", "count", "Fewest heaps any GC used (differs from heap_count only under DATAS)."),
     d("heap_count_changes", "Heap count changes", "count", "GCs whose heap count differs from the GC before (in GC order): DATAS adding or removing heaps."),
@@ -310,6 +310,13 @@ each GC's per-heap sizes against its GCHeapStats):
   has no free-list or pinned-allocation figures: `free_list_allocated_bytes` and the others of
   version 3 are 0. Version 0 (.NET 4.0) orders its records differently and is not read (the GC keeps
   its row without per-heap histories).
+  The heap index is read right after CompactMechanisms, where the fields put it (TraceEvent reads
+  it one byte earlier, which gives PerfView's own workstation GC in net.4.5.2.x64 heap 128).
+* **GC mode**: GC/Settings (private provider) says ServerGC and the segment size; in the shared
+  traces .NET Framework fired it for the process already running when the session began
+  (PerfView's own), not for the one started during it. Runtime/Start says the runtime is .NET
+  Framework (Sku DesktopClr): segments, no DATAS; its StartupFlags are read as on .NET 5+.
+  `pointer_size` is the process's own (its records' headers), not the machine's.
 * **GCHeapStats version 1** (no pinned object heap: `poh` figures are absent).
 * **Mark events** come twice too (the public ids 25-28 and the private ids 7-10); they carry no
   byte counts, so `marked_bytes` and the roots insight stay empty, as on .NET Core before
@@ -342,7 +349,8 @@ Each setting comes from the events that carry it, never from a default: server G
 Runtime/Start's StartupFlags (SERVER_GC; .NET Core 3.x writes 0 there, which says nothing), a
 GCGlobalHeapHistory with 2+ heaps, GCPerHeapHistory of heap 1+, any GCJoin (workstation GC fires
 none) or DATAS events; workstation from StartupFlags without SERVER_GC (.NET 5+), or 1 heap with
-Verbose GC events and no GCJoin. DATAS from its events (SizeAdaptationSample/Tuning/FullGCTuning,
+Verbose GC events and no GCJoin; on .NET Framework also from GC/Settings (private provider,
+ServerGC). DATAS from its events (SizeAdaptationSample/Tuning/FullGCTuning,
 HeapCountSample/Tuning on .NET 8) or a heap count that changes; off for server GC whose trace has
 GC Informational events without them. Background GC from GCSettingsRundown, a background GC, or
 StartupFlags' CONCURRENT_GC. Regions from small small-object-heap GCCreateSegment events (segments
