@@ -13,6 +13,17 @@ fn gcscope(args: &[&str]) -> std::process::Output {
         .expect("run gcscope")
 }
 
+/// `gcscope ARGS`, which must succeed (stderr in the message if not).
+fn gcscope_ok(args: &[&str]) -> std::process::Output {
+    let out = gcscope(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn trace(name: &str) -> Option<String> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces/perfview");
     if dir.is_dir() {
@@ -42,12 +53,7 @@ fn events_json_counts_every_process_like_traceevent() {
     let Some(file) = trace("gcevents.etl.zip") else {
         return;
     };
-    let out = gcscope(&["events", &file, "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = gcscope_ok(&["events", &file, "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut checked = 0;
     for (name, n) in baseline_counts("gcevents.baseline.txt") {
@@ -64,12 +70,7 @@ fn events_json_counts_every_process_like_traceevent() {
     assert_eq!(v["Microsoft-Windows-DotNETRuntime/GC/Start"], 528);
     assert_eq!(v["Microsoft-Windows-DotNETRuntime/GC/Stop"], 264);
     // One process only: PerfView's own (pid 3988) had one GC.
-    let out = gcscope(&["events", &file, "--json", "--process", "PerfView"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = gcscope_ok(&["events", &file, "--json", "--process", "PerfView"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["Microsoft-Windows-DotNETRuntime/GC/Stop"], 1);
 }
@@ -80,12 +81,7 @@ fn every_subcommand_reads_one_chosen_process() {
         return;
     };
     // Default: the most GC pause, said on stderr with the other process on its own line.
-    let out = gcscope(&["summary", &file, "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = gcscope_ok(&["summary", &file, "--json"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("showing Test.x64 (pid 3676)"), "{err}");
     assert!(
@@ -99,12 +95,7 @@ fn every_subcommand_reads_one_chosen_process() {
     assert_eq!(v["process"]["gc_count"], 263);
     // By pid and by name (case-insensitive), any subcommand; nothing on stderr then.
     for args in [["--pid", "3988"], ["--process", "perfview"]] {
-        let out = gcscope(&["gcs", &file, "--json", args[0], args[1]]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = gcscope_ok(&["gcs", &file, "--json", args[0], args[1]]);
         assert!(
             out.stderr.is_empty(),
             "{}",
@@ -149,9 +140,8 @@ fn gcs_streams_the_chosen_process_as_with_its_pid() {
     let Some(file) = trace("net.4.5.2.x64.etl.zip") else {
         return;
     };
-    let auto = gcscope(&["gcs", &file, "--json"]);
-    let by_pid = gcscope(&["gcs", &file, "--json", "--pid", "3676"]);
-    assert!(auto.status.success() && by_pid.status.success());
+    let auto = gcscope_ok(&["gcs", &file, "--json"]);
+    let by_pid = gcscope_ok(&["gcs", &file, "--json", "--pid", "3676"]);
     assert_eq!(auto.stdout, by_pid.stdout);
     let v: serde_json::Value = serde_json::from_slice(&auto.stdout).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 263);
