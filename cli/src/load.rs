@@ -216,10 +216,10 @@ fn route(
             }
         }
         router.on_event(info, e);
-        let (every, mut row) = match rows {
+        let (every, mut row): (u32, Option<&mut dyn FnMut(Gc)>) = match rows {
             Rows::Keep => return,
             Rows::Drop { every } => (*every, None),
-            Rows::Stream { every, row } => (*every, Some(row)),
+            Rows::Stream { every, row } => (*every, Some(&mut **row)),
         };
         since_drain += 1;
         if since_drain < every {
@@ -228,8 +228,9 @@ fn route(
         since_drain = 0;
         for (pid, m) in router.models_mut() {
             let settled = m.drain_completed();
-            if let Some(row) = row.as_mut().filter(|_| Some(pid) == target) {
-                settled.into_iter().for_each(&mut ***row);
+            match row.as_deref_mut() {
+                Some(row) if Some(pid) == target => settled.into_iter().for_each(row),
+                _ => {}
             }
         }
     })?;
