@@ -18,7 +18,7 @@ cargo clippy -p gcscope-core --no-default-features -- -D warnings
 cargo clippy -p gcscope-core --features encode --all-targets -- -D warnings
 cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
 # No module imports a module that imports it back (each layer depends only on those below it).
-python3 scripts/check-cycles.py core/src cli/src
+python3 scripts/check-cycles.py core/src cli/src app/src
 
 step "core builds for wasm32 without std"
 cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknown
