@@ -28,6 +28,8 @@ step "native tests (core, cli, app logic)"
 cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
 # The test-only encoder round-trips (in release: one of them writes and reads back 300 MB).
 cargo test --release -p gcscope-core --features encode --test encode_roundtrip
+# The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
+cargo test --release -p gcscope-core --features encode --test etl_writer
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
