@@ -6,6 +6,7 @@ use gcscope_core::findings::{self, Goal, Outcome, Report, Settings, Severity};
 use gcscope_core::gc::{Gc, GcModel};
 
 use crate::args::Input;
+use crate::load::DRAIN_EVERY;
 use crate::insight::print_json;
 use crate::summary::print;
 
@@ -38,16 +39,15 @@ fn positive_ms(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Loads FILE keeping every row without its per-heap histories (no rule reads them), so memory is
-/// ~0.5 KB a GC whatever the heap count.
-fn load(path: &str) -> Result<GcModel, String> {
+/// Loads FILE (its chosen process) keeping every row without its per-heap histories (no rule reads
+/// them), so memory is ~1.7 KB a GC whatever the heap count.
+fn load(input: &Input) -> Result<GcModel, String> {
     let mut rows: Vec<Gc> = Vec::new();
     let mut keep = |mut g: Gc| {
         g.heaps = Vec::new();
         rows.push(g);
     };
-    let mut m =
-        crate::summary::load_draining_every(path, crate::summary::DRAIN_EVERY, Some(&mut keep))?;
+    let mut m = crate::summary::load_draining_every(input, DRAIN_EVERY, &mut keep)?;
     let rest = std::mem::take(&mut m.gcs);
     rows.extend(rest.into_iter().map(|mut g| {
         g.heaps = Vec::new();
@@ -63,7 +63,7 @@ pub fn run(opts: &Opts) -> Result<u8, String> {
         goal: Goal::parse(&opts.goal).unwrap_or_default(),
         pause_budget_ms: opts.budget,
     };
-    let m = load(&opts.input.file)?;
+    let m = load(&opts.input)?;
     let report = findings::analyze_model(&m, &settings);
     if opts.json {
         print_json(&report)?;

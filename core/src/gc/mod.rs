@@ -24,6 +24,7 @@ pub mod insights;
 pub mod mode;
 pub mod packed;
 mod pins;
+pub mod processes;
 mod raw;
 pub mod reasons;
 mod rows;
@@ -31,6 +32,7 @@ mod summary;
 mod types;
 
 pub use builder::ModelBuilder;
+pub use processes::{ProcessChoice, ProcessRouter, ProcessSummary};
 pub use summary::{ALLOC_BUDGET, TIME_TUNING};
 pub use types::*;
 

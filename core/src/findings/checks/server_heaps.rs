@@ -43,7 +43,7 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             figure("processors", f64::from(cores), "count"),
         ]),
         lines: Vec::from([
-            "one process in this trace: another Server GC process on the same machine would need a machine-wide trace to show".into(),
+            "this rule reads one process: in a machine-wide (ETW) trace, the other processes are listed by gcscope (stderr) and each can be checked with --pid".into(),
         ]),
         ..Evidence::default()
     };
