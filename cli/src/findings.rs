@@ -6,8 +6,8 @@ use gcscope_core::findings::{self, Goal, Outcome, Report, Settings, Severity};
 use gcscope_core::gc::{Gc, GcModel};
 
 use crate::args::Input;
-use crate::load::DRAIN_EVERY;
 use crate::insight::print_json;
+use crate::load::DRAIN_EVERY;
 use crate::summary::print;
 
 /// Exit status when `--fail-on` is given and a finding is at least that severe.

@@ -83,31 +83,29 @@ pub fn diff(a: &Report, b: &Report) -> Vec<Change> {
         };
         match (fa, fb) {
             (None, None) => {}
-            (Some(x), None) => {
-                if outcome_b == Some(Outcome::NotChecked) {
-                    out.push(change(
-                        ChangeKind::NotComparable,
-                        format!("found in A ({}); B lacks the events to check it", x.summary),
-                    ));
+            (Some(x), None) | (None, Some(x)) => {
+                let in_a = fa.is_some();
+                let (here, there, there_outcome) = if in_a {
+                    ("A", "B", outcome_b)
                 } else {
-                    out.push(change(
+                    ("B", "A", Some(check.outcome))
+                };
+                out.push(if there_outcome == Some(Outcome::NotChecked) {
+                    change(
+                        ChangeKind::NotComparable,
+                        format!(
+                            "found in {here} ({}); {there} lacks the events to check it",
+                            x.summary
+                        ),
+                    )
+                } else if in_a {
+                    change(
                         ChangeKind::Disappeared,
                         format!("gone in B (A: {})", x.summary),
-                    ));
-                }
-            }
-            (None, Some(y)) => {
-                if check.outcome == Outcome::NotChecked {
-                    out.push(change(
-                        ChangeKind::NotComparable,
-                        format!("found in B ({}); A lacks the events to check it", y.summary),
-                    ));
+                    )
                 } else {
-                    out.push(change(
-                        ChangeKind::Appeared,
-                        format!("new in B: {}", y.summary),
-                    ));
-                }
+                    change(ChangeKind::Appeared, format!("new in B: {}", x.summary))
+                });
             }
             (Some(x), Some(y)) => {
                 let mut what = Vec::new();
