@@ -56,7 +56,7 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         figure("growth", factor, "ratio"),
     ]);
     let summary = format!(
-        "What survived gen2 GCs grew at every one of {} gen2 GCs, from {} to {} (x{:.1}): live data keeps growing, as a leak does ({}).",
+        "What survived gen2 GCs grew from each one to the next over {} gen2 GCs, from {} to {} (x{:.1}): live data keeps growing, as a leak does ({}).",
         gen2.len(),
         mb(first as f64),
         mb(last as f64),
