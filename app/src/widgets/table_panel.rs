@@ -1,9 +1,9 @@
 //! A [`Table`] with its title, a filter box, the row count and the CSV/JSON buttons (which export
 //! the rows that pass the filter, in the order shown) above it.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use gcscope_core::gc::Gc;
 use leptos::prelude::*;
 
 use crate::state::use_app;
@@ -32,12 +32,18 @@ pub fn TablePanel(
     let export = Signal::derive(move || t_exp.subset(&order.get()));
     let t_view = t.clone();
     let gc_col = gc_column.and_then(|k| t.cols.iter().position(|c| c.key == k));
-    let gcs = gc_col.map(|_| gc_rows());
+    let app = use_app();
     let rows = Signal::derive(move || {
         let rows = Rows::of_table(t_view.clone(), order.get());
-        match (gc_col, &gcs) {
-            (Some(c), Some(g)) => rows.linking_gcs(c, g.get().0),
-            _ => rows,
+        match gc_col {
+            Some(c) => {
+                app.gcs.track();
+                rows.linking_gcs(
+                    c,
+                    Arc::new(move |n| app.gcs.with_untracked(|g| gc_row(g, n))),
+                )
+            }
+            None => rows,
         }
     });
     let total = t.rows.len();
@@ -55,50 +61,24 @@ pub fn TablePanel(
                 }}</span>
                 <ExportButtons table=export />
             </div>
-            {match gc_col {
-                Some(_) => {
-                    let app = use_app();
-                    view! {
-                        <DataTable id=id rows=rows sorting=st.sorting() scroll=Scroll::Short
-                            selected=Signal::derive(move || app.vs.with(|v| v.selected))
-                            on_row=Callback::new(move |n| app.select(n)) />
-                    }.into_any()
-                }
-                None => view! { <DataTable id=id rows=rows sorting=st.sorting() scroll=Scroll::Short /> }.into_any(),
-            }}
+            <DataTable id=id rows=rows sorting=st.sorting() scroll=Scroll::Short
+                selected=Signal::derive(move || gc_col.and_then(|_| app.vs.with(|v| v.selected)))
+                on_row=Callback::new(move |n| app.select(n)) />
         </div>
     }
 }
 
-/// The GC rows by number, as a table's rows name them (their generation and whether complete).
-type GcLookup = Arc<dyn Fn(u32) -> Option<GcRow> + Send + Sync>;
-
-/// A lookup of the app's GCs by number, rebuilt when the rows change.
-fn gc_rows() -> Memo<GcLookupCell> {
-    let app = use_app();
-    Memo::new(move |_| {
-        let by: HashMap<u32, GcRow> = app.gcs.with(|g| {
-            g.iter()
-                .map(|g| {
-                    let row = GcRow {
-                        number: g.number,
-                        gen: g.gen,
-                        complete: g.complete,
-                    };
-                    (g.number, row)
-                })
-                .collect()
-        });
-        GcLookupCell(Arc::new(move |n| by.get(&n).copied()))
+/// GC `n` as a table row names it: its generation and whether it is complete. The rows are in GC
+/// order but for a rare late GC: a binary search, then a scan.
+fn gc_row(gcs: &[Gc], n: u32) -> Option<GcRow> {
+    let i = gcs.partition_point(|g| g.number < n);
+    let g = gcs
+        .get(i)
+        .filter(|g| g.number == n)
+        .or_else(|| gcs.iter().rfind(|g| g.number == n))?;
+    Some(GcRow {
+        number: n,
+        gen: g.gen,
+        complete: g.complete,
     })
-}
-
-/// A [`GcLookup`] a memo can hold (never equal to another: a new one is a change).
-#[derive(Clone)]
-struct GcLookupCell(GcLookup);
-
-impl PartialEq for GcLookupCell {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
 }
