@@ -10,9 +10,10 @@ use gcscope_core::gc::{Gc, Generations};
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
-use crate::args::JsonCsvOpts;
+use crate::args::{Input, JsonCsvOpts};
+use crate::load::DRAIN_EVERY;
 use crate::out::Out;
-use crate::summary::{load_draining_every, DRAIN_EVERY};
+use crate::summary::load_draining_every;
 use crate::table::{self, Align, StreamingTable};
 
 /// `gcscope gcs`' options.
@@ -41,7 +42,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
 fn write<W: Write>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
     let filter = Filter::from_opts(opts);
     let rows = Rows {
-        path: &opts.out.input.file,
+        input: &opts.out.input,
         filter: &filter,
         drain_every,
     };
@@ -56,7 +57,7 @@ fn write<W: Write>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<()
 
 /// Where the rows come from: a trace, a filter, and how often settled rows are taken.
 struct Rows<'a> {
-    path: &'a str,
+    input: &'a Input,
     filter: &'a Filter,
     drain_every: u32,
 }
@@ -73,7 +74,7 @@ fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(&Gc)) -> Result<usize, String> 
         }
     };
     // The rows still held at the end are the ones not handed out yet: the last of the trace.
-    let model = load_draining_every(rows.path, rows.drain_every, Some(&mut |gc| emit(&gc)))?;
+    let model = load_draining_every(rows.input, rows.drain_every, &mut |gc| emit(&gc))?;
     for gc in &model.gcs {
         emit(gc);
     }
@@ -287,6 +288,11 @@ mod tests {
         Gcs::try_parse_from(["gcs"].iter().chain(args)).map(|c| c.opts)
     }
 
+    /// FILE alone (the default process).
+    fn input(path: &str) -> Input {
+        opts(&[path]).unwrap().out.input
+    }
+
     /// The CSV of `gcs` made at once, as before the rows were streamed.
     fn csv_at_once(gcs: &[&Gc]) -> String {
         let cols = csv_columns();
@@ -311,7 +317,7 @@ mod tests {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/traces")
             .join(name);
-        load_model(p.to_str().unwrap()).unwrap()
+        load_model(&input(p.to_str().unwrap())).unwrap()
     }
 
     #[test]
@@ -446,6 +452,7 @@ mod tests {
                 if name.ends_with(".nettrace")
                     || name.ends_with(".nettrace.zip")
                     || name.ends_with(".netperf.zip")
+                    || name.ends_with(".etl.zip")
                 {
                     out.push(p);
                 }
@@ -465,7 +472,7 @@ mod tests {
         let mut rows_seen = 0;
         for trace in &traces {
             let path = trace.to_str().unwrap();
-            let model = load_model(path).unwrap();
+            let model = load_model(&input(path)).unwrap();
             rows_seen += model.gcs.len();
             for (flags, formats) in [
                 (&[][..], &["--json", "--csv", ""][..]),

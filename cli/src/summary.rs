@@ -2,60 +2,37 @@
 
 use std::io::Write;
 
-use gcscope_core::gc::{Gc, GcModel, ModelBuilder};
+use gcscope_core::gc::{Gc, GcModel};
 use serde::Serialize;
 
-use crate::args::JsonOpts;
+use crate::args::{Input, JsonOpts};
+use crate::load::{load_process, Rows, DRAIN_EVERY};
 use crate::table::{self, Align, Table};
 
-/// Decodes FILE and builds its GC model, streaming the file through the decoder.
-pub fn load_model(path: &str) -> Result<GcModel, String> {
-    load(path, None)
+/// Decodes FILE and builds its GC model (of the chosen process), streaming the file through the
+/// decoder.
+pub fn load_model(input: &Input) -> Result<GcModel, String> {
+    load_process(input, false, Rows::Keep).map(|(model, _)| model)
 }
 
 /// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
 /// the file streams through (`ModelBuilder::drain_completed`), so memory stays flat however many GCs
 /// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
 /// summaries still cover every GC; its `gcs` holds only the last few.
-pub fn load_summaries(path: &str) -> Result<GcModel, String> {
-    load(path, Some(&mut drop::<Gc>))
+pub fn load_summaries(input: &Input) -> Result<GcModel, String> {
+    load_process(input, false, Rows::Drop { every: DRAIN_EVERY }).map(|(model, _)| model)
 }
 
-/// Events between drains: often enough that few rows wait (a GC is tens of events, a 32-heap
-/// server GC ~40), rarely enough that the calls cost nothing.
-pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
-
-fn load(path: &str, on_row: Option<&mut dyn FnMut(Gc)>) -> Result<GcModel, String> {
-    load_draining_every(path, DRAIN_EVERY, on_row)
-}
-
-/// [`load_model`] that hands every row to `on_row` as soon as it is final, in GC order, taking the
+/// [`load_model`] that hands every row to `row` as soon as it is final, in GC order, taking the
 /// settled rows from the model every `every` events ([`DRAIN_EVERY`]; tests drain after every
 /// event); the model keeps only the last few, so the rows it holds at the end (`model.gcs`) are
-/// the ones not handed out yet, the last of the trace. Without `on_row`, all rows stay.
+/// the ones not handed out yet, the last of the trace.
 pub(crate) fn load_draining_every(
-    path: &str,
+    input: &Input,
     every: u32,
-    mut on_row: Option<&mut dyn FnMut(Gc)>,
+    row: &mut dyn FnMut(Gc),
 ) -> Result<GcModel, String> {
-    let mut builder: Option<ModelBuilder> = None;
-    let mut since_drain = 0u32;
-    let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
-        let b = builder.get_or_insert_with(|| ModelBuilder::new(info));
-        b.on_event(e);
-        if let Some(row) = on_row.as_mut() {
-            since_drain += 1;
-            if since_drain >= every {
-                since_drain = 0;
-                for gc in b.drain_completed() {
-                    row(gc);
-                }
-            }
-        }
-    })?;
-    let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
-    b.set_info(&info);
-    Ok(b.finish(Some(&stats)))
+    load_process(input, false, Rows::Stream { every, row }).map(|(model, _)| model)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
@@ -98,7 +75,7 @@ struct PinCounts {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("summary")?;
-    let m = load_summaries(&opts.input.file)?;
+    let m = load_summaries(&opts.input)?;
     if json {
         let j = SummaryJson {
             process: &m.process,
@@ -151,8 +128,12 @@ fn human(m: &GcModel) -> String {
         .flatten()
         .collect::<Vec<_>>()
         .join(" ");
+    let name = p
+        .process_name
+        .as_deref()
+        .map_or(String::new(), |n| format!("{n}, "));
     s.push_str(&format!(
-        "Process    pid {}, {} CPUs, {}-bit{}\n",
+        "Process    {name}pid {}, {} CPUs, {}-bit{}\n",
         p.process_id,
         p.processor_count,
         p.pointer_size as u32 * 8,
