@@ -8,11 +8,11 @@
 // Needs the release CLI (built here when missing): cargo build --release -p gcscope-cli
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, serveDist, launch, openApp } from './harness.mjs';
+import { ROOT, ENGINE, OUT, serveDist, launch, openApp } from './harness.mjs';
 
 const GCSCOPE = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target'), 'release/gcscope');
 const FIX = (name) => path.join(ROOT, 'fixtures/traces', `${name}.nettrace`);
@@ -108,15 +108,16 @@ function expected(j, keep = () => true) {
 }
 
 test('DATAS tab: changes, decisions, samples and heap counts equal `gcscope datas --json`; heap counts equal TraceEvent\'s', async () => {
-  const { page, context, problems } = await openApp(browser, server.base);
   for (const name of DATAS) {
     const file = FIX(name);
     const j = cliJson(file);
     assert.ok(j.samples.length > 0 && j.decisions.length > 0, `${name}: the fixture has DATAS events`);
+    // A fresh page for each trace: nothing of the one before can be read for it.
+    const { page, context, problems } = await openApp(browser, server.base);
     await open(page, file);
     await page.click('#tab-datas');
     await page.locator('#datas-per-gc').waitFor();
-    assert.match(page.url(), /[?&]tab=datas\b/);
+    assert.match(await page.url(), /[?&]tab=datas\b/);
     const want = expected(j);
     assert.equal(await page.locator('#datas-mode').textContent(), j.gc_mode, name);
     assert.equal(Number(await page.locator('#datas-change-count').textContent()), j.changes.length, name);
@@ -155,9 +156,9 @@ test('DATAS tab: changes, decisions, samples and heap counts equal `gcscope data
     // another GC); every other GC is compared.
     assert.ok(compared >= 0.95 * perGc.rows.length, `${name}: ${compared} of ${perGc.rows.length} GCs compared with TraceEvent`);
     assert.ok(new Set(perGc.rows.map((g) => g.gc)).size === perGc.rows.length, `${name}: one row per GC`);
+    assert.deepEqual(problems, [], name);
+    await context.close();
   }
-  assert.deepEqual(problems, []);
-  await context.close();
 });
 
 test('DATAS tab: a row, a change\'s link and a chart mark open their GC', async () => {
@@ -169,7 +170,7 @@ test('DATAS tab: a row, a change\'s link and a chart mark open their GC', async 
   const g = j.per_gc[3].gc;
   await page.click(`#datas-per-gc tbody tr[data-gc="${g}"]`);
   assert.match(await page.locator('#detail-title').textContent(), new RegExp(`GC #${g}\\b`));
-  assert.match(page.url(), new RegExp(`[?&]gc=${g}\\b`));
+  assert.match(await page.url(), new RegExp(`[?&]gc=${g}\\b`));
   assert.equal(await page.locator(`#datas-per-gc tbody tr.selected`).getAttribute('data-gc'), String(g));
   const c = j.changes[0].gc;
   await page.click(`#datas-why li[data-gc="${c}"] button`);
@@ -212,7 +213,7 @@ test('a ?trace=...&tab=datas link reopens the tab with its time range and a tabl
   assert.ok(full.length > 0);
   assert.deepEqual((await table(page, 'datas-decisions')).rows, full);
   // The address still holds all of it (a link made now reopens the same view).
-  const q = new URL(page.url()).searchParams;
+  const q = new URL(await page.url()).searchParams;
   assert.equal(q.get('tab'), 'datas');
   assert.equal(q.get('trace'), 'remote/datas.nettrace');
   assert.equal(Number(q.get('t0')), t0);
@@ -222,16 +223,16 @@ test('a ?trace=...&tab=datas link reopens the tab with its time range and a tabl
 });
 
 test('DATAS tab on traces without DATAS: says so, with the GC mode\'s evidence, and how to enable and capture it', async () => {
-  const { page, context, problems } = await openApp(browser, server.base);
   for (const name of ['net10.0/wks-concurrent', 'net8.0/server', 'netcore3.1/server']) {
+    const { page, context, problems } = await openApp(browser, server.base);
     const file = FIX(name);
     const [j, orc] = [cliJson(file), await oracle(file)];
     // The runtime's own settings: no DATAS (workstation GC, .NET 8 server GC without the opt-in, 3.1).
     const set = orc.gc_settings_at_start ?? {}, env = orc.runtime?.environment ?? {};
     const major = Number(orc.runtime.environment_version.split('.')[0]);
-    const server = set.is_server_gc ?? env.DOTNET_gcServer === '1';
+    const isServer = set.is_server_gc ?? env.DOTNET_gcServer === '1';
     const mode = set.dynamic_adaptation_mode ?? Number(env.DOTNET_GCDynamicAdaptationMode ?? (major >= 9 ? 1 : 0));
-    assert.ok(!server || major < 8 || mode !== 1 || (env.DOTNET_GCHeapCount ?? env.COMPlus_GCHeapCount) !== undefined, `${name}: the runtime ran without DATAS`);
+    assert.ok(!isServer || major < 8 || mode !== 1 || (env.DOTNET_GCHeapCount ?? env.COMPlus_GCHeapCount) !== undefined, `${name}: the runtime ran without DATAS`);
     assert.equal(j.datas, false, name);
     await open(page, file);
     await page.click('#tab-datas');
@@ -251,28 +252,29 @@ test('DATAS tab on traces without DATAS: says so, with the GC mode\'s evidence, 
     const how = human.slice(human.indexOf('No DATAS events in this trace.') + 'No DATAS events in this trace.'.length).trim();
     assert.equal(await page.locator('#datas-how').textContent(), how.replace(/\n/g, ' '), name);
     assert.match(how, /Microsoft-Windows-DotNETRuntime:0x1:4/);
+    assert.deepEqual(problems, [], name);
+    await context.close();
   }
-  assert.deepEqual(problems, []);
-  await context.close();
 });
 
 test('screenshots: the DATAS tab of a .NET 9 trace, and its empty state', async () => {
-  const DOCS = path.join(ROOT, 'docs/screenshots');
-  const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await page.goto(server.base);
+  // Chromium's are the documentation's; the other engines' go to tests/output/<engine>/.
+  const dir = ENGINE === 'chromium' ? path.join(ROOT, 'docs/screenshots') : OUT;
+  await mkdir(dir, { recursive: true });
+  const { page, context, problems } = await openApp(browser, server.base, '', { viewport: { width: 1400, height: 860 } });
   await open(page, FIX('net9.0/datas'));
   await page.click('#tab-datas');
   await page.locator('#datas-heaps-chart g.mark').first().waitFor();
-  await page.screenshot({ path: path.join(DOCS, '22-datas.png') });
-  await page.locator('#datas-decisions').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(dir, '22-datas.png') });
   await page.evaluate(() => document.querySelector('#datas-changes').closest('.side-table').scrollIntoView());
-  await page.screenshot({ path: path.join(DOCS, '23-datas-decisions.png') });
-  await open(page, FIX('net10.0/wks-concurrent'));
-  await page.locator('#datas-empty').waitFor();
-  await page.screenshot({ path: path.join(DOCS, '24-datas-empty.png') });
+  await page.screenshot({ path: path.join(dir, '23-datas-decisions.png') });
   assert.deepEqual(problems, []);
   await context.close();
+  const empty = await openApp(browser, server.base, '', { viewport: { width: 1400, height: 860 } });
+  await open(empty.page, FIX('net10.0/wks-concurrent'));
+  await empty.page.click('#tab-datas');
+  await empty.page.locator('#datas-empty').waitFor();
+  await empty.page.screenshot({ path: path.join(dir, '24-datas-empty.png') });
+  assert.deepEqual(empty.problems, []);
+  await empty.context.close();
 });

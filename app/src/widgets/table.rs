@@ -224,10 +224,14 @@ pub fn DataTable(
     if scroll == Scroll::None {
         return table.into_any();
     }
+    // Taller than the short scroller (with its header): it scrolls, and its scrollbar gets a gutter
+    // of its own (Firefox sizes the scroller to the table, and the bar hid the last column).
+    let scrolls = move || scroll == Scroll::Short && (len.get() + 1) as f64 * ROW_H > SHORT_HEIGHT;
     view! {
         <div
             class="scroller"
             class:short=scroll == Scroll::Short
+            class:scrolls=scrolls
             id=scroller_id
             tabindex=scroller_id.map(|_| "0")
             node_ref=scroller
