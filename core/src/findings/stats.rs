@@ -82,6 +82,24 @@ pub fn gc_list(numbers: &[u32], max: usize) -> String {
     s
 }
 
+/// `items` grouped by `key`, keys in order, each group in the items' order. A sorted Vec rather
+/// than a BTreeMap per key type: the page's wasm carries every BTreeMap instantiation.
+pub fn group_by<T, K: Ord + Copy>(
+    items: impl Iterator<Item = T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<(K, Vec<T>)> {
+    let mut v: Vec<(K, T)> = items.map(|t| (key(&t), t)).collect();
+    v.sort_by_key(|t| t.0);
+    let mut out: Vec<(K, Vec<T>)> = Vec::new();
+    for (k, t) in v {
+        match out.last_mut() {
+            Some((last, group)) if *last == k => group.push(t),
+            _ => out.push((k, alloc::vec![t])),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +119,7 @@ mod tests {
         assert_eq!(ms(212.34), "212.3 ms");
         assert_eq!(mb(2_500_000.0), "2.50 MB");
         assert_eq!(gc_list(&[1, 2, 3], 2), "#1, #2 and 1 more");
+        let g = group_by([5u32, 1, 4, 2, 3].into_iter(), |x| x % 2);
+        assert_eq!(g, vec![(0, vec![4, 2]), (1, vec![5, 1, 3])]);
     }
 }

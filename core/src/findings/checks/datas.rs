@@ -1,7 +1,6 @@
 //! `datas`: DATAS's heap-count changes, and the throughput cost it measured against its target.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -47,17 +46,16 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
             pct(DATAS_TARGET_TCP_PCT)
         ));
     }
-    // The rows by number, found once (a long DATAS trace changes its heap count thousands of times).
-    let by_number: BTreeMap<u64, &Gc> = if d.changes.is_empty() {
-        BTreeMap::new()
-    } else {
-        c.gcs.iter().map(|g| (u64::from(g.number), g)).collect()
+    // Rows are in GC order (numbered at their GCStart): each change's row by binary search, a linear
+    // one if the order was broken (a long DATAS trace changes its heap count thousands of times).
+    let row = |n: u64| {
+        let i = c.gcs.partition_point(|g| u64::from(g.number) < n);
+        match c.gcs.get(i) {
+            Some(g) if u64::from(g.number) == n => Some(g),
+            _ => c.gcs.iter().find(|g| u64::from(g.number) == n),
+        }
     };
-    let changed: Vec<&Gc> = d
-        .changes
-        .iter()
-        .filter_map(|ch| by_number.get(&ch.gc).copied())
-        .collect();
+    let changed: Vec<&Gc> = d.changes.iter().filter_map(|ch| row(ch.gc)).collect();
     let mut lines: Vec<String> =
         crate::findings::verdict::lines(&d.changes, |ch| explain_change(d, ch));
     if let Some(m) = cost {

@@ -2,13 +2,12 @@
 //! low-memory notifications).
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::findings::rules::{INDUCED, INDUCED_MIN};
-use crate::findings::stats::{figure, gc_list, ms, pct, s};
+use crate::findings::stats::{figure, gc_list, group_by, ms, pct, s};
 use crate::findings::verdict::{evidence_of, found, Ctx, Verdict};
 use crate::gc::{Gc, GcType};
 
@@ -31,10 +30,7 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
     if induced.len() < INDUCED_MIN {
         return Verdict::Clear(format!("no induced GC among {} GCs", c.gcs.len()));
     }
-    let mut by_reason: BTreeMap<&str, Vec<&Gc>> = BTreeMap::new();
-    for g in &induced {
-        by_reason.entry(g.reason.as_ref()).or_default().push(g);
-    }
+    let by_reason = group_by(induced.iter().copied(), |g| g.reason.as_ref());
     let all_pause: f64 = c.complete().filter_map(|g| g.pause_ms).sum();
     let paused: f64 = induced.iter().filter_map(|g| g.pause_ms).sum();
     let blocking = induced

@@ -1,12 +1,11 @@
 //! `loh-triggered-gen2`: gen2 GCs mostly triggered by large-object allocation.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::vec::Vec;
 
 use crate::findings::rules::{LOH_GEN2_MIN, LOH_TRIGGERED_GEN2};
-use crate::findings::stats::{figure, gc_list, mb, median, ms, pct, s};
+use crate::findings::stats::{figure, gc_list, group_by, mb, median, ms, pct, s};
 use crate::findings::verdict::{evidence_of, found, Ctx, Verdict};
 use crate::gc::Gc;
 
@@ -22,14 +21,14 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         .filter(|g| loh_reason(&g.reason))
         .collect();
     // The most common other trigger of gen2 GCs.
-    let mut others: BTreeMap<&str, usize> = BTreeMap::new();
-    for g in gen2.iter().filter(|g| !loh_reason(&g.reason)) {
-        *others.entry(g.reason.as_ref()).or_default() += 1;
-    }
+    let others = group_by(gen2.iter().filter(|g| !loh_reason(&g.reason)), |g| {
+        g.reason.as_ref()
+    });
     let (top_other, top_count) = others
         .iter()
-        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-        .map_or(("none", 0), |(r, n)| (*r, *n));
+        .map(|(r, v)| (*r, v.len()))
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+        .unwrap_or(("none", 0));
     if gen2.is_empty() {
         return Verdict::Clear("no gen2 GC".into());
     }

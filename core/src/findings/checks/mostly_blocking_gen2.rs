@@ -2,13 +2,12 @@
 //! what made them block.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::findings::rules::{BLOCKING_GEN2_MIN, BLOCKING_GEN2_SHARE_PCT, MOSTLY_BLOCKING_GEN2};
-use crate::findings::stats::{figure, gc_list, ms, pct};
+use crate::findings::stats::{figure, gc_list, group_by, ms, pct};
 use crate::findings::verdict::{evidence_of, found, Ctx, Verdict};
 use crate::gc::{Gc, GcType};
 
@@ -90,14 +89,15 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         ));
     }
     let background_off = c.model.process.concurrent == Some(false);
-    let mut causes: BTreeMap<&'static str, Vec<u32>> = BTreeMap::new();
-    for g in &blocking {
-        causes
-            .entry(cause(g, background_off))
-            .or_default()
-            .push(g.number);
-    }
-    let mut by_cause: Vec<(&'static str, Vec<u32>)> = causes.into_iter().collect();
+    let mut by_cause: Vec<(&'static str, Vec<u32>)> = group_by(
+        blocking
+            .iter()
+            .map(|g| (cause(g, background_off), g.number)),
+        |t| t.0,
+    )
+    .into_iter()
+    .map(|(why, v)| (why, v.into_iter().map(|t| t.1).collect()))
+    .collect();
     by_cause.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
     let paused: f64 = blocking.iter().filter_map(|g| g.pause_ms).sum();
     let mut lines: Vec<String> = by_cause
