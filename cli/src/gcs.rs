@@ -210,6 +210,7 @@ pub fn csv_columns() -> Vec<(String, String)> {
     for d in GC_FIELDS {
         let f = d.field;
         if f.starts_with("heaps.")
+            || f.starts_with("bgc_pauses.")
             || f.starts_with("pinned_objects.")
             || f.starts_with("pinned_plugs.")
         {
@@ -223,6 +224,7 @@ pub fn csv_columns() -> Vec<(String, String)> {
             cols.push((f.replace('.', "_"), format!("/{}", f.replace('.', "/"))));
         }
     }
+    cols.push(("bgc_pauses".into(), "/bgc_pauses".into()));
     cols.push(("heaps".into(), "/heaps".into()));
     cols.push(("pinned_objects".into(), "/pinned_objects".into()));
     cols.push(("pinned_plugs".into(), "/pinned_plugs".into()));

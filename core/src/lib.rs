@@ -19,6 +19,7 @@ pub mod error;
 pub mod event;
 pub mod filter;
 pub mod gc;
+pub mod latency;
 pub mod nettrace;
 pub mod read;
 pub mod reader;

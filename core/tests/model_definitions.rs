@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use gcscope_core::gc::definitions::{
-    gc_field, markdown, Doc, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS,
+    gc_field, markdown, Doc, LATENCY_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS,
 };
 use gcscope_core::gc::{analyze, Generations};
 use serde_json::Value;
@@ -116,6 +116,32 @@ fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
     let summary_defs: BTreeSet<String> =
         SUMMARY_FIELDS.iter().map(|d| d.field.to_string()).collect();
     assert_eq!(leaves, summary_defs, "model summary fields vs definitions");
+}
+
+#[test]
+fn every_latency_field_has_a_definition_and_every_definition_a_field() {
+    use gcscope_core::latency::{analyze as latency, Options, PauseLog, TimeRange};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces/net8.0");
+    let mut leaves = BTreeSet::new();
+    for w in ["wks-concurrent", "server"] {
+        let m = analyze(&std::fs::read(dir.join(format!("{w}.nettrace"))).unwrap()).unwrap();
+        let range = TimeRange::new(0.0, m.process.trace_duration_ms);
+        // A 1 ms budget, so that the worst GCs' list has rows.
+        let opts = Options {
+            budget_ms: 1.0,
+            ..Options::default()
+        };
+        let l = latency(&PauseLog::from_gcs(&m.gcs), range, &opts);
+        let mut all = BTreeSet::new();
+        paths(&serde_json::to_value(&l).unwrap(), "", &mut all);
+        leaves.extend(
+            all.iter()
+                .filter(|p| !all.iter().any(|q| q.starts_with(&format!("{p}."))))
+                .cloned(),
+        );
+    }
+    let defs: BTreeSet<String> = LATENCY_FIELDS.iter().map(|d| d.field.to_string()).collect();
+    assert_eq!(leaves, defs, "latency fields vs definitions");
 }
 
 #[test]

@@ -407,6 +407,13 @@ impl ModelBuilder {
                 None
             },
             bgc_final_pause_ms: None,
+            bgc_pauses: match (gc_type, suspend_ms) {
+                (GcType::Background, Some(p)) => alloc::vec![PauseSpan {
+                    start_ms,
+                    end_ms: start_ms + p,
+                }],
+                _ => Vec::new(),
+            },
             since_previous_gc_ms: None,
             pause_pct: None,
             gen0_allocated_bytes: None,
@@ -517,7 +524,7 @@ impl ModelBuilder {
                 // ... and the suspension ending now is the one that started it.
                 .filter(|&b| self.suspend_start_ms == Some(self.gcs[b].start_ms))
             {
-                self.gcs[b].pause_ms = Some(ms - self.gcs[b].start_ms);
+                set_one_pause(&mut self.gcs[b], ms);
                 self.raw[b].restart_seen = true;
                 self.derive(b);
             }
@@ -529,11 +536,15 @@ impl ModelBuilder {
                     (Some(_), Some(s)) => {
                         let pause = ms - s;
                         gc.pause_ms = Some(gc.pause_ms.unwrap_or(0.0) + pause);
+                        gc.bgc_pauses.push(PauseSpan {
+                            start_ms: s,
+                            end_ms: ms,
+                        });
                         if self.last_suspend_reason == SUSPEND_FOR_GC_PREP {
                             gc.bgc_final_pause_ms = Some(pause);
                         }
                     }
-                    _ => gc.pause_ms = Some(ms - gc.start_ms),
+                    _ => set_one_pause(gc, ms),
                 }
                 self.raw[c].restart_seen = true;
             } else {
@@ -876,4 +887,15 @@ fn format_utc(t: &[u16; 7]) -> String {
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
         t[0], t[1], t[2], t[3], t[4], t[5], t[6]
     )
+}
+
+/// A background GC whose pause is one stretch, from its pause start to `restart_ms` (it did all
+/// its work in its first suspension, or its later suspensions were not seen).
+fn set_one_pause(gc: &mut Gc, restart_ms: f64) {
+    gc.pause_ms = Some(restart_ms - gc.start_ms);
+    gc.bgc_pauses.clear();
+    gc.bgc_pauses.push(PauseSpan {
+        start_ms: gc.start_ms,
+        end_ms: restart_ms,
+    });
 }

@@ -10,12 +10,14 @@
 //! (`heaps.heap`).
 
 mod insights;
+mod latency;
 mod model;
 
 pub use insights::{
     ALLOCATION_FIELDS, BUDGET_FIELDS, COMPACTION_FIELDS, COUNTER_FIELDS, FINALIZATION_FIELDS,
     KEY_GROUPS, PRESSURE_FIELDS, ROOT_FIELDS, SEGMENT_FIELDS, SUSPENSION_FIELDS,
 };
+pub use latency::LATENCY_FIELDS;
 pub use model::{GC_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS};
 
 use alloc::string::String;
@@ -60,6 +62,8 @@ pub enum Root {
     Model,
     /// [`crate::gc::insights::Insights`].
     Insights,
+    /// [`crate::latency::Latency`].
+    Latency,
 }
 
 /// The generated document that lists a table.
@@ -103,6 +107,7 @@ pub const TABLES: &[Table] = &[
     table(Root::Rollup, Some(Doc::Model), "Rollup by generation (`summary --json`: `rollup`)", ROLLUP_FIELDS),
     table(Root::Process, Some(Doc::Model), "Process facts (`summary --json`: `process`)", PROCESS_FIELDS),
     table(Root::Model, None, "Condemn reasons, handles, pinning and notes (`summary --json`)", SUMMARY_FIELDS),
+    table(Root::Latency, Some(Doc::Model), "Latency (`summary --json`: `latency`; pauses of complete GCs, over the trace or a time range)", LATENCY_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Allocations (`gcscope allocs --json`)", ALLOCATION_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Generation budgets (`gcscope budgets --json`)", BUDGET_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Mark roots (`gcscope roots --json`)", ROOT_FIELDS),

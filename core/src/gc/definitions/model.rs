@@ -20,6 +20,8 @@ pub const GC_FIELDS: &[Definition] = &[
     d("suspend_ms", "Suspend", "ms", "Time to suspend managed threads: SuspendEEBegin to SuspendEEEnd. For a background GC, every suspension it made, summed. 0 for the ephemeral GC that runs inside a background GC's suspension."),
     d("pause_ms", "Pause", "ms", "Time managed threads were stopped: SuspendEEBegin to RestartEEEnd. For a background GC, its pauses summed (initial suspension plus each later one)."),
     d("bgc_final_pause_ms", "BGC final pause", "ms", "Background GC only: the last pause (suspension for GC prep to restart)."),
+    d("bgc_pauses.start_ms", "BGC pause start", "ms", "Background GC only: when one of its pauses began (its first suspension, then each suspension for GC prep). Its pauses add up to pause_ms; a blocking GC's one pause is start_ms to start_ms + pause_ms."),
+    d("bgc_pauses.end_ms", "BGC pause end", "ms", "Background GC only: when that pause ended (RestartEEEnd)."),
     d("since_previous_gc_ms", "Since last GC", "ms", "From the end of the previous GC (its GCHeapStats; the trace start for the first) to this GC's pause start; for a background GC, to its GCHeapStats."),
     d("pause_pct", "% Pause", "%", "Pause as a share of the time since the previous GC: pause / (pause + since_previous_gc). Background GC: pause / (its end - previous GC's end)."),
     d("gen0_allocated_bytes", "Gen0 alloc", "bytes", "Bytes the program allocated in gen0 since the previous GC: gen0 object bytes before this GC minus gen0 object bytes after the GC that ended last before it started, summed over heaps; AllocationTick totals when there is no such GC with GCPerHeapHistory, and for background GCs."),
@@ -146,7 +148,8 @@ pub const ROLLUP_FIELDS: &[Definition] = &[
     d("total_promoted_bytes", "Total promoted", "bytes", "Sum of promoted bytes."),
     d("allocated_per_pause_ms_bytes", "Alloc/pause ms", "bytes", "total_allocated / total_pause: bytes the program allocated per ms it was paused."),
     d("promoted_per_gc_ms_bytes", "Survived/GC ms", "bytes", "total_promoted / total GC duration: bytes survived per ms of GC work (PerfView divides by GC CPU time, which EventPipe traces lack)."),
-    d("pause_time_pct", "% pause", "%", "total_pause / process GC span (first complete GC's pause start to the last GC's end)."),
+    d("pause_time_pct", "% time paused", "%", "total_pause / the process's time in the trace (trace_duration_ms): the share of the traced time the program was stopped by these GCs. At most 100."),
+    d("gc_span_pause_pct", "% of GC span", "%", "total_pause / gc_span_ms: PerfView's \"% Time paused for Garbage Collection\" (TraceEvent's GetGCPauseTimePercentage). Over 100 when the span is shorter than the pauses in it (one GC: the span ends at its GCEnd, its pause at the restart after)."),
 ];
 
 /// Fields of [`crate::gc::ProcessFacts`].
@@ -164,10 +167,10 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("concurrent", "Concurrent", "bool", "Background GC enabled (GCSettingsRundown flags) or seen."),
     d("hard_limit_bytes", "Hard limit", "bytes", "GCHeapHardLimit (GCSettingsRundown), if set."),
     d("trace_start_utc", "Trace start", "name", "Wall-clock time of the trace start (UTC)."),
-    d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start."),
+    d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start: the process's time in the trace (TraceEvent's SessionEndTime - SessionStartTime); the denominator of % time paused."),
     d("first_event_ms", "First event", "ms", "Time of the first event."),
     d("last_event_ms", "Last event", "ms", "Time of the last event."),
-    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the last GC's end: the denominator of % pause time."),
+    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the last GC's end: TraceEvent's GCStats.ProcessDuration, the denominator of PerfView's % time paused (gc_span_pause_pct)."),
     d("events", "Events", "count", "Events the model was given."),
     d("runtime_events", "Runtime events", "count", "Events of the runtime's providers (public, private, rundown)."),
     d("gc_events", "GC events", "count", "Events the model used."),

@@ -1,0 +1,95 @@
+//! Minimum mutator utilization, exactly: for a window size `w`, the worst window is found among
+//! the only places it needs to be looked for, not by sampling start times.
+//!
+//! How much of `[t, t + w]` is paused changes with `t` at the rate (right edge in a pause) - (left
+//! edge in a pause). While the left edge is in a gap that rate is >= 0, so sliding the window right
+//! until its left edge reaches the next pause start (or the range's end) loses nothing; while the
+//! left edge is inside a pause the rate is <= 0, so sliding left to that pause's start loses
+//! nothing. Hence some worst window starts at a pause start, or at an end of `[from, to - w]`: one
+//! candidate per pause, walked in order with two forward-only cursors, O(pauses) per window size.
+
+use alloc::vec::Vec;
+
+use super::intervals::Intervals;
+use super::types::MmuPoint;
+
+/// Calls `each(t, paused)` for every window `[t, t + w]` that needs looking at to find the worst:
+/// those starting at a pause start, and at either end of the range (`t` clamped into
+/// `[from, to - w]`). Nothing when no window of that size fits in the range.
+pub fn candidates(iv: &Intervals, w: f64, mut each: impl FnMut(f64, f64)) {
+    let range = iv.range();
+    let last = range.end_ms - w;
+    if w.is_nan() || w <= 0.0 || last < range.start_ms {
+        return;
+    }
+    let clamp = |t: f64| t.clamp(range.start_ms, last);
+    each(
+        range.start_ms,
+        iv.paused_in(range.start_ms, range.start_ms + w),
+    );
+    each(last, iv.paused_in(last, last + w));
+    // Clamping keeps the starts in increasing order, so the cursors only move forward.
+    let (mut left, mut right) = (iv.cursor(), iv.cursor());
+    for &s in iv.starts() {
+        let t = clamp(s);
+        each(t, right.paused_until(t + w) - left.paused_until(t));
+    }
+}
+
+/// The window `[t, t + w]` with the most pause: `(t, paused ms)`, the earliest such `t`; `None`
+/// when no window of that size fits in the range.
+pub fn worst_window(iv: &Intervals, w: f64) -> Option<(f64, f64)> {
+    let mut best: Option<(f64, f64)> = None;
+    candidates(iv, w, |t, paused| match best {
+        Some((bt, bp)) if paused < bp || (paused == bp && t >= bt) => {}
+        _ => best = Some((t, paused)),
+    });
+    best
+}
+
+/// Window sizes of the MMU curve: preferred numbers (Renard R10: 1, 1.25, 1.6, 2, 2.5, 3.15, 4,
+/// 5, 6.3, 8 times a power of ten ms), from `min_ms` up to the range's length, and the length.
+pub fn window_sizes(len_ms: f64, min_ms: f64) -> Vec<f64> {
+    const R10: [f64; 10] = [1.0, 1.25, 1.6, 2.0, 2.5, 3.15, 4.0, 5.0, 6.3, 8.0];
+    let mut out = Vec::new();
+    if len_ms.is_nan() || len_ms <= 0.0 {
+        return out;
+    }
+    // The decade of min_ms (windows start at 1 ms unless asked otherwise).
+    let mut decade = 1.0;
+    while decade > min_ms {
+        decade /= 10.0;
+    }
+    while decade * 10.0 <= min_ms {
+        decade *= 10.0;
+    }
+    'outer: loop {
+        for m in R10 {
+            let w = m * decade;
+            if w >= len_ms {
+                break 'outer;
+            }
+            if w >= min_ms {
+                out.push(w);
+            }
+        }
+        decade *= 10.0;
+    }
+    out.push(len_ms);
+    out
+}
+
+/// The MMU curve at `sizes`: for each, the lowest % of any window of that size the program ran.
+pub fn mmu(iv: &Intervals, sizes: &[f64]) -> Vec<MmuPoint> {
+    sizes
+        .iter()
+        .filter_map(|&w| {
+            let (t, paused) = worst_window(iv, w)?;
+            Some(MmuPoint {
+                window_ms: w,
+                min_utilization_pct: ((w - paused) * 100.0 / w).clamp(0.0, 100.0),
+                worst_start_ms: t,
+            })
+        })
+        .collect()
+}
