@@ -457,6 +457,8 @@ mod tests {
             "utilization.windows.start_ms",
             "utilization.windows.end_ms",
             "mmu.worst_start_ms",
+            "over_time.start_ms",
+            "over_time.end_ms",
         ];
         const DURATIONS: &[&str] = &[
             "duration_ms",
@@ -504,6 +506,12 @@ mod tests {
             "budget.worst_windows.paused_ms",
             "utilization.window_ms",
             "mmu.window_ms",
+            "histograms.lo_ms",
+            "histograms.hi_ms",
+            "cdf_a.pause_ms",
+            "cdf_b.pause_ms",
+            "mmu_curves.window_ms",
+            "bin_ms",
         ];
         let mut seen = 0;
         for d in TABLES

@@ -6,11 +6,13 @@
 mod allocs;
 mod args;
 mod budgets;
+mod compare;
 mod counters;
 mod events;
 mod gcs;
 mod handles;
 mod insight;
+mod latency;
 mod load;
 mod memory;
 mod out;
@@ -51,6 +53,14 @@ enum Command {
     /// Process facts and GC rollup by generation
     #[command(after_help = "Example:\n  gcscope summary trace.nettrace --json")]
     Summary(args::JsonOpts),
+    /// Pause percentiles, histogram, budget and minimum mutator utilization, for a time range
+    #[command(after_help = "Examples:\n  \
+        gcscope latency trace.nettrace --budget 5             GCs over 5 ms, worst windows\n  \
+        gcscope latency trace.nettrace --from 1000 --to 2000 --json")]
+    Latency(latency::Opts),
+    /// Two traces side by side: B - A for every figure, and which way is better
+    #[command(after_help = "Example:\n  gcscope compare before.nettrace after.nettrace")]
+    Compare(compare::Opts),
     /// One row per GC, streamed as the trace is read (JSON: every figure, see docs/model.md)
     #[command(after_help = "Examples:\n  \
         gcscope gcs trace.nettrace --min-pause 5             GCs that paused 5 ms or more\n  \
@@ -132,6 +142,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Events(o) => events::run(o),
         Command::Summary(o) => summary::run(o),
+        Command::Latency(o) => latency::run(o),
+        Command::Compare(o) => compare::run(o),
         Command::Gcs(o) => gcs::run(o),
         Command::Reasons(o) => reasons::run(o),
         Command::Pins(o) => pins::run(o),
@@ -170,6 +182,7 @@ fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts
         Command::Roots(o) => ("roots", o),
         Command::Suspensions(o) => ("suspensions", o),
         Command::Memory(o) => ("memory", o),
+        Command::Latency(o) => ("latency", &o.out),
         _ => return None,
     })
 }

@@ -11,6 +11,7 @@
 extern crate alloc;
 
 pub mod clr;
+pub mod compare;
 pub mod container;
 pub mod decode;
 #[cfg(feature = "encode")]

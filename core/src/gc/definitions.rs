@@ -9,10 +9,12 @@
 //! same field for gen0, gen1, gen2, loh and poh; array elements share their array's path
 //! (`heaps.heap`).
 
+mod compare;
 mod insights;
 mod latency;
 mod model;
 
+pub use compare::COMPARE_FIELDS;
 pub use insights::{
     ALLOCATION_FIELDS, BUDGET_FIELDS, COMPACTION_FIELDS, COUNTER_FIELDS, FINALIZATION_FIELDS,
     KEY_GROUPS, PRESSURE_FIELDS, ROOT_FIELDS, SEGMENT_FIELDS, SUSPENSION_FIELDS,
@@ -30,7 +32,8 @@ pub struct Definition {
     pub field: &'static str,
     /// Short column label.
     pub label: &'static str,
-    /// "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address", "us".
+    /// "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address", "us", or
+    /// "per row" (a value in the unit its row names: a comparison's figures).
     pub unit: &'static str,
     pub definition: &'static str,
 }
@@ -64,6 +67,8 @@ pub enum Root {
     Insights,
     /// [`crate::latency::Latency`].
     Latency,
+    /// [`crate::compare::Comparison`].
+    Comparison,
 }
 
 /// The generated document that lists a table.
@@ -107,7 +112,8 @@ pub const TABLES: &[Table] = &[
     table(Root::Rollup, Some(Doc::Model), "Rollup by generation (`summary --json`: `rollup`)", ROLLUP_FIELDS),
     table(Root::Process, Some(Doc::Model), "Process facts (`summary --json`: `process`)", PROCESS_FIELDS),
     table(Root::Model, None, "Condemn reasons, handles, pinning and notes (`summary --json`)", SUMMARY_FIELDS),
-    table(Root::Latency, Some(Doc::Model), "Latency (`summary --json`: `latency`; pauses of complete GCs, over the trace or a time range)", LATENCY_FIELDS),
+    table(Root::Latency, Some(Doc::Model), "Latency (`gcscope latency --json`; `summary --json` has its `pauses`): complete GCs' pauses, over the trace or a time range", LATENCY_FIELDS),
+    table(Root::Comparison, Some(Doc::Model), "Comparing two traces (`gcscope compare A B --json`)", COMPARE_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Allocations (`gcscope allocs --json`)", ALLOCATION_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Generation budgets (`gcscope budgets --json`)", BUDGET_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Mark roots (`gcscope roots --json`)", ROOT_FIELDS),
@@ -263,7 +269,8 @@ mod tests {
     #[test]
     fn each_field_is_defined_once_with_a_known_unit() {
         const UNITS: &[&str] = &[
-            "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address", "us",
+            "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address",
+            "us", "per row",
         ];
         let mut seen: Vec<(Root, &str)> = Vec::new();
         for t in TABLES {

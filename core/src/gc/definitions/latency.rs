@@ -9,7 +9,7 @@ pub const LATENCY_FIELDS: &[Definition] = &[
     d("range.end_ms", "To", "ms", "End of the range (the trace's last event unless a range was chosen)."),
     d("paused_ms", "Paused", "ms", "Time the program was stopped by GCs inside the range: the union of the complete GCs' pauses, cut at the range's ends."),
     d("paused_pct", "% paused", "%", "paused / the range's length. Over the whole trace this is % time paused (the rollup's pause_time_pct, up to pauses cut at the ends)."),
-    d("pauses.kind", "GCs", "name", "Which GCs: all, gen0_blocking, gen1_blocking, gen2_blocking (NonConcurrent GCs of that generation), background (its pauses added up), foreground. Complete GCs with a known pause whose pause started in the range."),
+    d("pauses.kind", "GCs", "name", "Which GCs (`summary --json`: `pauses` is this list): all, gen0_blocking, gen1_blocking, gen2_blocking (NonConcurrent GCs of that generation), background (its pauses added up), foreground. Complete GCs with a known pause whose pause started in the range."),
     d("pauses.count", "Count", "count", "GCs of that kind."),
     d("pauses.total_ms", "Total", "ms", "Sum of their pauses."),
     d("pauses.mean_ms", "Mean", "ms", "total / count."),
