@@ -5,13 +5,14 @@
 
 use std::io::Write;
 
-use gcscope_core::gc::definitions::GC_FIELDS;
+use gcscope_core::gc::definitions::{gc_field, GC_FIELDS};
 use gcscope_core::gc::{Gc, Generations};
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::args::JsonCsvOpts;
 use crate::out::Out;
+use crate::rows_out::{typed_cell, Column, Format, Kind, Writer};
 use crate::summary::{load_draining_every, DRAIN_EVERY};
 use crate::table::{self, Align, StreamingTable};
 
@@ -29,12 +30,160 @@ pub struct Opts {
     /// Only GCs with this trigger, by name or number ('induced': all induced GCs)
     #[arg(long, value_name = "R")]
     pub reason: Option<String>,
+    #[command(flatten)]
+    pub many: ManyOpts,
+}
+
+/// More traces and the formats of one table over them (`gcs` and `summary`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ManyOpts {
+    /// More traces, or folders of traces: one table with a `trace` column
+    #[arg(value_name = "FILE")]
+    pub more: Vec<String>,
+    /// Print JSON lines: one flat object per row (the CSV's columns, typed), `trace` first
+    #[arg(long, conflicts_with_all = ["json", "csv", "parquet"])]
+    pub jsonl: bool,
+    /// Write the table to this Parquet file (the CSV's columns, typed), `trace` first
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["json", "csv"])]
+    pub parquet: Option<String>,
+}
+
+impl ManyOpts {
+    /// The traces to read (folders expanded), and whether they make one table with a `trace`
+    /// column: several traces, a folder, or a format that always has it (--jsonl, --parquet).
+    pub fn traces(&self, first: &str) -> Result<(Vec<String>, bool), String> {
+        let mut args = vec![first.to_string()];
+        args.extend(self.more.iter().cloned());
+        let files = crate::traces::expand(&args)?;
+        let table = files.len() > 1
+            || args.iter().any(|a| std::path::Path::new(a).is_dir())
+            || self.jsonl
+            || self.parquet.is_some();
+        Ok((files, table))
+    }
+
+    /// The format of the table, `csv` being the subcommand's `--csv`.
+    pub fn format(&self, csv: bool) -> Option<Format> {
+        if let Some(p) = &self.parquet {
+            Some(Format::Parquet(p.clone()))
+        } else if self.jsonl {
+            Some(Format::JsonLines)
+        } else if csv {
+            Some(Format::Csv)
+        } else {
+            None
+        }
+    }
+}
+
+/// Reads every trace, handing each to `each`; a trace that fails is reported on stderr and the
+/// others still go (partial results), and the error names how many failed.
+pub fn each_trace(
+    files: &[String],
+    mut each: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut failed = 0;
+    for f in files {
+        if let Err(e) = each(f) {
+            eprintln!("gcscope: {e}");
+            failed += 1;
+        }
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} of {} traces could not be read (the others were written)",
+            files.len()
+        )),
+    }
 }
 
 pub fn run(opts: &Opts) -> Result<(), String> {
     let mut out = Out::stdout();
-    write(opts, DRAIN_EVERY, &mut out)?;
+    let (files, table) = opts.many.traces(&opts.out.input.file)?;
+    if table {
+        write_table(opts, &files, &mut out)?;
+    } else {
+        write(opts, DRAIN_EVERY, &mut out)?;
+    }
     out.finish()
+}
+
+/// The columns of one table over several traces: `trace`, then the CSV's, typed from their
+/// definitions' units (lists of records are counts, lists of names text).
+pub fn table_columns() -> Vec<(Column, String)> {
+    let mut cols = vec![(
+        Column {
+            name: "trace".into(),
+            kind: Kind::Text,
+        },
+        String::new(),
+    )];
+    for (name, pointer) in csv_columns() {
+        let path = pointer.trim_start_matches('/').replace('/', ".");
+        let kind = gc_field(&path).map_or(Kind::Int, |d| Kind::of_unit(d.unit));
+        cols.push((Column { name, kind }, pointer));
+    }
+    cols
+}
+
+/// Every trace's GCs that pass the filter as one table, in `--csv`, `--jsonl` or `--parquet`;
+/// the aligned table (no format) is printed trace by trace under its name.
+fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Result<(), String> {
+    if opts.out.json {
+        return Err(
+            "--json prints one trace's GCs as an array; for several traces use --jsonl, --csv or --parquet"
+                .into(),
+        );
+    }
+    let filter = Filter::from_opts(opts);
+    let Some(format) = opts.many.format(opts.out.csv) else {
+        return each_trace(files, |f| {
+            let _ = writeln!(out, "== {f}");
+            let rows = Rows {
+                path: f,
+                filter: &filter,
+                drain_every: DRAIN_EVERY,
+            };
+            human(&rows, out)?;
+            let _ = writeln!(out);
+            Ok(())
+        });
+    };
+    let cols = table_columns();
+    let mut w = Writer::new(&format, cols.iter().map(|c| c.0.clone()).collect(), out)?;
+    let mut failed = None;
+    let read = each_trace(files, |f| {
+        let rows = Rows {
+            path: f,
+            filter: &filter,
+            drain_every: DRAIN_EVERY,
+        };
+        each_row(&rows, &mut |gc| {
+            if failed.is_some() {
+                return;
+            }
+            let v = match serde_json::to_value(gc) {
+                Ok(v) => v,
+                Err(e) => return failed = Some(e.to_string()),
+            };
+            let mut values = vec![Some(Value::String(f.to_string()))];
+            values.extend(
+                cols[1..]
+                    .iter()
+                    .map(|(c, p)| typed_cell(c.kind, v.pointer(p))),
+            );
+            if let Err(e) = w.row(values) {
+                failed = Some(e);
+            }
+        })?;
+        Ok(())
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    w.finish()?;
+    read
 }
 
 /// The rows of `opts`' trace in its format, taken from the model every `drain_every` events.
@@ -277,7 +426,6 @@ mod tests {
     use crate::summary::load_model;
     use crate::table::Table;
     use clap::Parser;
-    use gcscope_core::gc::definitions::gc_field;
 
     /// `gcscope gcs`' options from a command line after `gcs`.
     fn opts(args: &[&str]) -> Result<Opts, clap::Error> {

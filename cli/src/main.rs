@@ -19,9 +19,12 @@ mod out;
 mod pins;
 mod reasons;
 mod roots;
+mod rows_out;
 mod summary;
+mod summary_table;
 mod suspensions;
 mod table;
+mod traces;
 
 use std::process::ExitCode;
 
@@ -50,9 +53,11 @@ enum Command {
     /// Event counts by Provider/EventName (TraceEvent naming)
     #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
     Events(args::JsonOpts),
-    /// Process facts and GC rollup by generation
-    #[command(after_help = "Example:\n  gcscope summary trace.nettrace --json")]
-    Summary(args::JsonOpts),
+    /// Process facts, GC rollup by generation and pause percentiles; one row per trace for several
+    #[command(after_help = "Examples:\n  \
+        gcscope summary trace.nettrace --json\n  \
+        gcscope summary traces/ --parquet summary.parquet   one row per trace in the folder")]
+    Summary(summary::Opts),
     /// Pause percentiles, histogram, budget and minimum mutator utilization, for a time range
     #[command(after_help = "Examples:\n  \
         gcscope latency trace.nettrace --budget 5             GCs over 5 ms, worst windows\n  \
@@ -139,6 +144,11 @@ fn main() -> ExitCode {
             return ExitCode::from(args::EXIT_USAGE);
         }
     }
+    // `--json` (one trace's array or object) with several traces or a folder: use a table format.
+    if let Some((name, msg)) = json_with_many(&cli.command) {
+        eprintln!("gcscope {name}: {msg}; see 'gcscope {name} --help'");
+        return ExitCode::from(args::EXIT_USAGE);
+    }
     let result = match &cli.command {
         Command::Events(o) => events::run(o),
         Command::Summary(o) => summary::run(o),
@@ -169,11 +179,24 @@ fn main() -> ExitCode {
     }
 }
 
+/// `gcs --json` or `summary --json` given several traces or a folder: the subcommand and why not.
+fn json_with_many(command: &Command) -> Option<(&'static str, &'static str)> {
+    let (name, json, first, more) = match command {
+        Command::Gcs(o) => ("gcs", o.out.json, &o.out.input.file, &o.many.more),
+        Command::Summary(o) => ("summary", o.json, &o.input.file, &o.many.more),
+        _ => return None,
+    };
+    let many = !more.is_empty() || std::path::Path::new(first).is_dir();
+    (json && many).then_some((
+        name,
+        "--json prints one trace; for several traces or a folder use --jsonl, --csv or --parquet",
+    ))
+}
+
 /// The subcommands that print a table or `--json` only, with their name and options.
 fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts)> {
     Some(match command {
         Command::Events(o) => ("events", o),
-        Command::Summary(o) => ("summary", o),
         Command::Reasons(o) => ("reasons", o),
         Command::Pins(o) => ("pins", o),
         Command::Handles(o) => ("handles", o),

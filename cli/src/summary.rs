@@ -7,7 +7,9 @@ use gcscope_core::gc::{Gc, GcModel, ModelBuilder};
 use gcscope_core::latency::{self, PauseStats, TimeRange};
 use serde::Serialize;
 
-use crate::args::JsonOpts;
+use crate::args::Input;
+use crate::gcs::ManyOpts;
+use crate::out::Out;
 use crate::table::{self, Align, Table};
 
 /// Decodes FILE and builds its GC model, streaming the file through the decoder.
@@ -112,13 +114,45 @@ struct PinCounts {
     types: usize,
 }
 
-pub fn run(opts: &JsonOpts) -> Result<(), String> {
-    let json = opts.json("summary")?;
-    let (m, rows) = load_digest(&opts.input.file)?;
-    let pauses = latency::percentiles(
-        &rows.pauses,
-        TimeRange::new(0.0, m.process.trace_duration_ms),
-    );
+/// `gcscope summary`'s options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Opts {
+    #[command(flatten)]
+    pub input: Input,
+    /// Print JSON instead of the table (one trace; stable snake_case keys)
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV: one row per trace (facts, rollup, pause percentiles)
+    #[arg(long)]
+    pub csv: bool,
+    #[command(flatten)]
+    pub many: ManyOpts,
+}
+
+/// A trace's summaries and its pause percentiles over the whole trace.
+fn load_with_percentiles(path: &str) -> Result<(GcModel, Vec<PauseStats>), String> {
+    let (m, rows) = load_digest(path)?;
+    let range = TimeRange::new(0.0, m.process.trace_duration_ms);
+    let pauses = latency::percentiles(&rows.pauses, range);
+    Ok((m, pauses))
+}
+
+pub fn run(opts: &Opts) -> Result<(), String> {
+    let (files, many) = opts.many.traces(&opts.input.file)?;
+    if many || opts.csv {
+        if opts.json {
+            return Err(
+                "--json prints one trace's summary; for several traces use --csv, --jsonl or --parquet"
+                    .into(),
+            );
+        }
+        let mut out = Out::stdout();
+        let format = opts.many.format(opts.csv);
+        crate::summary_table::write(&files, format, load_with_percentiles, &mut out)?;
+        return out.finish();
+    }
+    let json = opts.json;
+    let (m, pauses) = load_with_percentiles(&opts.input.file)?;
     if json {
         let j = SummaryJson {
             process: &m.process,

@@ -10,11 +10,13 @@
 //! (`heaps.heap`).
 
 mod compare;
+mod fleet;
 mod insights;
 mod latency;
 mod model;
 
 pub use compare::COMPARE_FIELDS;
+pub use fleet::SUMMARY_ROW_FIELDS;
 pub use insights::{
     ALLOCATION_FIELDS, BUDGET_FIELDS, COMPACTION_FIELDS, COUNTER_FIELDS, FINALIZATION_FIELDS,
     KEY_GROUPS, PRESSURE_FIELDS, ROOT_FIELDS, SEGMENT_FIELDS, SUSPENSION_FIELDS,
@@ -69,6 +71,8 @@ pub enum Root {
     Latency,
     /// [`crate::compare::Comparison`].
     Comparison,
+    /// A row of `gcscope summary`'s table over several traces.
+    SummaryRow,
 }
 
 /// The generated document that lists a table.
@@ -114,6 +118,7 @@ pub const TABLES: &[Table] = &[
     table(Root::Model, None, "Condemn reasons, handles, pinning and notes (`summary --json`)", SUMMARY_FIELDS),
     table(Root::Latency, Some(Doc::Model), "Latency (`gcscope latency --json`; `summary --json` has its `pauses`): complete GCs' pauses, over the trace or a time range", LATENCY_FIELDS),
     table(Root::Comparison, Some(Doc::Model), "Comparing two traces (`gcscope compare A B --json`)", COMPARE_FIELDS),
+    table(Root::SummaryRow, Some(Doc::Model), "Many traces: one row per trace (`gcscope summary A B ... --csv|--jsonl|--parquet`, or a folder)", SUMMARY_ROW_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Allocations (`gcscope allocs --json`)", ALLOCATION_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Generation budgets (`gcscope budgets --json`)", BUDGET_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Mark roots (`gcscope roots --json`)", ROOT_FIELDS),
