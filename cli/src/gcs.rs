@@ -40,10 +40,10 @@ pub struct ManyOpts {
     /// More traces, or folders of traces: one table with a `trace` column
     #[arg(value_name = "FILE")]
     pub more: Vec<String>,
-    /// Print JSON lines: one flat object per row (the CSV's columns, typed), `trace` first
+    /// Print JSON lines: one flat object per row (the CSV's columns), `trace` first
     #[arg(long, conflicts_with_all = ["json", "csv", "parquet"])]
     pub jsonl: bool,
-    /// Write the table to this Parquet file (the CSV's columns, typed), `trace` first
+    /// Write the table to this Parquet file (the CSV's columns, typed)
     #[arg(long, value_name = "PATH", conflicts_with_all = ["json", "csv"])]
     pub parquet: Option<String>,
 }

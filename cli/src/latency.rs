@@ -23,7 +23,7 @@ pub struct Opts {
     /// The pause budget: GCs that paused longer are counted and listed
     #[arg(long, value_name = "MS", default_value_t = 10.0)]
     pub budget: f64,
-    /// Window of the % paused over time and of the worst windows (default: at most 200 windows)
+    /// Window of % paused over time and of the worst windows (default: 200 windows or fewer)
     #[arg(long, value_name = "MS")]
     pub window: Option<f64>,
 }

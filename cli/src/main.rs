@@ -53,12 +53,12 @@ enum Command {
     /// Event counts by Provider/EventName (TraceEvent naming)
     #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
     Events(args::JsonOpts),
-    /// Process facts, GC rollup by generation and pause percentiles; one row per trace for several
+    /// Process facts, GC rollup and pause percentiles (one row per trace for several)
     #[command(after_help = "Examples:\n  \
         gcscope summary trace.nettrace --json\n  \
-        gcscope summary traces/ --parquet summary.parquet   one row per trace in the folder")]
+        gcscope summary traces/ --csv > fleet.csv   one row per trace in the folder")]
     Summary(summary::Opts),
-    /// Pause percentiles, histogram, budget and minimum mutator utilization, for a time range
+    /// Pause percentiles, histogram, budget and minimum mutator utilization (MMU)
     #[command(after_help = "Examples:\n  \
         gcscope latency trace.nettrace --budget 5             GCs over 5 ms, worst windows\n  \
         gcscope latency trace.nettrace --from 1000 --to 2000 --json")]
@@ -70,7 +70,8 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         gcscope gcs trace.nettrace --min-pause 5             GCs that paused 5 ms or more\n  \
         gcscope gcs trace.nettrace --gen 2 --reason induced  induced gen2 GCs\n  \
-        gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC")]
+        gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC\n  \
+        gcscope gcs traces/ --parquet gcs.parquet            every trace in the folder, one table")]
     Gcs(gcs::Opts),
     /// Trigger and condemn reasons, GCs per generation
     #[command(after_help = "Example:\n  gcscope reasons trace.nettrace")]

@@ -62,7 +62,6 @@ fn fixed() -> Vec<(&'static str, Get)> {
         ("gen1_count", |m| Value::from(gen(m, "1"))),
         ("gen2_count", |m| Value::from(gen(m, "2"))),
         ("induced_count", |m| Value::from(all(m).induced_count)),
-        ("background_count", |m| Value::from(all(m).background_count)),
         ("total_allocated_bytes", |m| {
             Value::from(all(m).total_allocated_bytes)
         }),
@@ -210,4 +209,32 @@ pub fn write<W: Write>(
     }
     w.finish()?;
     read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcscope_core::gc::definitions::SUMMARY_ROW_FIELDS;
+
+    #[test]
+    fn every_column_is_defined_and_every_definition_is_a_column() {
+        let cols = columns();
+        let generic = |name: &str| {
+            kinds()
+                .iter()
+                .find_map(|k| name.strip_prefix(&format!("{k}_")))
+                .map_or(name.to_string(), |rest| format!("<kind>_{rest}"))
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for c in &cols {
+            let g = generic(&c.name);
+            let d = field(Root::SummaryRow, &g).unwrap_or_else(|| panic!("{} undefined", c.name));
+            assert_eq!(c.kind, Kind::of_unit(d.unit), "{}", c.name);
+            seen.insert(g);
+        }
+        for d in SUMMARY_ROW_FIELDS {
+            assert!(seen.contains(d.field), "{} is not a column", d.field);
+        }
+        assert_eq!(cols.len(), 24 + 6 * 8);
+    }
 }

@@ -15,6 +15,7 @@ pub struct Intervals {
     ends: Vec<f64>,
     /// Paused time before interval i (the sum of the lengths of intervals 0..i).
     before: Vec<f64>,
+    longest: f64,
 }
 
 impl Intervals {
@@ -39,16 +40,18 @@ impl Intervals {
             }
         }
         let mut before = Vec::with_capacity(starts.len());
-        let mut sum = 0.0;
+        let (mut sum, mut longest) = (0.0, 0.0f64);
         for (a, b) in starts.iter().zip(&ends) {
             before.push(sum);
             sum += b - a;
+            longest = longest.max(b - a);
         }
         Intervals {
             range,
             starts,
             ends,
             before,
+            longest,
         }
     }
 
@@ -84,6 +87,34 @@ impl Intervals {
     pub fn paused_until(&self, x: f64) -> f64 {
         let k = self.starts.partition_point(|&s| s <= x);
         self.until_with(k, x)
+    }
+
+    /// The longest interval (merged pauses).
+    pub fn longest(&self) -> f64 {
+        self.longest
+    }
+
+    /// Calls `each(t, paused in [t, t + w])` for every interval start `t` up to `last`, in order:
+    /// the time paused before a start is its running total, and the right edge only moves
+    /// forward (amortized O(1) a start; the MMU's inner loop).
+    pub fn windows_at_starts(&self, w: f64, last: f64, mut each: impl FnMut(f64, f64)) {
+        let (starts, ends, before) = (&self.starts[..], &self.ends[..], &self.before[..]);
+        let n = starts.len().min(ends.len()).min(before.len());
+        let mut k = 0;
+        for i in 0..n {
+            let s = starts[i];
+            if s > last {
+                break;
+            }
+            let x = s + w;
+            while k < n && starts[k] <= x {
+                k += 1;
+            }
+            // k > i: interval i starts at s <= x. Paused up to x, minus paused before s.
+            let j = k - 1;
+            let until = before[j] + (x.min(ends[j]) - starts[j]).max(0.0);
+            each(s, until - before[i]);
+        }
     }
 
     /// Paused time in `[a, b]`.

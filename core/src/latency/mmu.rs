@@ -22,23 +22,32 @@ pub fn candidates(iv: &Intervals, w: f64, mut each: impl FnMut(f64, f64)) {
     if w.is_nan() || w <= 0.0 || last < range.start_ms {
         return;
     }
-    let clamp = |t: f64| t.clamp(range.start_ms, last);
     each(
         range.start_ms,
         iv.paused_in(range.start_ms, range.start_ms + w),
     );
     each(last, iv.paused_in(last, last + w));
-    // Clamping keeps the starts in increasing order, so the cursors only move forward.
-    let (mut left, mut right) = (iv.cursor(), iv.cursor());
-    for &s in iv.starts() {
-        let t = clamp(s);
-        each(t, right.paused_until(t + w) - left.paused_until(t));
-    }
+    iv.windows_at_starts(w, last, each);
 }
 
 /// The window `[t, t + w]` with the most pause: `(t, paused ms)`, the earliest such `t`; `None`
 /// when no window of that size fits in the range.
 pub fn worst_window(iv: &Intervals, w: f64) -> Option<(f64, f64)> {
+    // A window no longer than the longest pause fits inside it: fully paused, nothing can be worse
+    // (the earliest such window: the first pause that long).
+    let range = iv.range();
+    if w <= iv.longest() && range.end_ms - w >= range.start_ms {
+        let first = (0..iv.len()).find_map(|i| iv.get(i).filter(|(s, e)| e - s >= w))?;
+        let t = first.0.min(range.end_ms - w);
+        // Pauses can touch (merged), so the earliest fully paused window may start earlier.
+        return Some((t, w))
+            .filter(|_| iv.paused_in(t, t + w) >= w)
+            .or_else(|| scan(iv, w));
+    }
+    scan(iv, w)
+}
+
+fn scan(iv: &Intervals, w: f64) -> Option<(f64, f64)> {
     let mut best: Option<(f64, f64)> = None;
     candidates(iv, w, |t, paused| match best {
         Some((bt, bp)) if paused < bp || (paused == bp && t >= bt) => {}
