@@ -115,3 +115,14 @@ pub fn clap_outcome(err: &clap::Error, command: &str) -> (String, bool, u8) {
         }
     }
 }
+
+/// `--from/--to`: a time range, ms from the trace start (either end open).
+#[derive(clap::Args, Debug, Clone)]
+pub struct RangeOpts {
+    /// Only from this time on (ms from the trace start)
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    pub from: Option<f64>,
+    /// Only up to this time (ms from the trace start)
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    pub to: Option<f64>,
+}

@@ -4,7 +4,7 @@
 
 use gcscope_core::latency::{self, Latency, Options, TimeRange};
 
-use crate::args::JsonOpts;
+use crate::args::{JsonOpts, RangeOpts};
 use crate::insight::print_json;
 use crate::summary::{load_digest, percentile_table, print};
 use crate::table::{self, Align, Table};
@@ -14,12 +14,8 @@ use crate::table::{self, Align, Table};
 pub struct Opts {
     #[command(flatten)]
     pub out: JsonOpts,
-    /// Only from this time on (ms from the trace start)
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    pub from: Option<f64>,
-    /// Only up to this time (ms from the trace start)
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    pub to: Option<f64>,
+    #[command(flatten)]
+    pub range: RangeOpts,
     /// The pause budget: GCs that paused longer are counted and listed
     #[arg(long, value_name = "MS", default_value_t = 10.0)]
     pub budget: f64,
@@ -42,8 +38,8 @@ pub fn run(opts: &Opts) -> Result<(), String> {
     let json = opts.out.json("latency")?;
     let (m, rows) = load_digest(&opts.out.input.file)?;
     let range = TimeRange::new(
-        opts.from.unwrap_or(0.0),
-        opts.to.unwrap_or(m.process.trace_duration_ms),
+        opts.range.from.unwrap_or(0.0),
+        opts.range.to.unwrap_or(m.process.trace_duration_ms),
     );
     let l = latency::analyze(&rows.pauses, range, &opts.options());
     if json {

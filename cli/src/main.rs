@@ -14,6 +14,7 @@ mod handles;
 mod insight;
 mod latency;
 mod load;
+mod many;
 mod memory;
 mod out;
 mod pins;
@@ -184,7 +185,7 @@ fn main() -> ExitCode {
 fn json_with_many(command: &Command) -> Option<(&'static str, &'static str)> {
     let (name, json, first, more) = match command {
         Command::Gcs(o) => ("gcs", o.out.json, &o.out.input.file, &o.many.more),
-        Command::Summary(o) => ("summary", o.json, &o.input.file, &o.many.more),
+        Command::Summary(o) => ("summary", o.out.json, &o.out.input.file, &o.many.more),
         _ => return None,
     };
     let many = !more.is_empty() || std::path::Path::new(first).is_dir();

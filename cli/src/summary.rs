@@ -7,8 +7,8 @@ use gcscope_core::gc::{Gc, GcModel, ModelBuilder};
 use gcscope_core::latency::{self, PauseStats, TimeRange};
 use serde::Serialize;
 
-use crate::args::Input;
-use crate::gcs::ManyOpts;
+use crate::args::JsonCsvOpts;
+use crate::many::ManyOpts;
 use crate::out::Out;
 use crate::table::{self, Align, Table};
 
@@ -117,14 +117,9 @@ struct PinCounts {
 /// `gcscope summary`'s options.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Opts {
+    /// FILE, --json (one trace) and --csv (one row per trace: facts, rollup, pause percentiles)
     #[command(flatten)]
-    pub input: Input,
-    /// Print JSON instead of the table (one trace; stable snake_case keys)
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print CSV: one row per trace (facts, rollup, pause percentiles)
-    #[arg(long)]
-    pub csv: bool,
+    pub out: JsonCsvOpts,
     #[command(flatten)]
     pub many: ManyOpts,
 }
@@ -138,21 +133,21 @@ fn load_with_percentiles(path: &str) -> Result<(GcModel, Vec<PauseStats>), Strin
 }
 
 pub fn run(opts: &Opts) -> Result<(), String> {
-    let (files, many) = opts.many.traces(&opts.input.file)?;
-    if many || opts.csv {
-        if opts.json {
+    let (files, many) = opts.many.traces(&opts.out.input.file)?;
+    if many || opts.out.csv {
+        if opts.out.json {
             return Err(
                 "--json prints one trace's summary; for several traces use --csv, --jsonl or --parquet"
                     .into(),
             );
         }
         let mut out = Out::stdout();
-        let format = opts.many.format(opts.csv);
+        let format = opts.many.format(opts.out.csv);
         crate::summary_table::write(&files, format, load_with_percentiles, &mut out)?;
         return out.finish();
     }
-    let json = opts.json;
-    let (m, pauses) = load_with_percentiles(&opts.input.file)?;
+    let json = opts.out.json;
+    let (m, pauses) = load_with_percentiles(&opts.out.input.file)?;
     if json {
         let j = SummaryJson {
             process: &m.process,

@@ -9,7 +9,7 @@ use gcscope_core::gc::{GcModel, GenRollup};
 use gcscope_core::latency::{PauseKind, PauseStats};
 use serde_json::Value;
 
-use crate::gcs::each_trace;
+use crate::many::each_trace;
 use crate::out::Out;
 use crate::rows_out::{Column, Format, Kind, Writer};
 use crate::table::{self, Align, Table};
