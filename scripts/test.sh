@@ -18,7 +18,7 @@ cargo clippy -p gcscope-core --no-default-features -- -D warnings
 cargo clippy -p gcscope-core --features encode --all-targets -- -D warnings
 cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
 # No module imports a module that imports it back (each layer depends only on those below it).
-python3 scripts/check-cycles.py core/src cli/src
+python3 scripts/check-cycles.py core/src cli/src app/src
 
 step "core builds for wasm32 without std"
 cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknown
@@ -33,7 +33,7 @@ step "DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): count
 cargo build --release -p gcscope-cli
 scripts/duckdb-check.sh target/release/gcscope
 
-step "fresh real traces: run the GC workloads on .NET Core 3.1 and .NET 8, check them against the runtime and TraceEvent"
+step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
 
 step "wasm tests in headless Chromium"

@@ -3,12 +3,12 @@
 
 use gcscope_core::gc::{Gc, GcModel};
 
-use crate::charts::{self, Axis};
-use crate::columns;
-use crate::protocol::Analysis;
-use crate::tables::{self, Table};
-use crate::view_state::Filter;
 use gcscope_core::gc::insights::Insights;
+
+use crate::plot::{self, Axis};
+use crate::protocol::Analysis;
+use crate::tables::{self, columns, model, pins, Table};
+use crate::time_range::TimeRange;
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -59,11 +59,11 @@ fn table_html(t: &Table) -> String {
 
 fn pause_svg(m: &GcModel, gcs: &[Gc]) -> String {
     let axis = Axis::new(0.0, m.process.trace_duration_ms.max(1.0));
-    let max = charts::nice_max(gcs.iter().filter_map(|g| g.pause_ms).fold(0.0, f64::max));
+    let max = plot::nice_max(gcs.iter().filter_map(|g| g.pause_ms).fold(0.0, f64::max));
     let mut s = format!(
         "<svg viewBox=\"0 0 {} {}\" preserveAspectRatio=\"none\" class=\"chart\" role=\"img\" aria-label=\"Pause per GC over time\">",
-        charts::WIDTH,
-        charts::HEIGHT
+        plot::WIDTH,
+        plot::HEIGHT
     );
     for (gen, color) in [(0u8, "#3b82f6"), (1, "#f59e0b"), (2, "#dc2626")] {
         let pts = gcs
@@ -71,10 +71,10 @@ fn pause_svg(m: &GcModel, gcs: &[Gc]) -> String {
             .enumerate()
             .filter(|(_, g)| g.gen == gen)
             .filter_map(|(i, g)| g.pause_ms.map(|p| (g.start_ms, p, i)));
-        let cols = charts::max_per_column(&axis, pts);
+        let cols = plot::max_per_column(&axis, pts);
         s.push_str(&format!(
             "<path d=\"{}\" stroke=\"{color}\" fill=\"none\"/>",
-            charts::bars_path(&cols, max)
+            plot::bars_path(&cols, max)
         ));
     }
     s.push_str("</svg>");
@@ -91,25 +91,25 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
         "<h1>gcscope report: {}</h1>\n<dl>",
         esc(&a.file_name)
     ));
-    for (k, v, _) in tables::facts(m, &a.file_name, a.file_size) {
+    for (k, v, _) in model::facts(m, &a.file_name, a.file_size) {
         body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v)));
     }
     if let Some(p) = m.rollup.first().and_then(|r| r.pause_time_pct) {
         body.push_str(&format!("<dt>Time paused</dt><dd>{p:.2}%</dd>"));
     }
     body.push_str("</dl>\n");
-    body.push_str(&table_html(&tables::rollup_table(m)));
+    body.push_str(&table_html(&model::rollup_table(m)));
     body.push_str(&pause_svg(m, gcs));
-    body.push_str(&table_html(&tables::reasons_table(m, false)));
-    body.push_str(&table_html(&tables::reasons_table(m, true)));
-    body.push_str(&table_html(&tables::pins_table(m)));
-    body.push_str(&table_html(&tables::kinds_table(m)));
+    body.push_str(&table_html(&model::reasons_table(m, false)));
+    body.push_str(&table_html(&model::reasons_table(m, true)));
+    body.push_str(&table_html(&pins::pins_table(m)));
+    body.push_str(&table_html(&pins::kinds_table(m)));
     let cols: Vec<&columns::Column> = columns::DEFAULT_COLUMNS
         .iter()
         .filter_map(|c| columns::by_id(c))
         .collect();
     let rows: Vec<u32> = (0..gcs.len() as u32).collect();
-    body.push_str(&table_html(&tables::gc_table(gcs, &rows, &cols)));
+    body.push_str(&table_html(&model::gc_table(gcs, &rows, &cols)));
     if let Some(ti) = &a.insights {
         body.push_str(&insights_html(&ti.insights));
     }
@@ -130,23 +130,23 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
 /// The insights' whole-trace tables (the per-GC ones are in the app and `gcscope <view> --json`);
 /// a table with no rows is left out.
 fn insights_html(ins: &Insights) -> String {
-    use crate::insights::tables as it;
-    let (all, starts) = (Filter::default(), it::Starts::new());
+    use crate::tables::{allocations, budgets, memory, roots, suspensions};
+    let (all, starts) = (TimeRange::default(), tables::Starts::new());
     let budgets: Vec<_> = ins.budgets.iter().collect();
     let mut types = ins.allocations.top_types.clone();
     types.truncate(50);
-    let mut alloc = it::alloc_types(&types);
+    let mut alloc = allocations::alloc_types(&types);
     alloc.title = format!(
         "Top allocating types (sampled: one GCAllocationTick per ~100 KB; {} ticks)",
         ins.allocations.tick_count
     );
     [
         alloc,
-        it::exceeded(&budgets),
-        it::roots_by_kind(ins, &all, &starts),
-        it::suspend_reasons(ins, &all),
-        it::finalized_types(ins),
-        it::segments(ins, &all),
+        budgets::exceeded(&budgets),
+        roots::roots_by_kind(ins, &all, &starts),
+        suspensions::suspend_reasons(ins, &all),
+        memory::finalized_types(ins),
+        memory::segments(ins, &all),
     ]
     .iter()
     .filter(|t| !t.rows.is_empty())
@@ -178,7 +178,7 @@ mod tests {
         let gcs = std::mem::take(&mut m.gcs);
         let a = Analysis {
             file_name: "loh.nettrace".into(),
-            insights: Some(crate::insights::ship::bounded(ins)),
+            insights: Some(crate::protocol::insights::bounded(ins)),
             ..Default::default()
         };
         let html = html(&m, &gcs, &a);

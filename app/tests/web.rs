@@ -3,7 +3,7 @@
 //! of the committed fixture, not from gcscope.
 #![cfg(target_arch = "wasm32")]
 
-use gcscope_app::analysis::summarize;
+use gcscope_app::worker::summary::summarize;
 use gcscope_core::reader::TraceReader;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -67,7 +67,7 @@ fn worker_messages_carry_streamed_rows_and_the_model_through_structured_clone() 
     let mut reader = TraceReader::new();
     let mut model = ModelBuilder::new(&TraceInfo::default());
     let mut streamed = Vec::new();
-    let mut store = gcscope_app::heap_store::HeapStore::default();
+    let mut store = gcscope_app::state::heap_store::HeapStore::default();
     for chunk in FIXTURE.chunks(65_521) {
         reader
             .push(chunk, &mut |ev| model.on_event(ev))
@@ -126,7 +126,8 @@ fn worker_messages_carry_streamed_rows_and_the_model_through_structured_clone() 
 /// what the UI recomputes when a filter or sort changes. Only the visible rows are then rendered.
 #[wasm_bindgen_test]
 fn filter_and_sort_of_100_000_rows_stays_interactive() {
-    use gcscope_app::view_state::{visible_rows, Filter, Sort};
+    use gcscope_app::state::filter::{visible_rows, Filter};
+    use gcscope_app::tables::Sort;
     let model = gcscope_core::gc::analyze(FIXTURE).expect("analyzes");
     let mut rows = Vec::with_capacity(100_000);
     for i in 0..100_000u32 {
@@ -169,4 +170,34 @@ fn filter_and_sort_of_100_000_rows_stays_interactive() {
         sorted_ms < 3000.0 && filtered_ms < 3000.0,
         "sort {sorted_ms} ms, filter {filtered_ms} ms"
     );
+}
+
+/// The tab list: every tab under its own key, each key back from the address to its tab, and an
+/// unknown or default key to the first (the address then leaves `tab` out).
+#[wasm_bindgen_test]
+fn every_tab_round_trips_under_its_own_key() {
+    use gcscope_app::state::view_state::ViewState;
+    use gcscope_app::views::{self, TABS};
+    let mut keys: Vec<&str> = TABS.iter().map(|t| t.key).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), TABS.len(), "tab keys are distinct");
+    for t in TABS {
+        let v = ViewState {
+            tab: views::key_of(t),
+            ..Default::default()
+        };
+        let mut back = ViewState::from_query(&v.to_query());
+        views::normalize(&mut back);
+        assert_eq!(views::current(back.tab.as_deref()).key, t.key);
+        assert_eq!(back, v, "{}", t.key);
+    }
+    assert_eq!(views::current(Some("allocs")).title, "Allocations");
+    for q in ["tab=nope", "tab=overview", "", "tab="] {
+        let mut v = ViewState::from_query(q);
+        views::normalize(&mut v);
+        assert_eq!(v.tab, None, "{q}");
+        assert_eq!(views::current(v.tab.as_deref()).key, "overview", "{q}");
+        assert_eq!(v.to_query(), "", "{q}");
+    }
 }

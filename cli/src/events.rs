@@ -1,16 +1,19 @@
 //! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
 
 use crate::args::JsonOpts;
+use gcscope_core::clr::gc::{DynamicKind, GcDynamicEvent};
+use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::DecodeStats;
 use std::collections::BTreeMap;
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json_out = opts.json("events")?;
-    let (counts, stats) = count(&opts.input.file)?;
+    let (counts, stats, dynamic) = count(&opts.input.file)?;
     let text = if json_out {
         json(&counts)?
     } else {
         let mut t = table(&counts);
+        t.push_str(&dynamic.footnote());
         if stats.dropped_events > 0 {
             t.push_str(&format!(
                 "the runtime dropped {} events (sequence-number gaps): counts are lower bounds\n",
@@ -22,12 +25,48 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     crate::summary::print(&text)
 }
 
+/// GCDynamicEvent (id 39) apart: named per blob (`GC/SizeAdaptationTuning`, ...), so their total
+/// is what TraceEvent counts as one event, and the names this version does not know.
+#[derive(Default)]
+pub struct DynamicCounts {
+    total: u64,
+    unknown: BTreeMap<String, u64>,
+}
+
+impl DynamicCounts {
+    fn footnote(&self) -> String {
+        if self.total == 0 {
+            return String::new();
+        }
+        let mut s = format!(
+            "GCDynamicEvent (id 39), all names: {} (TraceEvent 3.1 counts these as one event, \
+             EventID(39); newer TraceEvent as the GC/ names above)\n",
+            self.total
+        );
+        for (name, n) in &self.unknown {
+            s.push_str(&format!(
+                "unknown dynamic event {name}: {n} (counted as GC/DynamicTraceEvent)\n"
+            ));
+        }
+        s
+    }
+}
+
 /// Counts keyed by `Provider/EventName`, sorted by name.
-pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats), String> {
+pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats, DynamicCounts), String> {
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let mut dynamic = DynamicCounts::default();
     // One reused key buffer: a lookup per event, an allocation only per new name.
     let mut key = String::new();
     let (_, stats) = crate::load::read_trace(path, &mut |_, e| {
+        if e.event_id == 39 && e.provider == RUNTIME_PROVIDER {
+            dynamic.total += 1;
+            if let Ok(d) = GcDynamicEvent::parse(e.payload, e.version, e.pointer_size) {
+                if d.kind() == DynamicKind::Unknown {
+                    *dynamic.unknown.entry(d.name.to_string_lossy()).or_default() += 1;
+                }
+            }
+        }
         key.clear();
         key.push_str(e.provider);
         key.push('/');
@@ -39,7 +78,7 @@ pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats), String>
             }
         }
     })?;
-    Ok((counts, stats))
+    Ok((counts, stats, dynamic))
 }
 
 fn json(counts: &BTreeMap<String, u64>) -> Result<String, String> {

@@ -8,6 +8,7 @@ mod args;
 mod budgets;
 mod compare;
 mod counters;
+mod datas;
 mod events;
 mod gcs;
 mod handles;
@@ -103,6 +104,9 @@ enum Command {
     /// Compaction, finalization, memory pressure, segments
     #[command(after_help = "Example:\n  gcscope memory trace.nettrace --json")]
     Memory(args::JsonOpts),
+    /// DATAS (Server GC's heap-count adaptation): heap count over time, each change and why
+    #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
+    Datas(args::JsonOpts),
     /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
@@ -166,6 +170,7 @@ fn main() -> ExitCode {
         Command::Suspensions(o) => suspensions::run(o),
         Command::Counters(o) => counters::run(o),
         Command::Memory(o) => memory::run(o),
+        Command::Datas(o) => datas::run(o),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);
@@ -208,6 +213,7 @@ fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts
         Command::Suspensions(o) => ("suspensions", o),
         Command::Memory(o) => ("memory", o),
         Command::Latency(o) => ("latency", &o.out),
+        Command::Datas(o) => ("datas", o),
         _ => return None,
     })
 }

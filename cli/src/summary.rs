@@ -216,10 +216,7 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
     if let Some(c) = &p.command_line {
         s.push_str(&format!("Command    {}\n", clip(c, 88)));
     }
-    let mode = match (&p.gc_mode, p.heap_count) {
-        (Some(m), Some(h)) => format!("{m}, {h} heap{}", if h == 1 { "" } else { "s" }),
-        _ => "unknown (no GCGlobalHeapHistory / GCPerHeapHistory events)".into(),
-    };
+    let mode = gcscope_core::gc::mode::label(p);
     let conc = match p.concurrent {
         Some(true) => ", concurrent (background GC)",
         Some(false) => ", non-concurrent",

@@ -73,6 +73,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
     ("suspensions", &["--json"]),
     ("counters", &["--json", "--csv"]),
     ("memory", &["--json"]),
+    ("datas", &["--json"]),
 ];
 
 #[test]

@@ -2,13 +2,13 @@
 //! - every event of a runtime provider gets a TraceEvent-style name from `clr::event_name`;
 //! - every name TraceEvent's baseline lists for those providers is one we produce;
 //! - every GC event `clr::decode` recognises decodes without error, and its layout accounts for
-//!   every payload byte (sizes as documented in the runtime manifest; see `expected_len`);
+//!   every payload byte (sizes as documented in the runtime manifest; see `clr::layout::layout_len`);
 //! - every shorter prefix of such a payload is an error (the first of each kind is tried).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use gcscope_core::clr::gc::{BulkKind, DynamicPayload};
+use gcscope_core::clr::gc::DynamicPayload;
 use gcscope_core::clr::{self, names, ClrEvent};
 use gcscope_core::event::Event;
 
@@ -102,8 +102,7 @@ fn scan(zip: &Path) -> Seen {
                         }
                     }
                 }
-                let ptr = usize::from(e.pointer_size);
-                match expected_len(&d, e.version, ptr) {
+                match clr::layout::layout_len(&d, e.version, e.pointer_size) {
                     Some(n) if n == e.payload.len() => {}
                     other => seen.errors.push(format!(
                         "{}/{} v{}: payload {} bytes, layout accounts for {other:?}",
@@ -131,94 +130,13 @@ fn scan(zip: &Path) -> Seen {
     seen
 }
 
-/// The payload size the decoded layout implies, from the manifest's field list (packed fields,
-/// `p` = pointer size, strings UTF-16 + NUL). Exhaustive: a new variant needs a rule here.
-fn expected_len(d: &ClrEvent<'_>, v: u32, p: usize) -> Option<usize> {
-    let s16 = |s: &clr::Utf16Str<'_>| s.0.len() + 2;
-    Some(match d {
-        ClrEvent::GcStart(_) => [8, 18, 26][v.min(2) as usize],
-        ClrEvent::GcEnd(_) => [6, 10][v.min(1) as usize],
-        ClrEvent::GcRestartEeEnd(_)
-        | ClrEvent::GcRestartEeBegin(_)
-        | ClrEvent::GcSuspendEeEnd(_)
-        | ClrEvent::GcFinalizersBegin(_)
-        | ClrEvent::GcCreateConcurrentThread(_)
-        | ClrEvent::GcTerminateConcurrentThread(_) => [0, 2][v.min(1) as usize],
-        ClrEvent::GcSuspendEeBegin(_) => [2, 10][v.min(1) as usize],
-        ClrEvent::GcHeapStats(_) => [92, 94, 110][v.min(2) as usize],
-        ClrEvent::GcCreateSegment(_) => [20, 22][v.min(1) as usize],
-        ClrEvent::GcFreeSegment(_) => [8, 10][v.min(1) as usize],
-        ClrEvent::GcFinalizersEnd(_) => [4, 6][v.min(1) as usize],
-        ClrEvent::GcTriggered(_) => 6,
-        ClrEvent::IncreaseMemoryPressure(_) | ClrEvent::DecreaseMemoryPressure(_) => 10,
-        ClrEvent::GcMarkWithType(_) => 18,
-        ClrEvent::GcGenerationRange(_) => 1 + p + 8 + 8 + 2,
-        ClrEvent::SetGcHandle(_) => 2 * p + 4 + 4 + 8 + 2,
-        ClrEvent::DestroyGcHandle(_) => p + 2,
-        ClrEvent::PinPlugAtGcTime(_) => 3 * p + 2,
-        ClrEvent::FinalizeObject(f) => 2 * p + 2 + f.type_name.as_ref().map_or(0, s16),
-        ClrEvent::PinObjectAtGcTime(o) => 2 * p + 8 + s16(&o.type_name) + 2,
-        ClrEvent::GcAllocationTick(a) => {
-            let mut n = 8;
-            if v >= 1 {
-                n += 2;
-            }
-            if v >= 2 {
-                n += 8 + p + s16(a.type_name.as_ref()?) + 4;
-            }
-            if v >= 3 {
-                n += p;
-            }
-            if v >= 4 {
-                n += 8;
-            }
-            n
-        }
-        ClrEvent::GcPerHeapHistory(h) => 2 + 6 * p + 5 * 4 + 4 + p + 4 + h.count as usize * 10 * p,
-        ClrEvent::GcGlobalHeapHistory(h) => match v {
-            0 => 28,
-            1 => 30,
-            2 => 38,
-            3 => 46,
-            _ => 50 + 4 * h.phase_times?.len(),
-        },
-        ClrEvent::GcSampledObjectAllocation(_) => 2 * p + 14,
-        ClrEvent::AllocationSampled(a) => 6 + p + s16(&a.type_name) + p + 16,
-        ClrEvent::BulkType(t) => {
-            if t.types().count() != t.count as usize {
-                return None;
-            }
-            6 + t.values_len()
-        }
-        ClrEvent::GcJoin(_) => [12, 14, 18][v.min(2) as usize],
-        ClrEvent::GcMark(_) => 6,
-        ClrEvent::GcLohCompact(c) => 4 + usize::from(c.count) * if p == 8 { 32 } else { 20 },
-        ClrEvent::GcFitBucketInfo(f) => 14 + usize::from(f.count) * (8 + p),
-        ClrEvent::GcSettingsRundown(_) => 50,
-        ClrEvent::BgcPhase { .. } => 2,
-        ClrEvent::BgcDrainMark(_) => 10,
-        ClrEvent::BgcRevisit(_) => 22,
-        ClrEvent::BgcOverflow(_) => [30, 34][v.min(1) as usize],
-        ClrEvent::BgcAllocWaitBegin(_) | ClrEvent::BgcAllocWaitEnd(_) => 6,
-        ClrEvent::GcFullNotify(_) => [8, 10][v.min(1) as usize],
-        ClrEvent::Bgc1stSweepEnd(_) => 6,
-        ClrEvent::GcDynamicEvent(g) => s16(&g.name) + 4 + g.data.len() + 2,
-        ClrEvent::GcBulk(b) if b.kind == BulkKind::RootStaticVar => {
-            let names: usize = b.static_vars().map(|s| 28 + s16(&s.field_name)).sum();
-            if b.static_vars().count() != b.count as usize {
-                return None;
-            }
-            b.kind.header_len() + names
-        }
-        ClrEvent::GcBulk(b) => b.kind.header_len() + b.count as usize * b.kind.stride(p as u8)?,
-    })
-}
+const RUNTIMES: [&str; 4] = ["netcore3.1", "net8.0", "net9.0", "net10.0"];
 
-/// The generated traces committed in fixtures/traces (.NET Core 3.1 and .NET 8, Linux x64).
+/// The generated traces committed in fixtures/traces (.NET Core 3.1, .NET 8, 9 and 10, Linux x64).
 fn generated_traces() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
     let mut out = Vec::new();
-    for runtime in ["netcore3.1", "net8.0"] {
+    for runtime in RUNTIMES {
         let Ok(rd) = std::fs::read_dir(root.join(runtime)) else {
             continue;
         };
@@ -270,7 +188,7 @@ fn runtime_events_named_and_gc_payloads_decode() {
     for zip in reference.into_iter().chain(generated_traces()) {
         let file = zip.file_name().unwrap().to_string_lossy().into_owned();
         let file = match zip.parent().and_then(|d| d.file_name()) {
-            Some(d) if d == "netcore3.1" || d == "net8.0" => {
+            Some(d) if RUNTIMES.iter().any(|r| d == *r) => {
                 format!("{}/{file}", d.to_string_lossy())
             }
             _ => file,
@@ -329,6 +247,11 @@ fn runtime_events_named_and_gc_payloads_decode() {
             committed.get("netcore3.1/wks-concurrent.nettrace"),
             Some(&0)
         );
+        // .NET 9 and 10: every event of the DATAS traces decodes, new payload versions included.
+        for t in ["net9.0/datas.nettrace", "net10.0/datas.nettrace"] {
+            assert!(get(t) > 1000, "{t}");
+            assert!(committed.get(t).copied().unwrap_or(0) > 0, "{t}");
+        }
     }
 }
 

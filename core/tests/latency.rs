@@ -2,7 +2,7 @@
 //! against a count over the sorted pauses, histogram counts by direct counting, the MMU against a
 //! brute force over every window (every integer start on integer inputs; every breakpoint of
 //! the paused-time function on the real fixtures), utilization and budget windows against direct
-//! overlap sums; on the 14 fixtures, pause percentiles against TraceEvent's own per-GC pauses and
+//! overlap sums; on the fixtures (every runtime), pause percentiles against TraceEvent's own per-GC pauses and
 //! % time paused against TraceEvent's TotalPauseTimeMSec, ProcessDuration and session length.
 
 use std::path::Path;
@@ -305,26 +305,29 @@ fn utilization_windows_and_budget_windows_match_direct_sums() {
 fn fixtures() -> Vec<(String, GcModel, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
     let mut out = Vec::new();
-    for rt in ["netcore3.1", "net8.0"] {
-        for w in [
-            "wks-nonconcurrent",
-            "wks-concurrent",
-            "server",
-            "induced",
-            "loh",
-            "pinning",
-            "mempressure",
-        ] {
-            let base = dir.join(rt).join(w);
-            let m =
-                analyze_trace(&std::fs::read(base.with_extension("nettrace")).unwrap()).unwrap();
-            let te: Value = serde_json::from_str(
-                &std::fs::read_to_string(base.with_extension("traceevent.json")).unwrap(),
-            )
-            .unwrap();
-            out.push((format!("{rt}/{w}"), m, te));
-        }
+    // Every runtime's folder (.NET Core 3.1, 8, 9, 10) and every workload in it.
+    let mut traces: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flat_map(|rt| std::fs::read_dir(rt.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "nettrace"))
+        .collect();
+    traces.sort();
+    for path in traces {
+        let base = path.with_extension("");
+        let m = analyze_trace(&std::fs::read(&path).unwrap()).unwrap();
+        let te: Value = serde_json::from_str(
+            &std::fs::read_to_string(base.with_extension("traceevent.json")).unwrap(),
+        )
+        .unwrap();
+        let name = base
+            .strip_prefix(&dir)
+            .unwrap_or(&base)
+            .display()
+            .to_string();
+        out.push((name, m, te));
     }
+    assert!(out.len() >= 32, "{} fixtures", out.len());
     out
 }
 
@@ -426,7 +429,9 @@ fn fixtures_mmu_and_utilization_equal_a_brute_force_over_every_breakpoint() {
 #[test]
 fn fixtures_percentiles_equal_traceevents_pauses_sorted_and_pct_paused_its_ratios() {
     let mut compared = 0;
-    for (name, m, te) in fixtures() {
+    let all_fixtures = fixtures();
+    let n = all_fixtures.len();
+    for (name, m, te) in all_fixtures {
         let log = PauseLog::from_gcs(&m.gcs);
         let range = TimeRange::new(0.0, m.process.trace_duration_ms);
         let stats = latency::percentiles(&log, range);
@@ -500,8 +505,8 @@ fn fixtures_percentiles_equal_traceevents_pauses_sorted_and_pct_paused_its_ratio
             all.gc_span_pause_pct
         );
     }
-    eprintln!("{compared} of 14 traces compared with TraceEvent");
-    assert!(compared >= 10, "{compared} traces compared with TraceEvent");
+    eprintln!("{compared} of {n} traces compared with TraceEvent");
+    assert!(compared >= 20, "{compared} traces compared with TraceEvent");
 }
 
 #[test]

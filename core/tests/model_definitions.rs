@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use gcscope_core::gc::definitions::{
-    gc_field, markdown, Doc, COMPARE_FIELDS, LATENCY_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS,
-    SUMMARY_FIELDS,
+    gc_field, markdown, Doc, Root, COMPARE_FIELDS, LATENCY_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS,
+    TABLES,
 };
 use gcscope_core::gc::{analyze, Generations};
 use serde_json::Value;
@@ -53,8 +53,17 @@ fn fixture_gc_paths() -> (Paths, Paths, Paths, Paths) {
         BTreeSet::new(),
         BTreeSet::new(),
     );
-    for rt in ["netcore3.1", "net8.0"] {
-        for w in ["wks-concurrent", "server", "pinning", "induced"] {
+    let traces = ["netcore3.1", "net8.0"]
+        .iter()
+        .flat_map(|rt| {
+            ["wks-concurrent", "server", "pinning", "induced"]
+                .iter()
+                .map(move |w| (*rt, *w))
+        })
+        // DATAS: every field of the model's `datas`.
+        .chain([("net9.0", "datas"), ("net8.0", "datas")]);
+    for (rt, w) in traces {
+        {
             let m = analyze(&std::fs::read(dir.join(rt).join(format!("{w}.nettrace"))).unwrap())
                 .unwrap();
             for g in &m.gcs {
@@ -114,8 +123,13 @@ fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
         .filter(|p| !rest.iter().any(|q| q.starts_with(&format!("{p}."))))
         .cloned()
         .collect();
-    let summary_defs: BTreeSet<String> =
-        SUMMARY_FIELDS.iter().map(|d| d.field.to_string()).collect();
+    // The model's other parts: SUMMARY_FIELDS and DATAS_FIELDS, every table from the model's root.
+    let summary_defs: BTreeSet<String> = TABLES
+        .iter()
+        .filter(|t| t.root == Root::Model)
+        .flat_map(|t| t.fields)
+        .map(|d| d.field.to_string())
+        .collect();
     assert_eq!(leaves, summary_defs, "model summary fields vs definitions");
 }
 

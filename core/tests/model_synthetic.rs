@@ -505,3 +505,41 @@ fn one_gc_in_a_long_trace_is_a_small_share_of_its_time() {
     assert!(close(m.process.gc_span_ms, 0.9));
     assert!(close(all.gc_span_pause_pct.unwrap(), 100.0 / 0.9));
 }
+
+/// A newer runtime's GCStart (version 3, four more bytes) and GCHeapStats (version 3, eight more):
+/// the fields we know decode as before, and the bytes past them are kept raw in a note per event
+/// name and version (with the first one's bytes), not dropped silently.
+#[test]
+fn bytes_past_a_known_layout_are_kept_raw_in_a_note() {
+    let mut ev = two_gcs();
+    for e in ev.iter_mut() {
+        if e.name == "GC/Start" {
+            e.version = 3;
+            e.payload.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+        }
+        if e.name == "GC/HeapStats" {
+            e.version = 3;
+            e.payload.extend_from_slice(&7u64.to_le_bytes());
+        }
+    }
+    let m = build(&ev);
+    let plain = build(&two_gcs());
+    assert_eq!(m.gcs, plain.gcs, "the known fields decode as before");
+    let start = m
+        .notes
+        .iter()
+        .find(|n| n.starts_with("GC/Start v3"))
+        .expect("a note");
+    assert!(
+        start.contains("2 events carry bytes past the 26"),
+        "{start}"
+    );
+    assert!(start.ends_with("deadbeef"), "{start}");
+    let stats = m
+        .notes
+        .iter()
+        .find(|n| n.starts_with("GC/HeapStats v3"))
+        .expect("a note");
+    assert!(stats.ends_with("0700000000000000"), "{stats}");
+    assert!(plain.notes.iter().all(|n| !n.contains("past the")));
+}

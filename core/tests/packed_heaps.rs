@@ -1,5 +1,5 @@
 //! Per-heap histories kept packed (`gc::packed`), as the browser keeps them: on every committed
-//! fixture (workstation and 4-heap server GC, .NET Core 3.1 and .NET 8), each GC's packed heaps
+//! fixture (workstation, server and DATAS server GC, .NET Core 3.1 to .NET 10), each GC's packed heaps
 //! unpack to the builder's, and the insights finished from packed heaps equal those finished from
 //! the rows, budgets per heap included.
 
@@ -27,7 +27,7 @@ impl HeapSource for Packed {
 fn fixtures() -> Vec<std::path::PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
     let mut out = Vec::new();
-    for rt in ["netcore3.1", "net8.0"] {
+    for rt in ["netcore3.1", "net8.0", "net9.0", "net10.0"] {
         for e in std::fs::read_dir(root.join(rt)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "nettrace") {
@@ -36,7 +36,7 @@ fn fixtures() -> Vec<std::path::PathBuf> {
         }
     }
     out.sort();
-    assert_eq!(out.len(), 14, "seven workloads on two runtimes");
+    assert_eq!(out.len(), 32, "every committed trace of four runtimes");
     out
 }
 

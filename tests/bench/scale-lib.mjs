@@ -419,7 +419,7 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
       w.onerror = (e) => reject(new Error(e.message));
       w.onmessage = (e) => {
         const d = e.data;
-        // `mode: "decode"`: the decoder alone, every event delivered (app/src/protocol.rs MSG_MODE).
+        // `mode: "decode"`: the decoder alone, every event delivered (app/src/protocol/mod.rs MSG_MODE).
         if (d.type === 'ready') { t0 = performance.now(); w.postMessage(decodeOnly ? { blob: f, mode: 'decode' } : f); }
         if (d.type === 'gcs') { batches++; if (firstRows === null) firstRows = performance.now() - t0; }
         if (d.type === 'done') {

@@ -10,7 +10,7 @@ import {
   BIGTRACE, GCSCOPE, buildTools, ensureTrace, timed, serveDir, measureOpen, launchForMeasuring,
 } from '../bench/scale-lib.mjs';
 
-const ROW_H = 22; // px, as in app/src/ui.rs
+const ROW_H = 22; // px, as in app/src/widgets/table.rs (ROW_H)
 const SIZE_MB = 266;
 const DENSE = ['--threads', '1', '--gc-every-kib', '1024'];
 

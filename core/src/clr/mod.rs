@@ -15,6 +15,7 @@
 pub mod enums;
 pub mod gc;
 pub mod ids;
+pub mod layout;
 pub mod names;
 pub mod payload;
 
@@ -145,13 +146,16 @@ pub enum BgcPhase {
 }
 
 /// The event's TraceEvent-style name like [`event_name`], except that GCDynamicEvent (id 39) is
-/// named by its payload as current TraceEvent does: `GC/CommittedUsage` for a CommittedUsage blob
-/// large enough for its layout, else `GC/DynamicTraceEvent`.
+/// named by its payload as current TraceEvent names the ones it decodes: `GC/<Name>` for a known
+/// name (`GC/CommittedUsage`, `GC/SizeAdaptationTuning`, ...) whose blob fits its layout, else
+/// `GC/DynamicTraceEvent`. TraceEvent 3.1.3 counts all of them as one event, `EventID(39)`: the
+/// per-(provider, id, version) counts are unchanged by these names.
 pub fn event_name_for(ev: &Event<'_>) -> Option<&'static str> {
     if ev.provider == RUNTIME_PROVIDER && ev.event_id == ids::runtime::GC_DYNAMIC_EVENT {
         if let Ok(d) = GcDynamicEvent::parse(ev.payload, ev.version, ev.pointer_size) {
-            if matches!(d.payload(), Ok(DynamicPayload::CommittedUsage(_))) {
-                return Some("GC/CommittedUsage");
+            let kind = d.kind();
+            if d.payload().is_ok() {
+                return Some(kind.event_name());
             }
         }
     }

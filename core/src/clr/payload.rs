@@ -140,6 +140,10 @@ impl<'a> Reader<'a> {
     pub fn u64(&mut self, field: &'static str) -> PResult<u64> {
         Ok(u64::from_le_bytes(self.array(field)?))
     }
+    /// A 32-bit IEEE float (the GC's dynamic events carry percentages as `float`).
+    pub fn f32(&mut self, field: &'static str) -> PResult<f32> {
+        Ok(f32::from_le_bytes(self.array(field)?))
+    }
     /// A `win:Pointer`: 4 or 8 bytes by the trace's pointer size, zero-extended.
     pub fn ptr(&mut self, field: &'static str) -> PResult<u64> {
         if self.ptr == 4 {

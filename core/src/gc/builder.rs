@@ -12,8 +12,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::datas::DatasBuilder;
 use super::derive;
 use super::handles::HandleTracker;
+use super::mode::ModeEvidence;
 use super::pins::PinTracker;
 use super::raw::{GcRaw, HeapStatsRaw};
 use super::reasons;
@@ -129,7 +131,12 @@ pub struct ModelBuilder {
     pub(crate) process: ProcessFacts,
     pub(crate) notes: Vec<String>,
     notes_dropped: u64,
-    heap_count_seen: u32,
+    /// What the events say about the GC's setup (server, DATAS, background GC, ...).
+    pub(crate) mode: ModeEvidence,
+    pub(crate) datas: DatasBuilder,
+    /// Events whose payload is longer than the layout we know: (name, version, known bytes,
+    /// count, the first one's extra bytes).
+    extra_payloads: Vec<(String, u32, usize, u64, Vec<u8>)>,
 }
 
 impl ModelBuilder {
@@ -162,7 +169,9 @@ impl ModelBuilder {
             process: ProcessFacts::default(),
             notes: Vec::new(),
             notes_dropped: 0,
-            heap_count_seen: 0,
+            mode: ModeEvidence::default(),
+            datas: DatasBuilder::default(),
+            extra_payloads: Vec::new(),
         };
         b.set_info(info);
         b
@@ -632,8 +641,8 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_global_history(&mut self, ms: f64, thread: u64, h: &GlobalHistoryInput<'_>) {
-        if h.num_heaps > 0 && self.process.heap_count.is_none() {
-            self.process.heap_count = Some(h.num_heaps as u32);
+        if h.num_heaps > 0 {
+            self.mode.on_heap_count(h.num_heaps as u32);
         }
         let Some(c) = self.global_history_target(thread, h.condemned_generation) else {
             self.note(format!("GCGlobalHeapHistory at {ms:.3} ms outside any GC"));
@@ -642,6 +651,9 @@ impl ModelBuilder {
         self.history_gc = Some(c);
         let gc = &mut self.gcs[c];
         gc.heap_count = (h.num_heaps > 0).then_some(h.num_heaps as u32);
+        if let Some(n) = gc.heap_count {
+            self.datas.on_gc_heaps(gc.number, gc.start_ms, n);
+        }
         gc.condemned_gen = Some(h.condemned_generation.min(255) as u8);
         gc.gen0_budget_bytes = Some(h.final_youngest_desired);
         gc.gen0_reduction_count = Some(h.gen0_reduction_count);
@@ -670,7 +682,7 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_per_heap_history(&mut self, ms: f64, h: &PerHeapInput<'_>) {
-        self.heap_count_seen = self.heap_count_seen.max(h.heap_index.saturating_add(1));
+        self.mode.on_per_heap(h.heap_index);
         // The per-heap events follow their GCGlobalHeapHistory (one per heap).
         let after_global = self.history_gc.filter(|&g| {
             let gc = &self.gcs[g];
@@ -766,6 +778,7 @@ impl ModelBuilder {
 
     pub(crate) fn on_allocation_tick(&mut self, bytes: u64, kind: u32) {
         self.has_alloc_ticks = true;
+        self.mode.on_verbose_gc();
         let k = (kind as usize).min(2);
         self.alloc_tick_total[k] = self.alloc_tick_total[k].saturating_add(bytes);
     }
@@ -787,10 +800,35 @@ impl ModelBuilder {
     }
 
     pub(crate) fn on_gc_settings(&mut self, hard_limit: u64, bit_settings: u32) {
-        self.process.concurrent =
-            Some(bit_settings & 1 != 0 || self.process.concurrent == Some(true));
-        if hard_limit != 0 {
-            self.process.hard_limit_bytes = Some(hard_limit);
+        self.mode.on_settings(hard_limit, bit_settings);
+    }
+
+    /// A payload with bytes past its known layout (a newer version's fields): counted per event
+    /// name and version, the first one's extra bytes kept (up to 64) for the notes.
+    pub(crate) fn on_extra_payload(
+        &mut self,
+        name: &str,
+        version: u32,
+        known: usize,
+        extra: &[u8],
+    ) {
+        const MAX_KINDS: usize = 16;
+        const MAX_BYTES: usize = 64;
+        let kinds = self.extra_payloads.len();
+        match self
+            .extra_payloads
+            .iter_mut()
+            .find(|x| x.0 == name && x.1 == version)
+        {
+            Some(x) => x.3 += 1,
+            None if kinds < MAX_KINDS => self.extra_payloads.push((
+                String::from(name),
+                version,
+                known,
+                1,
+                extra[..extra.len().min(MAX_BYTES)].to_vec(),
+            )),
+            None => {}
         }
     }
 
@@ -846,39 +884,36 @@ impl ModelBuilder {
             }
         }
         self.settled = self.gcs.len();
+        for (name, version, known, count, extra) in core::mem::take(&mut self.extra_payloads) {
+            let hex: String = extra.iter().map(|b| format!("{b:02x}")).collect();
+            self.notes.push(format!(
+                "{name} v{version}: {count} events carry bytes past the {known} this version \
+                 decodes (a newer runtime's fields), kept raw; the first one's: {hex}"
+            ));
+        }
         if self.notes_dropped > 0 {
             let n = self.notes_dropped;
             self.notes.push(format!("... and {n} more notes"));
         }
         self.process.dropped_events = dropped_events;
-        let heap_count = self
-            .process
-            .heap_count
-            .or((self.heap_count_seen > 0).then_some(self.heap_count_seen));
-        self.process.heap_count = heap_count;
-        self.process.gc_mode =
-            heap_count.map(|n| Cow::Borrowed(if n > 1 { "server" } else { "workstation" }));
-        if self.process.concurrent.is_none()
-            && (self.dropped.any_background
-                || self
-                    .gcs
-                    .held()
-                    .iter()
-                    .any(|g| g.gc_type == GcType::Background))
-        {
-            self.process.concurrent = Some(true);
-        }
-        let ModelBuilder {
-            gcs,
-            handed_out,
-            dropped,
-            handles,
-            pins,
-            process,
-            notes,
-            ..
-        } = self;
-        super::summary::build(gcs, handed_out, dropped, handles, pins, process, notes)
+        let background_seen = self.dropped.any_background
+            || self
+                .gcs
+                .held()
+                .iter()
+                .any(|g| g.gc_type == GcType::Background);
+        let heap_changes = self.datas.heap_changes();
+        super::mode::decide(&self.mode, background_seen, heap_changes, &mut self.process);
+        super::summary::build(super::summary::Parts {
+            gcs: self.gcs,
+            handed_out: self.handed_out,
+            dropped: self.dropped,
+            handles: self.handles,
+            pins: self.pins,
+            process: self.process,
+            notes: self.notes,
+            datas: self.datas.finish(),
+        })
     }
 }
 

@@ -22,7 +22,7 @@ pub use insights::{
     KEY_GROUPS, PRESSURE_FIELDS, ROOT_FIELDS, SEGMENT_FIELDS, SUSPENSION_FIELDS,
 };
 pub use latency::LATENCY_FIELDS;
-pub use model::{GC_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS};
+pub use model::{DATAS_FIELDS, GC_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS};
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -92,6 +92,8 @@ pub struct Table {
     pub doc: Option<Doc>,
     /// Its heading there.
     pub title: &'static str,
+    /// A paragraph under the heading, before the fields ("" for none).
+    pub intro: &'static str,
     pub fields: &'static [Definition],
 }
 
@@ -105,7 +107,15 @@ const fn table(
         root,
         doc,
         title,
+        intro: "",
         fields,
+    }
+}
+
+impl Table {
+    /// The table with a paragraph under its heading.
+    const fn with_intro(self, intro: &'static str) -> Table {
+        Table { intro, ..self }
     }
 }
 
@@ -115,6 +125,8 @@ pub const TABLES: &[Table] = &[
     table(Root::Gc, Some(Doc::Model), "Per GC (`gcscope gcs --json`, one object per GC)", GC_FIELDS),
     table(Root::Rollup, Some(Doc::Model), "Rollup by generation (`summary --json`: `rollup`)", ROLLUP_FIELDS),
     table(Root::Process, Some(Doc::Model), "Process facts (`summary --json`: `process`)", PROCESS_FIELDS),
+    table(Root::Model, Some(Doc::Model), "DATAS (`gcscope datas --json`, the model's `datas`)", DATAS_FIELDS)
+        .with_intro("DATAS decides after a GC; the new heap count takes effect at the next GC. `gcscope datas` also prints one sentence per change (`gc::datas::explain`)."),
     table(Root::Model, None, "Condemn reasons, handles, pinning and notes (`summary --json`)", SUMMARY_FIELDS),
     table(Root::Latency, Some(Doc::Model), "Latency (`gcscope latency --json`; `summary --json` has its `pauses`): complete GCs' pauses, over the trace or a time range", LATENCY_FIELDS),
     table(Root::Comparison, Some(Doc::Model), "Comparing two traces (`gcscope compare A B --json`)", COMPARE_FIELDS),
@@ -194,6 +206,13 @@ fn tables_of(doc: Doc) -> impl Iterator<Item = &'static Table> {
     TABLES.iter().filter(move |t| t.doc == Some(doc))
 }
 
+fn write_intro(s: &mut String, t: &Table) {
+    if !t.intro.is_empty() {
+        s.push_str(t.intro);
+        s.push_str("\n\n");
+    }
+}
+
 fn write_rows(s: &mut String, fields: &[Definition]) {
     use core::fmt::Write;
     for d in fields {
@@ -220,10 +239,11 @@ fn model_markdown() -> String {
          CSV columns flatten them with `_` (`generations.gen0.size_after_bytes` -> `gen0_size_after_bytes`).\n"
     );
     for t in tables_of(Doc::Model) {
+        let _ = writeln!(s, "## {}\n", t.title);
+        write_intro(&mut s, t);
         let _ = writeln!(
             s,
-            "## {}\n\n| field | label | unit | definition |\n|---|---|---|---|",
-            t.title
+            "| field | label | unit | definition |\n|---|---|---|---|"
         );
         write_rows(&mut s, t.fields);
         s.push('\n');
@@ -257,10 +277,11 @@ fn insights_markdown() -> String {
     );
     s.push_str(insights::METHOD);
     for t in tables_of(Doc::Insights) {
+        let _ = writeln!(s, "\n## {}\n", t.title);
+        write_intro(&mut s, t);
         let _ = writeln!(
             s,
-            "\n## {}\n\n| field | label | unit | definition |\n|---|---|---|---|",
-            t.title
+            "| field | label | unit | definition |\n|---|---|---|---|"
         );
         write_rows(&mut s, t.fields);
     }

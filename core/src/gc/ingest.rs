@@ -62,6 +62,19 @@ fn runtime_version(p: &[u8]) -> Option<String> {
     })
 }
 
+/// RuntimeInformation's StartupFlags (u32 after the ten u16 fields) and the runtime's major version
+/// (the Bcl major on .NET 5+; .NET Core 3.x says 4 there and is taken as 3).
+fn startup_flags(p: &[u8]) -> Option<(u32, Option<u32>)> {
+    let flags = u32::from_le_bytes(p.get(20..24)?.try_into().ok()?);
+    let bcl_major = u16::from_le_bytes(p.get(4..6)?.try_into().ok()?);
+    let major = match bcl_major {
+        0 => None,
+        4 => Some(3),
+        m => Some(u32::from(m)),
+    };
+    Some((flags, major))
+}
+
 /// ProcessInfo: CommandLine, then (version 1) OSInformation and ArchInformation.
 fn process_info(p: &[u8]) -> Option<(String, String, String)> {
     let (cmd, i) = utf16z(p, 0)?;
@@ -136,6 +149,9 @@ pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
     if e.event_id == RUNTIME_INFORMATION && e.provider != clr::names::PRIVATE_PROVIDER {
         if let Some(v) = runtime_version(e.payload) {
             b.on_runtime_version(v);
+        }
+        if let Some((flags, major)) = startup_flags(e.payload) {
+            b.mode.on_runtime_information(flags, major);
         }
         return false;
     }
@@ -314,9 +330,31 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
             b.on_gc_settings(s.hard_limit, s.bit_settings);
             true
         }
+        // Only server GC fires GCJoin (its heaps' threads synchronise).
+        ClrEvent::GcJoin(_) => {
+            b.mode.on_join();
+            true
+        }
+        ClrEvent::GcCreateSegment(c) => {
+            b.mode.on_segment(c.segment_type.raw(), c.size);
+            true
+        }
+        ClrEvent::GcDynamicEvent(d) => {
+            let datas = b.datas.on_dynamic(ms, d);
+            if datas {
+                b.mode.on_datas_event();
+            }
+            datas
+        }
         _ => false,
     };
     if used {
         b.process.gc_events += 1;
+        // A newer runtime's fields past the layout we know: kept raw (a note), not dropped.
+        if let Some(n) = clr::layout::layout_len(decoded, e.version, e.pointer_size) {
+            if let Some(extra) = e.payload.get(n..).filter(|x| !x.is_empty()) {
+                b.on_extra_payload(e.name, e.version, n, extra);
+            }
+        }
     }
 }

@@ -14,11 +14,13 @@
 //! Every serialized figure is defined in [`definitions`].
 
 mod builder;
+pub mod datas;
 pub mod definitions;
 mod derive;
 mod handles;
 mod ingest;
 pub mod insights;
+pub mod mode;
 pub mod packed;
 mod pins;
 mod raw;

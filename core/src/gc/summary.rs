@@ -4,22 +4,38 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::datas::DatasModel;
 use super::handles::HandleTracker;
 use super::pins::{PinRows, PinTracker};
 use super::rows::Rows;
 use super::types::*;
 
-/// The model from the builder's parts: `gcs` the rows it still holds (those from `handed_out` on
-/// are the model's), `dropped` the sums of the rows it dropped, and its trackers and notes.
-pub(crate) fn build(
-    gcs: Rows<Gc>,
-    handed_out: usize,
-    dropped: SummaryAcc,
-    handles: HandleTracker,
-    pins: PinTracker,
-    mut process: ProcessFacts,
-    notes: Vec<String>,
-) -> GcModel {
+/// The builder's parts the model is made of: `gcs` the rows it still holds (those from
+/// `handed_out` on are the model's), `dropped` the sums of the rows it dropped, its trackers, its
+/// notes and the finished DATAS model.
+pub(crate) struct Parts {
+    pub(crate) gcs: Rows<Gc>,
+    pub(crate) handed_out: usize,
+    pub(crate) dropped: SummaryAcc,
+    pub(crate) handles: HandleTracker,
+    pub(crate) pins: PinTracker,
+    pub(crate) process: ProcessFacts,
+    pub(crate) notes: Vec<String>,
+    pub(crate) datas: DatasModel,
+}
+
+/// The model from the builder's parts.
+pub(crate) fn build(parts: Parts) -> GcModel {
+    let Parts {
+        gcs,
+        handed_out,
+        dropped,
+        handles,
+        pins,
+        mut process,
+        mut notes,
+        datas,
+    } = parts;
     // Rows handed out and dropped were summed as they went; the held ones are added now, in the
     // same (trace) order, so the sums are the same whether or not rows were dropped.
     let mut acc = dropped;
@@ -53,6 +69,11 @@ pub(crate) fn build(
     let condemn_reasons = acc.condemn.finish();
     let handles = handles.summary(end_ms);
     let pinning = pins.summary(acc.pins);
+    for (name, n) in &datas.unknown_events {
+        notes.push(alloc::format!(
+            "unknown dynamic event {name}: {n} GCDynamicEvent blobs this version does not decode"
+        ));
+    }
     GcModel {
         process,
         gcs,
@@ -61,6 +82,7 @@ pub(crate) fn build(
         handles,
         pinning,
         notes,
+        datas,
     }
 }
 

@@ -320,6 +320,9 @@ pub struct GcModel {
     pub pinning: PinSummary,
     /// Anomalies seen while building (events that could not be attributed, decode errors).
     pub notes: Vec<String>,
+    /// DATAS: heap-count changes and the tuning behind them (empty without DATAS events).
+    #[serde(default)]
+    pub datas: super::datas::DatasModel,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -332,12 +335,28 @@ pub struct ProcessFacts {
     pub command_line: Option<String>,
     pub os: Option<String>,
     pub arch: Option<String>,
-    /// "server" or "workstation" (from the heap count), `None` without heap-count events.
+    /// "server" or "workstation", from the events that say it (see `gc_mode_evidence`); `None`
+    /// when the trace cannot tell (a 1-heap trace is not taken for workstation GC).
     pub gc_mode: Option<Name>,
+    /// The most heaps any GC used (DATAS changes the count: `heap_count_min` is the fewest).
     pub heap_count: Option<u32>,
-    /// From GCSettingsRundown's flags, or true once a background GC was seen.
+    #[serde(default)]
+    pub heap_count_min: Option<u32>,
+    /// How often the heap count changed from one GC to the next (only DATAS changes it).
+    #[serde(default)]
+    pub heap_count_changes: u32,
+    /// DATAS (server GC adapting its heap count) on, off, or unknown.
+    #[serde(default)]
+    pub datas: Option<bool>,
+    /// Background GC enabled: GCSettingsRundown flags, Runtime/Start flags, or a background GC seen.
     pub concurrent: Option<bool>,
+    /// The GC runs with regions (.NET 7+) rather than segments.
+    #[serde(default)]
+    pub regions: Option<bool>,
     pub hard_limit_bytes: Option<u64>,
+    /// Each GC setting with its value and the evidence for it (or the events that would tell).
+    #[serde(default)]
+    pub gc_mode_evidence: Vec<ModeFact>,
     pub trace_start_utc: String,
     pub trace_duration_ms: f64,
     pub first_event_ms: Option<f64>,
@@ -352,6 +371,17 @@ pub struct ProcessFacts {
     pub dropped_events: Option<u64>,
     pub gc_count: u32,
     pub incomplete_gc_count: u32,
+}
+
+/// One GC setting as the trace shows it (see `gc::mode`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModeFact {
+    /// gc, datas, heaps, concurrent, regions, conserve_memory, hard_limit.
+    pub setting: Name,
+    /// The value, or "unknown".
+    pub value: String,
+    /// The events that show it, or the events that would.
+    pub evidence: String,
 }
 
 /// Rollup of the complete GCs of one generation (or all): PerfView's "GC Rollup By Generation".

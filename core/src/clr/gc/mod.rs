@@ -23,7 +23,10 @@ pub use bulk::{
     StaticVarRoot, SurvivingRange, TypeDescription,
 };
 pub use compact::{FitBucket, GcFitBucketInfo, GcLohCompact, LohCompactHeap};
-pub use dynamic::{CommittedUsage, DynamicPayload, GcDynamicEvent};
+pub use dynamic::{
+    CommittedUsage, DynamicKind, DynamicPayload, GcDynamicEvent, Gen2Sample, HeapCountSample,
+    HeapCountTuning, SizeAdaptationFullGcTuning, SizeAdaptationSample, SizeAdaptationTuning,
+};
 pub use handles::{DestroyGcHandle, PinObjectAtGcTime, PinPlugAtGcTime, SetGcHandle};
 pub use heap::{
     GcCreateSegment, GcFreeSegment, GcGenerationRange, GcHeapStats, GcSettingsRundown,

@@ -162,10 +162,18 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("command_line", "Command line", "name", "From the EventPipe ProcessInfo event or RuntimeInformation."),
     d("os", "OS", "name", "From the EventPipe ProcessInfo event."),
     d("arch", "Arch", "name", "From the EventPipe ProcessInfo event."),
-    d("gc_mode", "GC mode", "name", "server when more than one GC heap, else workstation (a 1-heap server GC looks like workstation)."),
-    d("heap_count", "Heaps", "count", "GC heap count (first GCGlobalHeapHistory; else the per-heap events)."),
-    d("concurrent", "Concurrent", "bool", "Background GC enabled (GCSettingsRundown flags) or seen."),
-    d("hard_limit_bytes", "Hard limit", "bytes", "GCHeapHardLimit (GCSettingsRundown), if set."),
+    d("gc_mode", "GC mode", "name", "server or workstation from the events that say it (Runtime/Start flags, GCJoin, 2+ heaps, DATAS events; see gc_mode_evidence); null when the trace cannot tell (1 heap alone is not taken for workstation)."),
+    d("heap_count", "Heaps", "count", "Most heaps any GC used (GCGlobalHeapHistory; else the per-heap events)."),
+    d("heap_count_min", "Fewest heaps", "count", "Fewest heaps any GC used (differs from heap_count only under DATAS)."),
+    d("heap_count_changes", "Heap count changes", "count", "GCs whose heap count differs from the GC before (in GC order): DATAS adding or removing heaps."),
+    d("datas", "DATAS", "bool", "Server GC adapting its heap count (Dynamic Adaptation To Application Sizes): its SizeAdaptation*/HeapCount* events or a changing heap count; off when GC events are there without them; null when the trace cannot tell."),
+    d("concurrent", "Concurrent", "bool", "Background GC enabled: GCSettingsRundown flags, a background GC seen, or Runtime/Start's CONCURRENT_GC flag (.NET 5+)."),
+    d("regions", "Regions", "bool", "The GC uses regions (.NET 7+) rather than segments: small (<= 32 MiB) small-object-heap GCCreateSegment events, or the runtime version."),
+    d("hard_limit_bytes", "Hard limit", "bytes", "GCHeapHardLimit or the container's limit (GCSettingsRundown), if set; gc_mode_evidence says when the trace cannot tell."),
+    d("gc_mode_evidence", "GC setup", "name", "One line per setting: gc, datas, heaps, concurrent, regions, conserve_memory, hard_limit."),
+    d("gc_mode_evidence.setting", "Setting", "name", "Which setting."),
+    d("gc_mode_evidence.value", "Value", "name", "Its value as the trace shows it, or unknown."),
+    d("gc_mode_evidence.evidence", "Evidence", "name", "The events that show it, or the events that would."),
     d("trace_start_utc", "Trace start", "name", "Wall-clock time of the trace start (UTC)."),
     d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start: the process's time in the trace (TraceEvent's SessionEndTime - SessionStartTime); the denominator of % time paused."),
     d("first_event_ms", "First event", "ms", "Time of the first event."),
@@ -219,6 +227,44 @@ pub const SUMMARY_FIELDS: &[Definition] = &[
     d("notes", "Notes", "name", "Events the model could not place (outside any GC, undecodable payloads), one line each."),
 ];
 
+/// The model's `datas` ([`crate::gc::datas::DatasModel`], paths from the model's root): what
+/// `gcscope datas --json` adds to the GC mode.
+pub const DATAS_FIELDS: &[Definition] = &[
+    d("datas.per_gc.gc", "GC #", "count", "A GC (kept when the trace has DATAS events or heap-count changes)."),
+    d("datas.per_gc.ms", "Time", "ms", "The GC's pause start."),
+    d("datas.per_gc.heaps", "Heaps", "count", "Heaps that GC used (its GCGlobalHeapHistory)."),
+    d("datas.samples.gc", "GC #", "count", "The GC a SizeAdaptationSample (HeapCountSample on .NET 8) measured."),
+    d("datas.samples.ms", "Time", "ms", "When the sample was fired."),
+    d("datas.samples.heaps", "Heaps", "count", "Heaps of that GC."),
+    d("datas.samples.elapsed_between_gcs_us", "Elapsed", "us", "From the end of the previous GC's suspension to this GC's end of work."),
+    d("datas.samples.pause_us", "Pause", "us", "The GC's pause as DATAS measured it."),
+    d("datas.samples.msl_wait_us", "Lock wait", "us", "Time allocating threads waited for the allocation locks (small + large object heaps)."),
+    d("datas.samples.throughput_cost_pct", "Cost", "%", "(pause + lock wait / heaps) / elapsed, capped at 100: the GC's throughput cost as DATAS computes it."),
+    d("datas.samples.soh_stable_bytes", "SOH stable", "bytes", "Long-lived small-object bytes over all heaps (.NET 9+)."),
+    d("datas.samples.gen0_budget_per_heap_bytes", "Gen0 budget/heap", "bytes", "Gen0 allocation budget DATAS gave each heap (.NET 9+)."),
+    d("datas.decisions.gc", "GC #", "count", "The GC after which DATAS decided (SizeAdaptationTuning, SizeAdaptationFullGCTuning, HeapCountTuning); it takes effect at the next GC."),
+    d("datas.decisions.ms", "Time", "ms", "When the decision was fired."),
+    d("datas.decisions.event", "Event", "name", "The dynamic event it came from."),
+    d("datas.decisions.heaps_before", "Heaps", "count", "Heaps of the GC it was made at."),
+    d("datas.decisions.new_heap_count", "New heaps", "count", "Heap count chosen (the same when it did not change)."),
+    d("datas.decisions.median_tcp_pct", "Median cost", "%", "Median throughput cost of the last three GCs (of the last three gen2 GCs for a full-GC decision)."),
+    d("datas.decisions.tcp_considered_pct", "Cost used", "%", "The cost the decision used: the median or a recent trend (.NET 9+), the smoothed median (.NET 8)."),
+    d("datas.decisions.soh_stable_bytes", "SOH stable", "bytes", "Long-lived small-object bytes the decision sized the budget for."),
+    d("datas.decisions.max_heaps_by_budget", "Max heaps", "count", "Most heaps the gen0 budget for that size allows (0: not computed this time)."),
+    d("datas.decisions.min_heaps_by_budget", "Min heaps", "count", "Fewest heaps that budget calls for (0: not computed)."),
+    d("datas.decisions.gcs_since_last_change", "GCs since change", "count", "GCs (gen2 GCs for a full-GC decision) since the heap count last changed."),
+    d("datas.decisions.other_fields", "Other fields", "name", "The event's other fields as name=value, raw, and any bytes past its known layout (hex)."),
+    d("datas.changes.gc", "GC #", "count", "First GC with the new heap count."),
+    d("datas.changes.ms", "Time", "ms", "That GC's pause start."),
+    d("datas.changes.from", "From", "count", "Heaps of the GC before."),
+    d("datas.changes.to", "To", "count", "Heaps from this GC on."),
+    d("datas.changes.decision", "Decision", "count", "Index in decisions of the last decision before this GC that chose this count; null if the trace has none."),
+    d("datas.gcs_by_heap_count.heaps", "Heaps", "count", "A heap count."),
+    d("datas.gcs_by_heap_count.gcs", "GCs", "count", "GCs that ran with it."),
+    d("datas.unknown_events", "Unknown dynamic events", "name", "GCDynamicEvent names this version does not decode, with their counts (\"unknown dynamic event NAME\")."),
+    d("datas.dropped", "Dropped records", "count", "DATAS records beyond the kept maximum (262,144 of each kind), counted only."),
+];
+
 /// How rows are formed and where the model departs from PerfView/TraceEvent (in `docs/model.md`).
 pub(super) const METHOD: &str = "\
 ## How GCs are put together
@@ -251,4 +297,24 @@ pub(super) const METHOD: &str = "\
    PerfView's GC CPU time.
 7. A GC whose GCStart came without a suspension (trace started mid-GC) is kept, its pause
    measured from GCStart and the gap listed in `missing`; TraceEvent drops it.
+8. `heap_count` is each GC's own (its GCGlobalHeapHistory). TraceEvent 3.1.3's `HeapCount` is the
+   first GC's count for every GC: wrong once DATAS changes the count (on the .NET 9 and 10
+   `datas` fixtures it says 1 heap for GCs that ran with 2; its own copy of each GC's
+   GCGlobalHeapHistory agrees with the model; `core/tests/model_fixtures.rs`,
+   `traceevent_heap_count_is_the_first_gcs_under_datas`).
+
+## GC mode (`process.gc_mode`, `datas`, `concurrent`, `regions`, `gc_mode_evidence`)
+
+Each setting comes from the events that carry it, never from a default: server GC from
+Runtime/Start's StartupFlags (SERVER_GC; .NET Core 3.x writes 0 there, which says nothing), a
+GCGlobalHeapHistory with 2+ heaps, GCPerHeapHistory of heap 1+, any GCJoin (workstation GC fires
+none) or DATAS events; workstation from StartupFlags without SERVER_GC (.NET 5+), or 1 heap with
+Verbose GC events and no GCJoin. DATAS from its events (SizeAdaptationSample/Tuning/FullGCTuning,
+HeapCountSample/Tuning on .NET 8) or a heap count that changes; off for server GC whose trace has
+GC Informational events without them. Background GC from GCSettingsRundown, a background GC, or
+StartupFlags' CONCURRENT_GC. Regions from small small-object-heap GCCreateSegment events (segments
+are 64 MiB and more) or the runtime version (before .NET 7: segments). The hard limit from
+GCSettingsRundown. GCConserveMemory: no event carries it (always unknown). Where the trace cannot
+tell, the value is null and `gc_mode_evidence` names the events that would. The overview and
+`gcscope summary` show `gc::mode::label`: \"server, DATAS: 1-2 heaps (heap count changed 2 times)\".
 ";

@@ -1,0 +1,140 @@
+//! The page around the views: the top bar (file name, report, link, open), the drop zone, the
+//! error and .zip notices, the start page, the progress bar, the tab bar and the selected tab's
+//! view, and the detail panel. `App` creates the app state and provides it to everything below.
+
+use leptos::prelude::*;
+use web_sys::{DragEvent, HtmlInputElement};
+
+use crate::loader;
+use crate::state::address_bar;
+use crate::state::{use_app, AppState};
+use crate::views;
+use crate::widgets::export::download;
+
+mod keys;
+mod loading;
+mod notices;
+mod start;
+mod tab_bar;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let app = AppState::provide(address_bar::read(views::normalize));
+    // `?trace=URL` opens that trace.
+    if let Some(url) = app.vs.get_untracked().trace {
+        loader::open_url(app, url);
+    }
+    address_bar::keep_in_step(app, views::normalize);
+    keys::listen(app);
+    let samples = start::samples();
+
+    let dragging = RwSignal::new(false);
+    let on_drop = move |ev: DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        let file = ev
+            .data_transfer()
+            .and_then(|dt| dt.files())
+            .and_then(|files| files.get(0));
+        if let Some(f) = file {
+            loader::open_file(app, f);
+        }
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        if let Some(f) = input.files().and_then(|files| files.get(0)) {
+            loader::open_file(app, f);
+        }
+        // Reset so that choosing the same file again still fires `change`.
+        input.set_value("");
+    };
+    let copied = RwSignal::new(false);
+    let copy_link = move |_| {
+        if let Some(w) = web_sys::window() {
+            let href = w.location().href().unwrap_or_default();
+            let _ = w.navigator().clipboard().write_text(&href);
+            copied.set(true);
+            leptos::task::spawn_local(async move {
+                gloo_timers::future::TimeoutFuture::new(2000).await;
+                copied.set(false);
+            });
+        }
+    };
+    let report = move |_| {
+        let (Some(m), Some(a)) = (
+            app.model.get_untracked(),
+            app.insight_analysis.get_untracked(),
+        ) else {
+            return;
+        };
+        let html = app.gcs.with_untracked(|g| crate::report::html(&m, g, &a));
+        download(
+            &format!("{}-gcscope-report.html", app.file_stem()),
+            "text/html",
+            &html,
+        );
+    };
+
+    view! {
+        <div
+            id="drop-zone"
+            class="page"
+            class:dragging=move || dragging.get()
+            on:dragover=move |ev: DragEvent| {
+                ev.prevent_default();
+                dragging.set(true);
+            }
+            on:dragleave=move |_| dragging.set(false)
+            on:drop=on_drop
+        >
+            <header class="topbar">
+                <h1>"gcscope"</h1>
+                <span class="tagline">
+                    {move || app.analysis.get().map(|a| a.file_name.clone()).unwrap_or_else(|| ".NET GC trace viewer: runs in your browser, nothing is uploaded".into())}
+                </span>
+                <Show when=move || app.model.with(|m| m.is_some())>
+                    <button id="report" title="Download the whole analysis as one HTML file (opens offline)" on:click=report>"HTML report"</button>
+                </Show>
+                <button id="copy-link" title="Copy a link to this exact view" on:click=copy_link>
+                    {move || if copied.get() { "Link copied" } else { "Copy link" }}
+                </button>
+                <label class="button primary" for="file-input">"Open trace…"</label>
+                <input
+                    id="file-input"
+                    type="file"
+                    accept=".nettrace,.netperf,.zip,.gz"
+                    aria-label="Open a trace file"
+                    on:change=on_file
+                />
+            </header>
+            <main>
+                {move || app.error.get().map(|msg| view! { <div id="error" class="error" role="alert">{msg}</div> })}
+                <notices::ZipEntries />
+                {move || app.loading.get().map(|(name, p)| view! { <loading::Loading name=name progress=p /> })}
+                {move || if app.has_data() {
+                    view! { <Results /> }.into_any()
+                } else if app.loading.with(|l| l.is_none()) {
+                    view! { <start::StartPage samples=samples /> }.into_any()
+                } else {
+                    ().into_any()
+                }}
+            </main>
+        </div>
+    }
+}
+
+/// The tab bar, the selected tab's view, and the detail panel of the selected GC.
+#[component]
+fn Results() -> impl IntoView {
+    let app = use_app();
+    let tab = Memo::new(move |_| app.vs.with(|v| views::current(v.tab.as_deref()).key));
+    view! {
+        <tab_bar::TabBar current=tab />
+        <div class="tab-body">
+            {move || (views::current(Some(tab.get())).view)()}
+        </div>
+        <Show when=move || app.vs.with(|v| v.selected.is_some())>
+            <views::detail::Detail />
+        </Show>
+    }
+}

@@ -1,0 +1,41 @@
+//! Notices above the views: a .zip that holds several traces (open any other with one click).
+
+use leptos::prelude::*;
+
+use crate::loader;
+use crate::state::use_app;
+
+/// A .zip holding several traces: say which one is shown and open any other with one click.
+#[component]
+pub fn ZipEntries() -> impl IntoView {
+    let app = use_app();
+    move || {
+        let a = app.analysis.get()?;
+        if a.trace_entries.len() < 2 {
+            return None;
+        }
+        let shown = a.trace_entries.get(a.entry).cloned().unwrap_or_default();
+        let others = a
+            .trace_entries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != a.entry)
+            .map(|(i, name)| {
+                let name = name.clone();
+                view! {
+                    <button class="zip-entry" data-entry=i on:click=move |_| loader::open_other_entry(app, i)>
+                        {name}
+                    </button>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <div id="zip-entries" class="notice" role="status">
+                {format!("This .zip holds {} traces; showing ", a.trace_entries.len())}
+                <strong>{shown}</strong>
+                ". Open another: "
+                {others}
+            </div>
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! [`AppState`]: the signals every view reads, provided once as context by the shell.
+
+use std::sync::Arc;
+
+use gcscope_core::gc::{Gc, GcModel};
+use leptos::prelude::*;
+
+use crate::plot::Axis;
+use crate::protocol::{Analysis, Progress};
+use crate::tables::Starts;
+use crate::time_range::TimeRange;
+
+use super::filter::Filter;
+use super::heap_store::HeapStore;
+use super::view_state::ViewState;
+
+/// Everything the views read. Signals are `Copy`, so this is too: `use_app()` anywhere below the
+/// shell.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// GC rows: streamed while decoding, then the model's final rows.
+    pub gcs: RwSignal<Vec<Gc>>,
+    /// The rows' per-heap histories, packed, by row index (the rows' own `heaps` are empty). Not
+    /// reactive: it changes with `gcs`, whose signal tells the views.
+    pub heaps: StoredValue<HeapStore>,
+    /// The model without its rows (they are in `gcs`), once decoding is done.
+    pub model: RwSignal<Option<Arc<GcModel>>>,
+    pub analysis: RwSignal<Option<Arc<Analysis>>>,
+    /// The analysis with the insights finished from the worker's records and the rows. A lazy
+    /// memo: built the first time a view (or the report) reads it, not while the GC table loads.
+    pub insight_analysis: Memo<Option<Arc<Analysis>>>,
+    /// The file being read and how far the worker is.
+    pub loading: RwSignal<Option<(String, Progress)>>,
+    pub error: RwSignal<Option<String>>,
+    /// What the user is looking at (mirrored in the address bar).
+    pub vs: RwSignal<ViewState>,
+    /// When the current file was opened (ms, `Date.now`), and when its first rows arrived.
+    pub opened_at: RwSignal<f64>,
+    pub first_rows_ms: RwSignal<Option<f64>>,
+}
+
+/// The app state provided by the shell.
+pub fn use_app() -> AppState {
+    expect_context::<AppState>()
+}
+
+impl AppState {
+    /// Creates the state, starting from `vs`, and provides it to everything below.
+    pub fn provide(vs: ViewState) -> AppState {
+        let gcs = RwSignal::new(Vec::<Gc>::new());
+        let heaps = StoredValue::new(HeapStore::default());
+        let analysis = RwSignal::new(None::<Arc<Analysis>>);
+        let insight_analysis = Memo::new_with_compare(
+            move |_| {
+                let a = analysis.get()?;
+                let shipped = a.insight_inputs.as_ref()?;
+                let insights =
+                    gcs.with(|g| heaps.with_value(|h| super::insights::finish(shipped, g, h)));
+                let mut with = (*a).clone();
+                with.insight_inputs = None;
+                with.insights = Some(insights);
+                Some(Arc::new(with))
+            },
+            // Changed unless both are the same Arc (or both none): never compares whole insights.
+            |old, new| match (old.and_then(Option::as_ref), new.and_then(Option::as_ref)) {
+                (Some(a), Some(b)) => !Arc::ptr_eq(a, b),
+                (None, None) => old.is_none() != new.is_none(),
+                _ => true,
+            },
+        );
+        let app = AppState {
+            gcs,
+            heaps,
+            model: RwSignal::new(None),
+            analysis,
+            insight_analysis,
+            loading: RwSignal::new(None),
+            error: RwSignal::new(None),
+            vs: RwSignal::new(vs),
+            opened_at: RwSignal::new(0.0),
+            first_rows_ms: RwSignal::new(None),
+        };
+        provide_context(app);
+        app
+    }
+
+    pub fn set_vs(&self, f: impl FnOnce(&mut ViewState)) {
+        self.vs.update(f);
+    }
+
+    /// Selects a GC (the detail panel opens on it).
+    pub fn select(&self, n: u32) {
+        self.vs.update(|v| v.selected = Some(n));
+    }
+
+    /// The GC table's filters (tracked).
+    pub fn filter(&self) -> Filter {
+        self.vs.with(|v| v.filter.clone())
+    }
+
+    /// The time range every view follows (tracked).
+    pub fn range(&self) -> TimeRange {
+        self.vs.with(|v| v.filter.range())
+    }
+
+    /// Selects a time range (rounded to the microsecond, so the address stays short).
+    pub fn set_range(&self, from_ms: f64, to_ms: f64) {
+        let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
+        self.set_vs(|v| {
+            v.filter.t0 = Some(round(from_ms));
+            v.filter.t1 = Some(round(to_ms));
+        });
+    }
+
+    pub fn clear_range(&self) {
+        self.set_vs(|v| {
+            v.filter.t0 = None;
+            v.filter.t1 = None;
+        });
+    }
+
+    /// Whether a row's GC started in the time range (the range read now, tracked).
+    pub fn in_range(&self) -> impl Fn(&Gc) -> bool {
+        let r = self.range();
+        move |g: &Gc| r.contains(g.start_ms)
+    }
+
+    /// The charts' time axis: the whole trace (tracked).
+    pub fn trace_axis(&self) -> Axis {
+        let end = self
+            .model
+            .with(|m| m.as_ref().map(|m| m.process.trace_duration_ms))
+            .unwrap_or_else(|| {
+                self.gcs.with(|g| {
+                    g.last()
+                        .map(|g| g.end_ms.unwrap_or(g.start_ms))
+                        .unwrap_or(1.0)
+                })
+            });
+        Axis::new(0.0, end.max(1.0))
+    }
+
+    /// GC number -> pause start, for the time range of rows that only name their GC (tracked).
+    pub fn starts(&self) -> Starts {
+        self.gcs
+            .with(|g| g.iter().map(|g| (g.number, g.start_ms)).collect())
+    }
+
+    /// Whether anything of a trace is there to show (rows, or the finished analysis).
+    pub fn has_data(&self) -> bool {
+        !self.gcs.with(|g| g.is_empty()) || self.analysis.with(|a| a.is_some())
+    }
+
+    /// The file's name without its extensions, for the names of downloads (untracked).
+    pub fn file_stem(&self) -> String {
+        let n = self
+            .analysis
+            .get_untracked()
+            .map(|a| a.file_name.clone())
+            .unwrap_or_else(|| "trace".into());
+        n.split('.').next().unwrap_or("trace").to_string()
+    }
+}

@@ -1,0 +1,361 @@
+//! What the user is looking at (tab, the GC table's filters, sort and columns, selected GC, time
+//! range, the tables' sorts and filters, the trace's address) and its one mapping to and from the
+//! address bar's query string. Plain Rust: unit-tested natively; `address_bar` applies it.
+
+use std::collections::BTreeMap;
+
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+use crate::tables::{columns, Sort, SortFilter};
+
+use super::filter::Filter;
+
+/// The GC table's tab key: other views send the user there (a click on a count of GCs).
+pub const GC_TABLE: &str = "gcs";
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ViewState {
+    /// The tab, by its key (`?tab=KEY`); `None` = the first tab. The tabs themselves are
+    /// `views::TABS`: the state knows only keys, so a new tab needs no change here.
+    pub tab: Option<String>,
+    /// The GC table's filters; their time range filters every view.
+    pub filter: Filter,
+    /// The GC table's sort.
+    pub sort: Option<Sort>,
+    /// Selected GC, by its number.
+    pub selected: Option<u32>,
+    /// Visible GC-table columns; `None` = the defaults.
+    pub columns: Option<Vec<String>>,
+    /// Sorts and filters of the tables kept in the address bar, by the table's name in it
+    /// (`?pinsort=-count&pinq=byte` for the table named `pin`); defaults are left out.
+    pub tables: BTreeMap<String, SortFilter>,
+    /// `?trace=URL`: where the trace was fetched from.
+    pub trace: Option<String>,
+}
+
+/// What a value keeps as is in the address: letters, digits and `-_.~` (as form encoding does),
+/// and `,:/`, so `gen=0,2` and `trace=https://host/app.nettrace` stay readable; a space is `+`.
+const KEEP: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b',')
+    .remove(b':')
+    .remove(b'/')
+    .remove(b' ');
+
+fn enc(s: &str) -> String {
+    utf8_percent_encode(s, KEEP).to_string().replace(' ', "+")
+}
+
+fn num(v: f64) -> String {
+    // Shortest form that reads back the same.
+    let s = format!("{v}");
+    s.trim_end_matches(".0").to_string()
+}
+
+fn sort_str(s: &Option<Sort>) -> Option<String> {
+    s.as_ref()
+        .map(|s| format!("{}{}", if s.desc { "-" } else { "" }, s.column))
+}
+
+fn parse_sort(v: &str) -> Option<Sort> {
+    let (desc, col) = match v.strip_prefix('-') {
+        Some(c) => (true, c),
+        None => (false, v),
+    };
+    (!col.is_empty()).then(|| Sort {
+        column: col.to_string(),
+        desc,
+    })
+}
+
+/// `pinsort` -> `pin` for `suffix` "sort": the table named by a parameter (lowercase letters).
+fn table_param<'a>(key: &'a str, suffix: &str) -> Option<&'a str> {
+    key.strip_suffix(suffix)
+        .filter(|name| !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()))
+}
+
+impl ViewState {
+    /// The query string (without `?`), parameters in a fixed order, defaults left out.
+    pub fn to_query(&self) -> String {
+        let mut p: Vec<(String, String)> = Vec::new();
+        let mut push = |k: &str, v: String| p.push((k.to_string(), v));
+        if let Some(t) = &self.trace {
+            push("trace", t.clone());
+        }
+        if let Some(t) = &self.tab {
+            push("tab", t.clone());
+        }
+        let f = &self.filter;
+        if !f.gens.is_empty() {
+            push(
+                "gen",
+                f.gens
+                    .iter()
+                    .map(|g| g.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+        }
+        if let Some(t) = &f.gc_type {
+            push("type", t.clone());
+        }
+        if let Some(r) = &f.reason {
+            push("reason", r.clone());
+        }
+        if let Some(c) = &f.cond {
+            push("cond", c.clone());
+        }
+        if let Some(i) = f.induced {
+            push("induced", if i { "1" } else { "0" }.into());
+        }
+        if let Some(m) = f.min_pause_ms {
+            push("minpause", num(m));
+        }
+        if let Some(t) = f.t0 {
+            push("t0", num(t));
+        }
+        if let Some(t) = f.t1 {
+            push("t1", num(t));
+        }
+        if !f.text.is_empty() {
+            push("q", f.text.clone());
+        }
+        if let Some(s) = sort_str(&self.sort) {
+            push("sort", s);
+        }
+        if let Some(g) = self.selected {
+            push("gc", g.to_string());
+        }
+        if let Some(c) = &self.columns {
+            push("cols", c.join(","));
+        }
+        for (name, t) in &self.tables {
+            if let Some(s) = sort_str(&t.sort) {
+                push(&format!("{name}sort"), s);
+            }
+            if !t.text.is_empty() {
+                push(&format!("{name}q"), t.text.clone());
+            }
+        }
+        p.iter()
+            .map(|(k, v)| format!("{k}={}", enc(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// Reads a query string (with or without `?`). Unknown or malformed parameters are ignored.
+    pub fn from_query(q: &str) -> ViewState {
+        let mut s = ViewState::default();
+        // `+` is a space, `%XX` a byte, a malformed escape stays as written, bad UTF-8 is replaced.
+        for (k, v) in form_urlencoded::parse(q.trim_start_matches('?').as_bytes()) {
+            let v = v.into_owned();
+            let f = &mut s.filter;
+            match k.as_ref() {
+                "trace" if !v.is_empty() => s.trace = Some(v),
+                "tab" => s.tab = (!v.is_empty()).then_some(v),
+                "gen" => {
+                    f.gens = v
+                        .split(',')
+                        .filter_map(|g| g.parse().ok())
+                        .filter(|g| *g <= 2)
+                        .collect()
+                }
+                "type" if !v.is_empty() => f.gc_type = Some(v),
+                "reason" if !v.is_empty() => f.reason = Some(v),
+                "cond" if !v.is_empty() => f.cond = Some(v),
+                "induced" => {
+                    f.induced = match v.as_str() {
+                        "1" => Some(true),
+                        "0" => Some(false),
+                        _ => None,
+                    }
+                }
+                "minpause" => f.min_pause_ms = v.parse().ok().filter(|x: &f64| x.is_finite()),
+                "t0" => f.t0 = v.parse().ok().filter(|x: &f64| x.is_finite()),
+                "t1" => f.t1 = v.parse().ok().filter(|x: &f64| x.is_finite()),
+                "q" => f.text = v,
+                "sort" => s.sort = parse_sort(&v),
+                "gc" => s.selected = v.parse().ok(),
+                "cols" => {
+                    let cols: Vec<String> = v
+                        .split(',')
+                        .filter(|c| columns::by_id(c).is_some())
+                        .map(String::from)
+                        .collect();
+                    s.columns = (!cols.is_empty()).then_some(cols);
+                }
+                k => {
+                    if let Some(name) = table_param(k, "sort") {
+                        let mut t = s.table(name);
+                        t.sort = parse_sort(&v);
+                        s.set_table(name, t);
+                    } else if let Some(name) = table_param(k, "q") {
+                        let mut t = s.table(name);
+                        t.text = v;
+                        s.set_table(name, t);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// The sort and filter of the table named `name` in the address bar.
+    pub fn table(&self, name: &str) -> SortFilter {
+        self.tables.get(name).cloned().unwrap_or_default()
+    }
+
+    pub fn set_table(&mut self, name: &str, t: SortFilter) {
+        if t.is_empty() {
+            self.tables.remove(name);
+        } else {
+            self.tables.insert(name.to_string(), t);
+        }
+    }
+
+    /// Whether going from `self` to `next` is a step the Back button should undo (a new history
+    /// entry), rather than typing in a filter box (the current entry is replaced).
+    pub fn is_navigation_to(&self, next: &ViewState) -> bool {
+        let strip = |v: &ViewState| {
+            let mut v = v.clone();
+            v.filter.text.clear();
+            v.filter.min_pause_ms = None;
+            for t in v.tables.values_mut() {
+                t.text.clear();
+            }
+            v.tables.retain(|_, t| !t.is_empty());
+            v
+        };
+        strip(self) != strip(next)
+    }
+
+    pub fn visible_columns(&self) -> Vec<&'static columns::Column> {
+        match &self.columns {
+            Some(c) => c.iter().filter_map(|id| columns::by_id(id)).collect(),
+            None => columns::DEFAULT_COLUMNS
+                .iter()
+                .filter_map(|id| columns::by_id(id))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_round_trips_every_field() {
+        let v = ViewState {
+            tab: Some(GC_TABLE.into()),
+            filter: Filter {
+                gens: vec![0, 2],
+                gc_type: Some("Background".into()),
+                reason: Some("AllocSmall".into()),
+                cond: Some("alloc_budget_exceeded".into()),
+                induced: Some(false),
+                min_pause_ms: Some(2.5),
+                t0: Some(100.0),
+                t1: Some(250.125),
+                text: "low ephemeral & more".into(),
+            },
+            sort: Some(Sort {
+                column: "pause_ms".into(),
+                desc: true,
+            }),
+            selected: Some(42),
+            columns: Some(vec![
+                "number".into(),
+                "generations.gen2.survival_pct".into(),
+            ]),
+            tables: [
+                (
+                    "pin".to_string(),
+                    SortFilter {
+                        sort: Some(Sort {
+                            column: "count".into(),
+                            desc: true,
+                        }),
+                        text: "Byte[]".into(),
+                    },
+                ),
+                (
+                    "live".to_string(),
+                    SortFilter {
+                        sort: None,
+                        text: "x".into(),
+                    },
+                ),
+            ]
+            .into(),
+            trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
+        };
+        let q = v.to_query();
+        assert!(
+            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&tab=gcs&gen=0,2"),
+            "{q}"
+        );
+        // A table's parameters are named for it, as links made before expect.
+        assert!(
+            q.ends_with("&liveq=x&pinsort=-count&pinq=Byte%5B%5D"),
+            "{q}"
+        );
+        assert_eq!(ViewState::from_query(&q), v);
+        assert_eq!(ViewState::from_query(&format!("?{q}")), v);
+        assert_eq!(ViewState::default().to_query(), "");
+    }
+
+    /// The state keeps any tab key (the views resolve it: `views::current`).
+    #[test]
+    fn a_tab_round_trips_under_its_own_key() {
+        for key in [GC_TABLE, "allocs", "budgets", "a-new-view"] {
+            let v = ViewState {
+                tab: Some(key.into()),
+                ..Default::default()
+            };
+            assert_eq!(ViewState::from_query(&v.to_query()), v, "{key}");
+        }
+        assert_eq!(
+            ViewState::from_query("tab=allocs").tab.as_deref(),
+            Some("allocs")
+        );
+        assert_eq!(ViewState::from_query("tab=").tab, None);
+    }
+
+    #[test]
+    fn bad_parameters_are_ignored() {
+        let v =
+            ViewState::from_query("tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ");
+        // An unknown tab is the views' to resolve (to the first tab).
+        assert_eq!(v.tab.as_deref(), Some("nope"));
+        assert_eq!(v.filter.gens, vec![1]);
+        assert_eq!(v.filter.min_pause_ms, None);
+        assert_eq!(v.selected, None);
+        assert_eq!(v.columns, None);
+        assert_eq!(v.filter.text, "%ZZ");
+        assert!(v.tables.is_empty());
+        // A table's parameter with nothing in it leaves the table at its default.
+        assert!(ViewState::from_query("pinq=&kindsort=").tables.is_empty());
+    }
+
+    #[test]
+    fn typing_replaces_history_and_clicking_adds_to_it() {
+        let a = ViewState::default();
+        let mut b = a.clone();
+        b.filter.text = "low".into();
+        assert!(!a.is_navigation_to(&b));
+        b.set_table(
+            "pin",
+            SortFilter {
+                sort: None,
+                text: "byte".into(),
+            },
+        );
+        assert!(!a.is_navigation_to(&b));
+        b.tab = Some(GC_TABLE.into());
+        assert!(a.is_navigation_to(&b));
+    }
+}

@@ -1,0 +1,32 @@
+//! The app's one door to core's definitions of every figure (label, unit, one-line definition),
+//! looked up by JSON path: column headers, tooltips and facts read them here, so a change to how
+//! core keeps them touches this file only.
+
+pub use gcscope_core::gc::definitions::Definition;
+use gcscope_core::gc::definitions::{self as core_defs, Root, TABLES};
+
+/// A field of a GC row (`generations.gen2.survival_pct` finds `generations.*.survival_pct`).
+pub fn gc_field(path: &str) -> Option<&'static Definition> {
+    core_defs::gc_field(path)
+}
+
+/// A field of the rollup by generation.
+pub fn rollup_field(key: &str) -> Option<&'static Definition> {
+    core_defs::field(Root::Rollup, key)
+}
+
+/// A fact about the process or the trace.
+pub fn process_field(key: &str) -> Option<&'static Definition> {
+    core_defs::field(Root::Process, key)
+}
+
+/// A figure of the insights views, by its path from the insights' root (`budgets.gen`).
+pub fn insight_field(path: &str) -> Option<&'static Definition> {
+    core_defs::insights_field(path)
+}
+
+/// Every definition core keeps, model and insights alike, walked from its one table of tables
+/// (for tests that check each one).
+pub fn all() -> impl Iterator<Item = &'static Definition> {
+    TABLES.iter().flat_map(|t| t.fields)
+}

@@ -1,0 +1,310 @@
+//! The GC model's tables: the GC rows as shown, the rollup by generation, the condemn breakdown
+//! (whole trace, or a time range's rows), the trace facts and the event counts.
+
+use gcscope_core::gc::{Gc, GcModel};
+
+use super::columns::Column;
+use super::{col, defs, n, nu, t, Cell, Col, Table};
+
+/// The GC table as shown: `rows` (indices into `gcs`) and `cols` in display order.
+pub fn gc_table(gcs: &[Gc], rows: &[u32], cols: &[&Column]) -> Table {
+    Table {
+        id: "gcs",
+        title: "GCs".into(),
+        cols: cols
+            .iter()
+            .map(|c| col(&c.id, &c.label, c.unit, c.help))
+            .collect(),
+        rows: rows
+            .iter()
+            .map(|&i| cols.iter().map(|c| (c.get)(&gcs[i as usize])).collect())
+            .collect(),
+    }
+}
+
+pub fn rollup_table(m: &GcModel) -> Table {
+    let d = |k: &str| {
+        defs::rollup_field(k)
+            .map(|d| col(d.field, d.label, d.unit, d.definition))
+            .unwrap_or_else(|| col(k, k, "count", ""))
+    };
+    let keys = [
+        "gen",
+        "count",
+        "induced_count",
+        "background_count",
+        "max_pause_ms",
+        "mean_pause_ms",
+        "total_pause_ms",
+        "pause_time_pct",
+        "max_suspend_ms",
+        "total_duration_ms",
+        "max_peak_bytes",
+        "mean_after_bytes",
+        "total_allocated_bytes",
+        "max_alloc_rate_bytes_per_s",
+        "total_promoted_bytes",
+        "allocated_per_pause_ms_bytes",
+        "promoted_per_gc_ms_bytes",
+    ];
+    Table {
+        id: "rollup",
+        title: "Rollup by generation".into(),
+        cols: keys.iter().map(|k| d(k)).collect(),
+        rows: m
+            .rollup
+            .iter()
+            .map(|r| {
+                vec![
+                    t(if r.gen == "all" {
+                        "All".to_string()
+                    } else {
+                        format!("Gen {}", r.gen)
+                    }),
+                    n(r.count),
+                    n(r.induced_count),
+                    n(r.background_count),
+                    n(r.max_pause_ms),
+                    n(r.mean_pause_ms),
+                    n(r.total_pause_ms),
+                    Cell::Num(r.pause_time_pct),
+                    n(r.max_suspend_ms),
+                    n(r.total_duration_ms),
+                    nu(r.max_peak_bytes),
+                    n(r.mean_after_bytes),
+                    nu(r.total_allocated_bytes),
+                    n(r.max_alloc_rate_bytes_per_s),
+                    nu(r.total_promoted_bytes),
+                    Cell::Num(r.allocated_per_pause_ms_bytes),
+                    Cell::Num(r.promoted_per_gc_ms_bytes),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Condemn breakdown: one row per reason, a column per generation.
+pub fn reasons_table(m: &GcModel, by_condition: bool) -> Table {
+    let list = if by_condition {
+        &m.condemn_reasons.by_condition
+    } else {
+        &m.condemn_reasons.by_trigger
+    };
+    let mut cols = vec![col(
+        "reason",
+        if by_condition {
+            "Condemn condition"
+        } else {
+            "Trigger reason"
+        },
+        "name",
+        if by_condition {
+            "Why the GC chose its generation (GCPerHeapHistory CondemnReasons; alloc_budget_exceeded/time_tuning when they name the GC's own generation)."
+        } else {
+            "Why the GC was triggered (GCStart's Reason)."
+        },
+    )];
+    for g in 0..3 {
+        cols.push(Col {
+            key: format!("gen{g}"),
+            label: format!("Gen {g}"),
+            unit: "count",
+            help: "Complete GCs of this generation with this reason.",
+        });
+    }
+    cols.push(col(
+        "total",
+        "Total",
+        "count",
+        "All complete GCs with this reason.",
+    ));
+    Table {
+        id: if by_condition {
+            "condemn-conditions"
+        } else {
+            "trigger-reasons"
+        },
+        title: if by_condition {
+            "Condemn conditions"
+        } else {
+            "Trigger reasons"
+        }
+        .into(),
+        cols,
+        rows: list
+            .iter()
+            .map(|r| {
+                vec![
+                    t(r.reason.as_ref()),
+                    n(r.per_gen[0]),
+                    n(r.per_gen[1]),
+                    n(r.per_gen[2]),
+                    n(r.total),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Process and trace facts as (label, value, definition) for the overview and the report.
+pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, String, &'static str)> {
+    use crate::format::{bytes, ms, thousands};
+    let p = &m.process;
+    let def = |k: &str| defs::process_field(k).map_or("", |d| d.definition);
+    let mode = gcscope_core::gc::mode::label(p);
+    let conc = match p.concurrent {
+        Some(true) => "background GC on",
+        Some(false) => "background GC off",
+        None => "unknown",
+    };
+    vec![
+        (
+            "File".into(),
+            format!("{file_name} ({})", bytes(file_size)),
+            "",
+        ),
+        (
+            "Runtime".into(),
+            p.runtime_version
+                .clone()
+                .unwrap_or_else(|| "unknown".into()),
+            def("runtime_version"),
+        ),
+        ("GC mode".into(), mode, def("gc_mode")),
+        ("Concurrent".into(), conc.into(), def("concurrent")),
+        (
+            "Duration".into(),
+            ms(p.trace_duration_ms),
+            def("trace_duration_ms"),
+        ),
+        ("GCs".into(), thousands(p.gc_count as f64), def("gc_count")),
+        (
+            "Incomplete GCs".into(),
+            thousands(p.incomplete_gc_count as f64),
+            def("incomplete_gc_count"),
+        ),
+        ("Events".into(), thousands(p.events as f64), def("events")),
+        (
+            "GC events".into(),
+            thousands(p.gc_events as f64),
+            def("gc_events"),
+        ),
+        (
+            "Dropped events".into(),
+            p.dropped_events
+                .map(|d| thousands(d as f64))
+                .unwrap_or_else(|| "unknown".into()),
+            def("dropped_events"),
+        ),
+        ("Format".into(), p.format.clone(), def("format")),
+        (
+            "Process".into(),
+            format!(
+                "pid {} · {} CPUs · {}-bit",
+                p.process_id,
+                p.processor_count,
+                p.pointer_size as u32 * 8
+            ),
+            "",
+        ),
+        (
+            "OS / arch".into(),
+            format!(
+                "{} {}",
+                p.os.clone().unwrap_or_default(),
+                p.arch.clone().unwrap_or_default()
+            )
+            .trim()
+            .to_string(),
+            def("os"),
+        ),
+        (
+            "Trace start".into(),
+            p.trace_start_utc.clone(),
+            def("trace_start_utc"),
+        ),
+    ]
+}
+
+/// The condemn breakdown over a subset of rows (a time range), by core's rule: complete GCs; the
+/// generation-valued reasons count when they name the GC's own generation.
+pub fn breakdown(gcs: &[&Gc]) -> (Table, Table, [u32; 3]) {
+    use gcscope_core::gc::{CondemnBreakdown, ReasonCount, ALLOC_BUDGET, TIME_TUNING};
+    use std::borrow::Cow;
+    let mut b = CondemnBreakdown::default();
+    fn bump(v: &mut Vec<ReasonCount>, name: &str, gen: usize) {
+        match v.iter_mut().find(|r| r.reason == name) {
+            Some(r) => {
+                r.per_gen[gen] += 1;
+                r.total += 1;
+            }
+            None => {
+                let mut per_gen = [0; 3];
+                per_gen[gen] = 1;
+                v.push(ReasonCount {
+                    reason: Cow::Owned(name.to_string()),
+                    per_gen,
+                    total: 1,
+                });
+            }
+        }
+    }
+    for g in gcs.iter().filter(|g| g.complete) {
+        let gen = g.gen.min(2) as usize;
+        bump(&mut b.by_trigger, &g.reason, gen);
+        let Some(c) = &g.condemn else {
+            b.without_history[gen] += 1;
+            continue;
+        };
+        if c.alloc_budget_gen == g.gen {
+            bump(&mut b.by_condition, ALLOC_BUDGET, gen);
+        }
+        if c.time_tuning_gen == g.gen && c.time_tuning_gen > 0 {
+            bump(&mut b.by_condition, TIME_TUNING, gen);
+        }
+        for cond in &c.conditions {
+            bump(&mut b.by_condition, cond, gen);
+        }
+    }
+    for v in [&mut b.by_trigger, &mut b.by_condition] {
+        v.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.reason.cmp(&b.reason)));
+    }
+    let without = b.without_history;
+    let m = GcModel {
+        process: Default::default(),
+        gcs: Vec::new(),
+        rollup: Vec::new(),
+        condemn_reasons: b,
+        handles: Default::default(),
+        pinning: Default::default(),
+        notes: Vec::new(),
+        datas: Default::default(),
+    };
+    (reasons_table(&m, false), reasons_table(&m, true), without)
+}
+
+/// Events by provider and name (`Provider/EventName`, count), as the worker counted them.
+pub fn events_table(counts: &[(String, f64)]) -> Table {
+    Table {
+        id: "events",
+        title: "Events by provider and name".into(),
+        cols: vec![
+            col(
+                "event",
+                "Provider/Event",
+                "name",
+                "Provider and event name, as TraceEvent names them.",
+            ),
+            col(
+                "count",
+                "Count",
+                "count",
+                "Events of this name in the trace.",
+            ),
+        ],
+        rows: counts
+            .iter()
+            .map(|(name, count)| vec![t(name.clone()), n(*count)])
+            .collect(),
+    }
+}

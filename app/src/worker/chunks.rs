@@ -1,0 +1,180 @@
+//! Reading the dropped file a chunk at a time, the next read in flight while the decoder works.
+
+use gcscope_core::event::Event;
+use gcscope_core::reader::TraceReader;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Blob;
+
+/// Bytes read per `Blob.slice`: large enough to amortise the JS call, small enough to bound memory.
+const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
+/// The first chunks are smaller so the first GC rows reach the table quickly.
+const FIRST_CHUNK: f64 = 512.0 * 1024.0;
+
+/// Reads a Blob front to back, one chunk at a time, while the caller decodes the previous one.
+///
+/// Preferably through a BYOB ("bring your own buffer") reader of `Blob.stream()`, so every chunk
+/// lands in the same JS buffer: `Blob.arrayBuffer()` per slice made a fresh ArrayBuffer per chunk,
+/// and ~80 MiB of them waited for the garbage collector while a 1 GB file was read. Browsers
+/// without BYOB reading of a Blob stream get the slices.
+pub(super) struct ChunkSource {
+    blob: Blob,
+    total: f64,
+    /// Bytes handed out so far.
+    pub(super) offset: f64,
+    /// The read in flight (BYOB: resolves to `{ value, done }`; slices: to an ArrayBuffer).
+    pending: Option<JsFuture>,
+    byob: Option<JsValue>,
+    reads: u32,
+    /// The chunk being decoded (wasm memory: the decoder cannot read the JS buffer in place).
+    buf: Vec<u8>,
+}
+
+impl ChunkSource {
+    pub(super) fn new(blob: &Blob) -> Result<ChunkSource, String> {
+        let mut s = ChunkSource {
+            blob: blob.clone(),
+            total: blob.size(),
+            offset: 0.0,
+            pending: None,
+            byob: byob_reader(blob),
+            reads: 0,
+            buf: vec![0; CHUNK as usize],
+        };
+        s.pending = match s.byob.clone() {
+            Some(reader) => Some(s.byob_read(&reader, &js_sys::ArrayBuffer::new(CHUNK as u32))?),
+            None => s.slice_read()?,
+        };
+        Ok(s)
+    }
+
+    /// The first reads are small so the first GC rows reach the table quickly.
+    fn next_len(&self) -> f64 {
+        if self.reads < 4 {
+            FIRST_CHUNK
+        } else {
+            CHUNK
+        }
+    }
+
+    fn byob_read(
+        &self,
+        reader: &JsValue,
+        buffer: &js_sys::ArrayBuffer,
+    ) -> Result<JsFuture, String> {
+        let view =
+            js_sys::Uint8Array::new_with_byte_offset_and_length(buffer, 0, self.next_len() as u32);
+        let read: js_sys::Function = js_sys::Reflect::get(reader, &JsValue::from_str("read"))
+            .map_err(js_err)?
+            .dyn_into()
+            .map_err(|_| "the stream reader has no read()".to_string())?;
+        let promise: js_sys::Promise = read
+            .call1(reader, &view)
+            .map_err(js_err)?
+            .dyn_into()
+            .map_err(js_err)?;
+        Ok(JsFuture::from(promise))
+    }
+
+    /// The next slice as an ArrayBuffer, `None` past the end.
+    fn slice_read(&self) -> Result<Option<JsFuture>, String> {
+        if self.offset >= self.total {
+            return Ok(None);
+        }
+        let end = (self.offset + self.next_len()).min(self.total);
+        let part = self
+            .blob
+            .slice_with_f64_and_f64(self.offset, end)
+            .map_err(js_err)?;
+        Ok(Some(JsFuture::from(part.array_buffer())))
+    }
+
+    /// Copies the next chunk into `buf` and starts reading the one after it: its length, or `None`
+    /// at the end of the blob.
+    async fn next(&mut self) -> Result<Option<usize>, String> {
+        let Some(pending) = self.pending.take() else {
+            return Ok(None);
+        };
+        let result = pending.await.map_err(js_err)?;
+        let get = |k: &str| js_sys::Reflect::get(&result, &JsValue::from_str(k)).map_err(js_err);
+        let bytes: js_sys::Uint8Array = if self.byob.is_some() {
+            if get("done")?.as_bool().unwrap_or(true) {
+                return Ok(None);
+            }
+            get("value")?.dyn_into().map_err(js_err)?
+        } else {
+            js_sys::Uint8Array::new(&result)
+        };
+        let n = bytes.length() as usize;
+        if n > self.buf.len() {
+            self.buf.resize(n, 0);
+        }
+        bytes.copy_to(&mut self.buf[..n]);
+        self.offset += n as f64;
+        self.reads += 1;
+        // The copy is ours: read on (into the same buffer, with BYOB) while the caller decodes it.
+        self.pending = match self.byob.clone() {
+            Some(reader) => Some(self.byob_read(&reader, &bytes.buffer())?),
+            None => self.slice_read()?,
+        };
+        Ok(Some(n))
+    }
+}
+
+/// What one [`ChunkSource::pump`] did.
+pub(super) enum Pumped {
+    /// A chunk went through the reader.
+    Chunk,
+    /// The blob is read and the reader finished.
+    End,
+    /// The decoder stopped on this error; what it delivered before stands.
+    Failed(String),
+}
+
+impl ChunkSource {
+    /// Reads the next chunk and pushes it through `reader` into `sink`; at the end of the blob,
+    /// finishes the reader. Browser read errors are `Err`.
+    pub(super) async fn pump(
+        &mut self,
+        reader: &mut TraceReader,
+        sink: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Pumped, String> {
+        let read = self.next().await?;
+        let pushed = match read {
+            Some(n) => reader.push(&self.buf[..n], sink),
+            None => reader.finish(sink),
+        };
+        Ok(match pushed {
+            Err(e) => Pumped::Failed(e.to_string()),
+            Ok(()) if read.is_some() => Pumped::Chunk,
+            Ok(()) => Pumped::End,
+        })
+    }
+}
+
+/// `blob.stream().getReader({ mode: "byob" })`, or `None` where the browser cannot.
+fn byob_reader(blob: &Blob) -> Option<JsValue> {
+    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
+    let stream_fn: js_sys::Function = get(blob, "stream")?.dyn_into().ok()?;
+    let stream = stream_fn.call0(blob).ok()?;
+    let get_reader: js_sys::Function = get(&stream, "getReader")?.dyn_into().ok()?;
+    let opts = js_sys::Object::new();
+    js_sys::Reflect::set(
+        &opts,
+        &JsValue::from_str("mode"),
+        &JsValue::from_str("byob"),
+    )
+    .ok()?;
+    get_reader.call1(&stream, &opts).ok()
+}
+
+/// A browser error as text.
+pub(super) fn js_err(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| "unknown browser error".into())
+}

@@ -1,0 +1,12 @@
+//! The decoding worker (runs inside the Web Worker, see `bin/worker.rs`): the file in, the
+//! protocol's messages out. The page only renders.
+
+pub mod summary;
+
+#[cfg(target_arch = "wasm32")]
+mod chunks;
+#[cfg(target_arch = "wasm32")]
+mod decode;
+
+#[cfg(target_arch = "wasm32")]
+pub use decode::run_worker;

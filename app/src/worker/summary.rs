@@ -1,0 +1,128 @@
+//! The trace facts the worker reports beside the GC model: the header's, and how many events of each
+//! kind there were. Nothing here runs per event: the reader counts every event (delivered or skipped
+//! by its filter) per metadata entry, and this reads its counts once at the end. Plain Rust (no
+//! browser types), so it is unit-tested natively.
+
+use std::collections::BTreeMap;
+
+use gcscope_core::clr::names::RUNTIME_PROVIDER;
+use gcscope_core::reader::TraceReader;
+
+use crate::protocol::Analysis;
+
+/// The analysis of what `reader` has read so far (the model and timings are filled in by the caller).
+pub fn summarize(reader: &TraceReader, file_name: &str, file_size: f64) -> Analysis {
+    // Several metadata entries may share a provider and name (versions, V6 redefinitions).
+    let mut counts: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for c in reader.event_counts() {
+        *counts.entry((c.provider, c.name)).or_insert(0) += c.count;
+    }
+    let gc_starts = counts
+        .get(&(RUNTIME_PROVIDER, "GC/Start"))
+        .copied()
+        .unwrap_or(0);
+    let event_counts = counts
+        .into_iter()
+        .map(|((provider, name), n)| {
+            let key = if name.is_empty() {
+                provider.to_string()
+            } else {
+                format!("{provider}/{name}")
+            };
+            (key, n as f64)
+        })
+        .collect();
+    let info = reader.info();
+    let stats = reader.stats();
+    Analysis {
+        file_name: file_name.to_string(),
+        file_size,
+        format: info.map(|i| i.format.clone()).unwrap_or_default(),
+        pointer_size: info.map(|i| i.pointer_size).unwrap_or(0),
+        process_id: info.map(|i| i.process_id).unwrap_or(0),
+        processor_count: info.map(|i| i.processor_count).unwrap_or(0),
+        duration_ms: stats.last_event_ms.unwrap_or(0.0).max(0.0),
+        events: stats.events as f64,
+        decode_ms: 0.0,
+        event_counts,
+        gc_starts: gc_starts as f64,
+        model: None,
+        error: None,
+        trace_entries: Vec::new(),
+        entry: 0,
+        insight_inputs: None,
+        insights: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcscope_core::event::Event;
+
+    /// What the worker used to compute per delivered event: counts by provider and name, GC starts
+    /// of the runtime provider only, the latest event time.
+    fn per_event(bytes: &[u8]) -> (BTreeMap<String, f64>, f64, f64, f64) {
+        let mut counts = BTreeMap::new();
+        let (mut events, mut gc_starts, mut last) = (0.0, 0.0, 0.0f64);
+        let mut sink = |e: &Event<'_>| {
+            events += 1.0;
+            last = last.max(e.time_ms);
+            if e.provider == RUNTIME_PROVIDER && e.name == "GC/Start" {
+                gc_starts += 1.0;
+            }
+            *counts
+                .entry(format!("{}/{}", e.provider, e.name))
+                .or_insert(0.0) += 1.0;
+        };
+        let mut r = TraceReader::new();
+        r.push(bytes, &mut sink).expect("decode");
+        r.finish(&mut sink).expect("finish");
+        (counts, events, gc_starts, last)
+    }
+
+    #[test]
+    fn counts_come_from_the_reader_with_or_without_the_gc_filter() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
+        let (mut checked, mut filtered) = (0, 0);
+        for sub in std::fs::read_dir(&dir).expect("fixtures/traces").flatten() {
+            for f in std::fs::read_dir(sub.path())
+                .expect("fixture dir")
+                .flatten()
+            {
+                let path = f.path();
+                if path.extension().is_none_or(|e| e != "nettrace") {
+                    continue;
+                }
+                let bytes = std::fs::read(&path).expect("read fixture");
+                let (counts, events, gc_starts, last) = per_event(&bytes);
+                assert!(gc_starts > 0.0, "{}: no GCs", path.display());
+                for filter in [false, true] {
+                    let mut r = TraceReader::new();
+                    if filter {
+                        r.set_filter(gcscope_core::gc::interest);
+                    }
+                    let mut delivered = 0u64;
+                    r.push(&bytes, &mut |_| delivered += 1).expect("decode");
+                    r.finish(&mut |_| delivered += 1).expect("finish");
+                    let a = summarize(&r, "t.nettrace", bytes.len() as f64);
+                    let got: BTreeMap<String, f64> = a.event_counts.iter().cloned().collect();
+                    assert_eq!(got, counts, "{}", path.display());
+                    assert_eq!(a.event_counts.len(), counts.len(), "keys are unique");
+                    assert_eq!(a.events, events);
+                    assert_eq!(a.gc_starts, gc_starts);
+                    assert_eq!(a.duration_ms, last);
+                    if filter {
+                        filtered += a.events as u64 - delivered;
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5);
+        assert!(
+            filtered > 0,
+            "the filter skipped nothing: the test would not test it"
+        );
+    }
+}

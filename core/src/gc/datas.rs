@@ -1,0 +1,523 @@
+//! DATAS (Dynamic Adaptation To Application Sizes, server GC from .NET 8, the default from 9): the
+//! heap count over the trace, each change, and the tuning decision behind it, from the GC's
+//! dynamic events (SizeAdaptationSample / SizeAdaptationTuning / SizeAdaptationFullGCTuning on
+//! .NET 9+, HeapCountSample / HeapCountTuning on .NET 8) and each GC's GCGlobalHeapHistory.
+//!
+//! A tuning decision made at GC N takes effect at the next GC: a change first seen at GC M is
+//! explained by the last decision before M that chose M's heap count. [`explain`] turns each change
+//! into a sentence: "why did my app grow to N heaps?".
+
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+use crate::clr::gc::{DynamicPayload, GcDynamicEvent};
+
+/// A name from a fixed table (as `gc::types::Name`; not imported from there: `types` holds a
+/// `DatasModel`).
+type Name = Cow<'static, str>;
+
+/// How DATAS is turned on and which events carry it: what a view of a trace without DATAS says
+/// (`gcscope datas` prints it).
+pub const HOW_TO_ENABLE: &str = "\
+DATAS is Server GC's heap-count adaptation: on by default for Server GC from .NET 9
+(DOTNET_gcServer=1, or <ServerGarbageCollection>true</ServerGarbageCollection>; setting
+GCHeapCount or DOTNET_GCDynamicAdaptationMode=0 turns it off), opt-in on .NET 8 with
+DOTNET_GCDynamicAdaptationMode=1 (runtimeconfig System.GC.DynamicAdaptationMode: 1).
+Its events (SizeAdaptationSample/Tuning, HeapCountSample/Tuning on .NET 8) need the GC keyword
+at Informational level: --providers Microsoft-Windows-DotNETRuntime:0x1:4";
+
+/// Samples, decisions and heap-count points kept at most (one of each per GC in practice); more
+/// are counted in `dropped`.
+const MAX_RECORDS: usize = 1 << 18;
+/// Unknown dynamic event names listed at most.
+const MAX_UNKNOWN_NAMES: usize = 16;
+
+/// What DATAS measured at one GC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasSample {
+    pub gc: u64,
+    pub ms: f64,
+    /// Heaps of that GC (its GCGlobalHeapHistory).
+    pub heaps: Option<u32>,
+    pub elapsed_between_gcs_us: u64,
+    pub pause_us: u64,
+    /// Time allocating threads waited for the allocation locks (small and large object heaps).
+    pub msl_wait_us: u64,
+    /// (pause + lock wait / heaps) / elapsed, %: the GC's throughput cost, as DATAS computes it.
+    pub throughput_cost_pct: Option<f64>,
+    /// Long-lived small-object bytes over all heaps (.NET 9+).
+    pub soh_stable_bytes: Option<u64>,
+    /// Gen0 budget per heap DATAS set (.NET 9+).
+    pub gen0_budget_per_heap_bytes: Option<u64>,
+}
+
+/// One tuning decision (a SizeAdaptationTuning, SizeAdaptationFullGCTuning or HeapCountTuning).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasDecision {
+    pub gc: u64,
+    pub ms: f64,
+    /// The dynamic event it came from.
+    pub event: Name,
+    pub heaps_before: Option<u32>,
+    pub new_heap_count: u32,
+    /// The median GC cost the decision looked at, % (of the last three GCs; gen2 GCs' for a
+    /// SizeAdaptationFullGCTuning).
+    pub median_tcp_pct: Option<f64>,
+    /// The cost the decision used (.NET 9+: the median or a recent trend; .NET 8: smoothed median).
+    pub tcp_considered_pct: Option<f64>,
+    pub soh_stable_bytes: Option<u64>,
+    /// Most / fewest heaps the gen0 budget DATAS computed for that size allows (0: not computed).
+    pub max_heaps_by_budget: Option<u32>,
+    pub min_heaps_by_budget: Option<u32>,
+    pub gcs_since_last_change: Option<u32>,
+    /// The event's other fields, raw (`name=value, ...`), and any bytes past its known layout.
+    pub other_fields: String,
+}
+
+/// A GC whose heap count differs from the GC before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeapCountChange {
+    pub gc: u64,
+    pub ms: f64,
+    pub from: u32,
+    pub to: u32,
+    /// The decision that chose it (an index into `decisions`).
+    pub decision: Option<usize>,
+}
+
+/// One GC's heap count (its GCGlobalHeapHistory).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GcHeaps {
+    pub gc: u64,
+    pub ms: f64,
+    pub heaps: u32,
+}
+
+/// GCs that ran with a given heap count.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HeapCountGcs {
+    pub heaps: u32,
+    pub gcs: u64,
+}
+
+/// Everything DATAS said in the trace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DatasModel {
+    /// Every GC's heap count, in GC order (kept when the trace has DATAS events or heap-count
+    /// changes; the GC rows carry it too).
+    pub per_gc: Vec<GcHeaps>,
+    pub samples: Vec<DatasSample>,
+    pub decisions: Vec<DatasDecision>,
+    pub changes: Vec<HeapCountChange>,
+    /// GCs per heap count (from GCGlobalHeapHistory), by heap count.
+    pub gcs_by_heap_count: Vec<HeapCountGcs>,
+    /// GCDynamicEvent names this version does not know, with their counts.
+    pub unknown_events: Vec<(String, u64)>,
+    /// Records beyond the kept maximum.
+    pub dropped: u64,
+}
+
+/// Collects the DATAS records while the model is built.
+#[derive(Debug, Default)]
+pub(crate) struct DatasBuilder {
+    model: DatasModel,
+    /// Every GC's heap count in event order: (GC number, time, heaps).
+    points: Vec<(u64, f64, u32)>,
+}
+
+fn f(v: f32) -> Option<f64> {
+    let v = f64::from(v);
+    v.is_finite().then_some(v)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+impl DatasBuilder {
+    fn keep<T>(dropped: &mut u64, v: &mut Vec<T>, x: T) {
+        if v.len() < MAX_RECORDS {
+            v.push(x);
+        } else {
+            *dropped += 1;
+        }
+    }
+
+    /// A GC's heap count (its GCGlobalHeapHistory).
+    pub(crate) fn on_gc_heaps(&mut self, gc: u32, ms: f64, heaps: u32) {
+        let m = &mut self.model;
+        Self::keep(&mut m.dropped, &mut self.points, (u64::from(gc), ms, heaps));
+    }
+
+    /// A GCDynamicEvent; returns whether it was a DATAS event.
+    pub(crate) fn on_dynamic(&mut self, ms: f64, d: &GcDynamicEvent<'_>) -> bool {
+        let Ok(payload) = d.payload() else {
+            return false;
+        };
+        let extra = d.extra();
+        let extra = if extra.is_empty() {
+            String::new()
+        } else {
+            format!(", bytes past the known layout: {}", hex(extra))
+        };
+        let m = &mut self.model;
+        match payload {
+            DynamicPayload::SizeAdaptationSample(s) => {
+                let sample = DatasSample {
+                    gc: s.gc_index,
+                    ms,
+                    heaps: None,
+                    elapsed_between_gcs_us: u64::from(s.elapsed_between_gcs_us),
+                    pause_us: u64::from(s.gc_pause_us),
+                    msl_wait_us: u64::from(s.soh_msl_wait_us) + u64::from(s.uoh_msl_wait_us),
+                    throughput_cost_pct: None,
+                    soh_stable_bytes: Some(s.total_soh_stable_size),
+                    gen0_budget_per_heap_bytes: Some(u64::from(s.gen0_budget_per_heap)),
+                };
+                Self::keep(&mut m.dropped, &mut m.samples, sample);
+            }
+            DynamicPayload::HeapCountSample(s) => {
+                let sample = DatasSample {
+                    gc: s.gc_index,
+                    ms,
+                    heaps: None,
+                    elapsed_between_gcs_us: s.elapsed_between_gcs_us,
+                    pause_us: s.gc_pause_us,
+                    msl_wait_us: s.msl_wait_us,
+                    throughput_cost_pct: None,
+                    soh_stable_bytes: None,
+                    gen0_budget_per_heap_bytes: None,
+                };
+                Self::keep(&mut m.dropped, &mut m.samples, sample);
+            }
+            DynamicPayload::SizeAdaptationTuning(t) => {
+                let dec = DatasDecision {
+                    gc: t.gc_index,
+                    ms,
+                    event: Cow::Borrowed("SizeAdaptationTuning"),
+                    heaps_before: None,
+                    new_heap_count: u32::from(t.new_heap_count),
+                    median_tcp_pct: f(t.median_throughput_cost_pct),
+                    tcp_considered_pct: f(t.tcp_to_consider_pct),
+                    soh_stable_bytes: Some(t.total_soh_stable_size),
+                    max_heaps_by_budget: Some(u32::from(t.max_heap_count_datas)),
+                    min_heaps_by_budget: Some(u32::from(t.min_heap_count_datas)),
+                    gcs_since_last_change: Some(t.gcs_since_last_change),
+                    other_fields: format!(
+                        "around_target_accumulation={}, recorded_tcp_count={}, \
+                         recorded_tcp_slope={}, aggressiveness_factor={}, change_decision={}, \
+                         adjustment_reason={}, change_frequency_factor={}, \
+                         change_frequency_reason={}, adjustment_metric={}{extra}",
+                        t.current_around_target_accumulation,
+                        t.recorded_tcp_count,
+                        t.recorded_tcp_slope,
+                        t.aggressiveness_factor,
+                        t.change_decision,
+                        t.adjustment_reason,
+                        t.change_frequency_factor,
+                        t.change_frequency_reason,
+                        t.adjustment_metric
+                    ),
+                };
+                Self::keep(&mut m.dropped, &mut m.decisions, dec);
+            }
+            DynamicPayload::SizeAdaptationFullGcTuning(t) => {
+                let samples: Vec<String> = t
+                    .samples
+                    .iter()
+                    .map(|s| format!("{} GCs ago {}%", s.gcs_ago, s.gc_pct))
+                    .collect();
+                let dec = DatasDecision {
+                    gc: t.gc_index,
+                    ms,
+                    event: Cow::Borrowed("SizeAdaptationFullGCTuning"),
+                    heaps_before: None,
+                    new_heap_count: u32::from(t.new_heap_count),
+                    median_tcp_pct: f(t.median_gen2_tcp_pct),
+                    tcp_considered_pct: None,
+                    soh_stable_bytes: None,
+                    max_heaps_by_budget: None,
+                    min_heaps_by_budget: None,
+                    gcs_since_last_change: Some(t.gen2_gcs_since_last_change),
+                    other_fields: format!("gen2 samples: {}{extra}", samples.join(", ")),
+                };
+                Self::keep(&mut m.dropped, &mut m.decisions, dec);
+            }
+            DynamicPayload::HeapCountTuning(t) => {
+                let dec = DatasDecision {
+                    gc: t.gc_index,
+                    ms,
+                    event: Cow::Borrowed("HeapCountTuning"),
+                    heaps_before: None,
+                    new_heap_count: u32::from(t.new_heap_count),
+                    median_tcp_pct: f(t.median_throughput_cost_pct),
+                    tcp_considered_pct: f(t.smoothed_median_throughput_cost_pct),
+                    soh_stable_bytes: None,
+                    max_heaps_by_budget: None,
+                    min_heaps_by_budget: None,
+                    gcs_since_last_change: None,
+                    other_fields: format!(
+                        "tcp_reduction_per_step_up={}, tcp_increase_per_step_down={}, \
+                         space_cost_increase_per_step_up={}, space_cost_decrease_per_step_down={}{extra}",
+                        t.tcp_reduction_per_step_up,
+                        t.tcp_increase_per_step_down,
+                        t.space_cost_increase_per_step_up,
+                        t.space_cost_decrease_per_step_down
+                    ),
+                };
+                Self::keep(&mut m.dropped, &mut m.decisions, dec);
+            }
+            DynamicPayload::CommittedUsage(_) => return false,
+            DynamicPayload::Other => {
+                let name = d.name.to_string_lossy();
+                let known = m.unknown_events.len();
+                match m.unknown_events.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, c)) => *c += 1,
+                    None if known < MAX_UNKNOWN_NAMES => m.unknown_events.push((name, 1)),
+                    None => m.dropped += 1,
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// GCs whose heap count differs from the GC before them, in GC order.
+    pub(crate) fn heap_changes(&self) -> u32 {
+        let mut v: Vec<(u64, u32)> = self.points.iter().map(|&(g, _, h)| (g, h)).collect();
+        v.sort_by_key(|&(g, _)| g);
+        v.windows(2).filter(|w| w[0].1 != w[1].1).count() as u32
+    }
+
+    /// Links samples and decisions to heap counts and decisions to the changes they caused.
+    pub(crate) fn finish(self) -> DatasModel {
+        let DatasBuilder { mut model, points } = self;
+        // Heap count of a GC number: the last GCGlobalHeapHistory for it.
+        let mut by_gc: Vec<(u64, u32)> = points.iter().map(|&(g, _, h)| (g, h)).collect();
+        by_gc.sort_by_key(|&(g, _)| g);
+        let heaps_of = |gc: u64| -> Option<u32> {
+            let i = by_gc.partition_point(|&(g, _)| g <= gc);
+            (i > 0 && by_gc[i - 1].0 == gc).then(|| by_gc[i - 1].1)
+        };
+        for s in &mut model.samples {
+            s.heaps = heaps_of(s.gc);
+            s.throughput_cost_pct = match (s.heaps, s.elapsed_between_gcs_us) {
+                (Some(h), e) if h > 0 && e > 0 => {
+                    let cost = (s.msl_wait_us as f64 / f64::from(h) + s.pause_us as f64) * 100.0
+                        / e as f64;
+                    Some(cost.min(100.0))
+                }
+                _ => None,
+            };
+        }
+        for d in &mut model.decisions {
+            d.heaps_before = heaps_of(d.gc);
+        }
+        // Changes in GC order (a background GC's history can arrive after later GCs').
+        let mut ordered = points;
+        // Stable: a GC with two histories keeps them in event order.
+        ordered.sort_by_key(|p| p.0);
+        let mut last: Option<u32> = None;
+        for &(gc, ms, heaps) in &ordered {
+            if let Some(prev) = last.filter(|&p| p != heaps) {
+                let decision = model
+                    .decisions
+                    .iter()
+                    .rposition(|d| d.gc < gc && d.new_heap_count == heaps);
+                model.changes.push(HeapCountChange {
+                    gc,
+                    ms,
+                    from: prev,
+                    to: heaps,
+                    decision,
+                });
+            }
+            last = Some(heaps);
+            match model
+                .gcs_by_heap_count
+                .iter_mut()
+                .find(|c| c.heaps == heaps)
+            {
+                Some(c) => c.gcs += 1,
+                None => model.gcs_by_heap_count.push(HeapCountGcs { heaps, gcs: 1 }),
+            }
+        }
+        model.gcs_by_heap_count.sort_by_key(|c| c.heaps);
+        if model.has_events() || !model.changes.is_empty() {
+            model.per_gc = ordered
+                .into_iter()
+                .map(|(gc, ms, heaps)| GcHeaps { gc, ms, heaps })
+                .collect();
+        }
+        model
+    }
+}
+
+impl DatasModel {
+    /// True when the trace has DATAS events.
+    pub fn has_events(&self) -> bool {
+        !self.samples.is_empty() || !self.decisions.is_empty()
+    }
+}
+
+fn mb(b: u64) -> String {
+    format!("{:.1} MB", b as f64 / 1e6)
+}
+
+/// One sentence per heap-count change: when, from and to, and the decision behind it with what it
+/// measured (the GC's cost, the size and the budget). "Why did my app grow to N heaps?" is the
+/// sentence of the change that reached N.
+pub fn explain(m: &DatasModel) -> Vec<String> {
+    m.changes.iter().map(|c| explain_change(m, c)).collect()
+}
+
+/// The sentence for one change (see [`explain`]).
+pub fn explain_change(m: &DatasModel, c: &HeapCountChange) -> String {
+    let verb = if c.to > c.from { "grew" } else { "shrank" };
+    let mut s = format!(
+        "GC {} ({:.1} ms): {verb} from {} to {} heaps",
+        c.gc, c.ms, c.from, c.to
+    );
+    let Some(d) = c.decision.and_then(|i| m.decisions.get(i)) else {
+        s.push_str("; no tuning event before it chose this count (the GC keyword at Informational level captures them)");
+        return s;
+    };
+    s.push_str(&format!(", decided at GC {} ({})", d.gc, d.event));
+    if let Some(t) = d.median_tcp_pct {
+        let what = if d.event == "SizeAdaptationFullGCTuning" {
+            "gen2 GCs cost"
+        } else {
+            "GCs cost"
+        };
+        s.push_str(&format!(
+            ": {what} {t:.1}% of the time (median of the last 3)"
+        ));
+    }
+    if let Some(t) = d
+        .tcp_considered_pct
+        .filter(|t| Some(*t) != d.median_tcp_pct)
+    {
+        s.push_str(&format!(", {t:.1}% considered"));
+    }
+    if let Some(n) = d.gcs_since_last_change {
+        s.push_str(&format!(", {n} GCs since the last change"));
+    }
+    if let (Some(size), Some(max)) = (d.soh_stable_bytes, d.max_heaps_by_budget) {
+        s.push_str(&format!(
+            "; {} of long-lived small objects, a budget that allows up to {max} heaps",
+            mb(size)
+        ));
+    }
+    let budget = m
+        .samples
+        .iter()
+        .rev()
+        .find(|x| x.gc <= d.gc)
+        .and_then(|x| x.gen0_budget_per_heap_bytes);
+    if let Some(b) = budget {
+        s.push_str(&format!(" (gen0 budget {} per heap)", mb(b)));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn sample(gc: u64, elapsed: u32, pause: u32, msl: u32) -> Vec<u8> {
+        let mut d = vec![1, 0];
+        d.extend_from_slice(&gc.to_le_bytes());
+        for v in [elapsed, pause, msl, 0] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        d.extend_from_slice(&1_000_000u64.to_le_bytes());
+        d.extend_from_slice(&2_000_000u32.to_le_bytes());
+        d
+    }
+
+    fn tuning(gc: u64, new: u16, median: f32) -> Vec<u8> {
+        let mut d = vec![1, 0];
+        d.extend_from_slice(&new.to_le_bytes());
+        d.extend_from_slice(&3u16.to_le_bytes());
+        d.extend_from_slice(&0u16.to_le_bytes());
+        d.extend_from_slice(&gc.to_le_bytes());
+        d.extend_from_slice(&1_000_000u64.to_le_bytes());
+        for v in [median, median, 0.0] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        d.extend_from_slice(&1u16.to_le_bytes());
+        d.extend_from_slice(&0f32.to_le_bytes());
+        d.extend_from_slice(&4u32.to_le_bytes());
+        d.push(1);
+        d.extend_from_slice(&[0; 8]);
+        d.push(2);
+        assert_eq!(d.len(), 56);
+        d
+    }
+
+    #[test]
+    fn changes_link_to_the_decision_before_them() {
+        let mut b = DatasBuilder::default();
+        let feed = |b: &mut DatasBuilder, ms: f64, name: &str, data: &[u8]| {
+            let p = crate::clr::gc::dynamic::test_payload(name, data);
+            let e = GcDynamicEvent::parse(&p, 0, 8).unwrap();
+            b.on_dynamic(ms, &e)
+        };
+        for gc in 1..=6u32 {
+            let heaps = if gc <= 4 { 1 } else { 2 };
+            assert!(feed(
+                &mut b,
+                gc as f64,
+                "SizeAdaptationSample",
+                &sample(gc.into(), 1000, 100, 40)
+            ));
+            b.on_gc_heaps(gc, gc as f64, heaps);
+            if gc == 4 {
+                assert!(feed(
+                    &mut b,
+                    4.5,
+                    "SizeAdaptationTuning",
+                    &tuning(4, 2, 37.5)
+                ));
+            }
+        }
+        assert!(!feed(&mut b, 7.0, "NotADatasName", &[1, 0]));
+        let m = b.finish();
+        assert_eq!(m.samples.len(), 6);
+        // (40 / 1 heap + 100) / 1000 for GC 1; (40 / 2 + 100) / 1000 for GC 6.
+        assert_eq!(m.samples[0].throughput_cost_pct, Some(14.0));
+        assert_eq!(m.samples[5].throughput_cost_pct, Some(12.0));
+        assert_eq!(m.changes.len(), 1);
+        assert_eq!(m.per_gc.len(), 6);
+        assert_eq!((m.per_gc[4].gc, m.per_gc[4].heaps), (5, 2));
+        let c = &m.changes[0];
+        assert_eq!((c.gc, c.from, c.to, c.decision), (5, 1, 2, Some(0)));
+        assert_eq!(m.decisions[0].heaps_before, Some(1));
+        assert_eq!(
+            m.gcs_by_heap_count,
+            vec![
+                HeapCountGcs { heaps: 1, gcs: 4 },
+                HeapCountGcs { heaps: 2, gcs: 2 }
+            ]
+        );
+        assert_eq!(m.unknown_events, vec![("NotADatasName".into(), 1)]);
+        let why = explain(&m);
+        assert_eq!(why.len(), 1);
+        assert!(
+            why[0].starts_with("GC 5 (5.0 ms): grew from 1 to 2 heaps, decided at GC 4"),
+            "{}",
+            why[0]
+        );
+        assert!(why[0].contains("37.5%"), "{}", why[0]);
+        assert!(why[0].contains("allows up to 3 heaps"), "{}", why[0]);
+        assert!(why[0].contains("gen0 budget 2.0 MB per heap"), "{}", why[0]);
+    }
+}
