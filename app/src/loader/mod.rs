@@ -1,6 +1,7 @@
 //! Opening a trace: a dropped, chosen or pasted file, or one fetched by address, is handed to a
 //! decoding worker ([`worker_client`]); its messages are written into the app state as they come.
-//! The views never open anything: they read the state.
+//! The views never open anything: they read the state. A second trace to compare with ([`other`])
+//! decodes in a worker of its own.
 
 use std::sync::Arc;
 
@@ -15,9 +16,10 @@ use crate::state::heap_store::HeapStore;
 use crate::state::rows::append_batch;
 use crate::state::AppState;
 
+pub mod other;
 pub mod worker_client;
 
-use worker_client::JobEvent;
+use worker_client::{JobEvent, Slot};
 
 thread_local! {
     /// The file open now (a `Blob` is not `Send`, so it cannot live in a signal): opening another
@@ -44,7 +46,7 @@ pub fn open_other_entry(app: AppState, entry: usize) {
 
 /// Stops reading the current file; what was read stays hidden (the start page shows again).
 pub fn cancel(app: AppState) {
-    worker_client::cancel();
+    worker_client::cancel(Slot::Main);
     app.loading.set(None);
     app.gcs.set(Vec::new());
 }
@@ -65,7 +67,7 @@ fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
             ..Default::default()
         },
     )));
-    if let Err(e) = worker_client::start(blob, entry, move |ev| on_job_event(app, ev)) {
+    if let Err(e) = worker_client::start(Slot::Main, blob, entry, move |ev| on_job_event(app, ev)) {
         app.loading.set(None);
         app.error.set(Some(e));
     }
@@ -102,7 +104,7 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Done(mut a)) => {
-            worker_client::cancel();
+            worker_client::cancel(Slot::Main);
             app.gcs.notify();
             app.loading.set(None);
             match &a.error {
@@ -132,7 +134,7 @@ fn on_job_event(app: AppState, ev: JobEvent) {
         }
         JobEvent::Message(ToUi::Ready) => {}
         JobEvent::Crashed(msg) => {
-            worker_client::cancel();
+            worker_client::cancel(Slot::Main);
             // The rows read before the crash are shown.
             app.gcs.notify();
             app.loading.set(None);
@@ -166,10 +168,15 @@ fn js_text(e: &wasm_bindgen::JsValue) -> String {
         .unwrap_or_else(|| format!("{e:?}"))
 }
 
+/// The file name an address ends with.
+fn name_of(url: &str) -> String {
+    url.rsplit('/').next().unwrap_or(url).to_string()
+}
+
 /// Fetches a trace by address and opens it.
 pub fn open_url(app: AppState, url: String) {
     spawn_local(async move {
-        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
+        let name = name_of(&url);
         match fetch_blob(&url).await {
             Ok(blob) => open_blob(app, name, blob),
             Err(e) => app.error.set(Some(e)),
