@@ -28,6 +28,8 @@ cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
 # The test-only encoder round-trips (in release: one of them writes and reads back 300 MB), and
 # comparisons of generated traces whose differences are known.
 cargo test --release -p gcscope-core --features encode --test encode_roundtrip --test compare
+# The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
+cargo test --release -p gcscope-core --features encode --test etl_writer
 
 step "DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON"
 cargo build --release -p gcscope-cli

@@ -39,7 +39,7 @@ pub struct Opts {
 pub fn run(opts: &Opts) -> Result<(), String> {
     let json = opts.out.json("allocs")?;
     let (from, to, top) = (opts.range.from, opts.range.to, opts.top);
-    let (_, ins) = load(&opts.out.input.file)?;
+    let (_, ins) = load(&opts.out.input)?;
     let a = &ins.allocations;
     let (lo, hi) = (
         from.unwrap_or(f64::NEG_INFINITY),

@@ -1,15 +1,43 @@
-//! The command line's shared parts: the trace every subcommand reads, the `--json` option of the
-//! subcommands that print a table or JSON, and clap's errors turned into one line with the exit code
-//! scripts can tell apart. Each subcommand's own options are next to its code (`gcs::Opts`, ...).
+//! The command line's shared parts: the trace every subcommand reads and which of its processes,
+//! the `--json` option of the subcommands that print a table or JSON, and clap's errors turned into
+//! one line with the exit code scripts can tell apart. Each subcommand's own options are next to its
+//! code (`gcs::Opts`, ...).
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
+use gcscope_core::gc::ProcessChoice;
 
-/// The trace a subcommand reads.
+/// The trace a subcommand reads, and which of its processes (an ETW trace holds every process of
+/// the machine; an EventPipe trace is one).
 #[derive(clap::Args, Debug, Clone)]
 pub struct Input {
-    /// The trace: .nettrace or .netperf, or a .zip/.gz holding one
+    /// The trace: .nettrace, .netperf, .etl or .etl.zip, or a .zip/.gz holding one
     #[arg(value_name = "FILE")]
     pub file: String,
+    /// Which process of an ETW trace to read, by id (default: the most GC pause)
+    #[arg(long, value_name = "N", conflicts_with = "process")]
+    pub pid: Option<u32>,
+    /// Which process of an ETW trace to read, by name (without .exe, any case)
+    #[arg(long, value_name = "NAME")]
+    pub process: Option<String>,
+}
+
+impl Input {
+    /// The same process choice for another file (several traces read as one table).
+    pub fn with_file(&self, file: &str) -> Input {
+        Input {
+            file: file.to_string(),
+            ..self.clone()
+        }
+    }
+
+    /// The process the command line names.
+    pub fn choice(&self) -> ProcessChoice {
+        match (self.pid, &self.process) {
+            (Some(pid), _) => ProcessChoice::Pid(pid),
+            (None, Some(name)) => ProcessChoice::Name(name.clone()),
+            (None, None) => ProcessChoice::Auto,
+        }
+    }
 }
 
 /// FILE and `--json`: the options of the subcommands that print a table or JSON.

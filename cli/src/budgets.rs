@@ -11,7 +11,7 @@ const GENS: [&str; 5] = ["gen0", "gen1", "gen2", "loh", "poh"];
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("budgets")?;
-    let (_, ins) = load(&opts.input.file)?;
+    let (_, ins) = load(&opts.input)?;
     if json {
         return print_json(&ins.budgets);
     }

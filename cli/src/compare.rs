@@ -4,6 +4,7 @@
 
 use gcscope_core::compare::{self, Comparison, Verdict};
 
+use crate::args::Input;
 use crate::insight::print_json;
 use crate::summary::{load_digest, print};
 use crate::table::{self, Align, Table};
@@ -31,7 +32,13 @@ pub fn run(opts: &Opts) -> Result<(), String> {
         ..Default::default()
     };
     let digest = |path: &str| -> Result<_, String> {
-        let (m, rows) = load_digest(path)?;
+        // An ETW trace's process with the most GC pause (said on stderr when it holds several).
+        let input = Input {
+            file: path.to_string(),
+            pid: None,
+            process: None,
+        };
+        let (m, rows) = load_digest(&input)?;
         Ok(rows.digest(path.to_string(), &m, &lat))
     };
     let (a, b) = (digest(&opts.a)?, digest(&opts.b)?);

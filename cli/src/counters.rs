@@ -70,7 +70,7 @@ fn columns(c: &CounterSample) -> Vec<(&'static str, &'static str, String)> {
 }
 
 pub fn run(opts: &JsonCsvOpts) -> Result<(), String> {
-    let (_, ins) = load(&opts.input.file)?;
+    let (_, ins) = load(&opts.input)?;
     let cs = &ins.counters;
     if opts.json {
         return print_json(cs);

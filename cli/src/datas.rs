@@ -29,7 +29,7 @@ struct DatasJson<'a> {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("datas")?;
-    let m = load_summaries(&opts.input.file)?;
+    let m = load_summaries(&opts.input)?;
     let d = &m.datas;
     let p = &m.process;
     if json {

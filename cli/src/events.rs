@@ -1,6 +1,6 @@
 //! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
 
-use crate::args::JsonOpts;
+use crate::args::{Input, JsonOpts};
 use gcscope_core::clr::gc::{DynamicKind, GcDynamicEvent};
 use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::DecodeStats;
@@ -8,12 +8,24 @@ use std::collections::BTreeMap;
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json_out = opts.json("events")?;
-    let (counts, stats, dynamic) = count(&opts.input.file)?;
+    let (counts, stats, dynamic) = count(&opts.input)?;
     let text = if json_out {
         json(&counts)?
     } else {
         let mut t = table(&counts);
         t.push_str(&dynamic.footnote());
+        if stats.out_of_order_events > 0 {
+            t.push_str(&format!(
+                "{} events came after later ones (ETW buffers written too late for the merge window)\n",
+                stats.out_of_order_events
+            ));
+        }
+        if stats.skipped_events > 0 {
+            t.push_str(&format!(
+                "{} events could not be read (damaged records) and are not counted\n",
+                stats.skipped_events
+            ));
+        }
         if stats.dropped_events > 0 {
             t.push_str(&format!(
                 "the runtime dropped {} events (sequence-number gaps): counts are lower bounds\n",
@@ -53,12 +65,18 @@ impl DynamicCounts {
 }
 
 /// Counts keyed by `Provider/EventName`, sorted by name.
-pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats, DynamicCounts), String> {
+pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, DynamicCounts), String> {
+    let path = input.file.as_str();
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut dynamic = DynamicCounts::default();
     // One reused key buffer: a lookup per event, an allocation only per new name.
     let mut key = String::new();
+    // Every process unless one is named (as TraceEvent's baselines count).
+    let pid = crate::load::chosen_pid(input)?;
     let (_, stats) = crate::load::read_trace(path, &mut |_, e| {
+        if pid.is_some_and(|p| p != e.process_id) {
+            return;
+        }
         if e.event_id == 39 && e.provider == RUNTIME_PROVIDER {
             dynamic.total += 1;
             if let Ok(d) = GcDynamicEvent::parse(e.payload, e.version, e.pointer_size) {
@@ -78,6 +96,9 @@ pub fn count(path: &str) -> Result<(BTreeMap<String, u64>, DecodeStats, DynamicC
             }
         }
     })?;
+    if let (Some(p), true) = (pid, counts.is_empty()) {
+        return Err(format!("'{path}': no event of process {p} in the trace"));
+    }
     Ok((counts, stats, dynamic))
 }
 

@@ -10,11 +10,12 @@ use gcscope_core::gc::{Gc, Generations};
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
-use crate::args::JsonCsvOpts;
+use crate::args::{Input, JsonCsvOpts};
+use crate::load::DRAIN_EVERY;
 use crate::many::{each_trace, ManyOpts};
 use crate::out::Out;
 use crate::rows_out::{typed_cell, Column, Kind, Writer};
-use crate::summary::{load_draining_every, DRAIN_EVERY};
+use crate::summary::load_draining_every;
 use crate::table::{self, Align, StreamingTable};
 
 /// `gcscope gcs`' options.
@@ -77,8 +78,9 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
     let Some(format) = opts.many.format(opts.out.csv) else {
         return each_trace(files, |f| {
             let _ = writeln!(out, "== {f}");
+            let input = opts.out.input.with_file(f);
             let rows = Rows {
-                path: f,
+                input: &input,
                 filter: &filter,
                 drain_every: DRAIN_EVERY,
             };
@@ -91,8 +93,9 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
     let mut w = Writer::new(&format, cols.iter().map(|c| c.0.clone()).collect(), out)?;
     let mut failed = None;
     let read = each_trace(files, |f| {
+        let input = opts.out.input.with_file(f);
         let rows = Rows {
-            path: f,
+            input: &input,
             filter: &filter,
             drain_every: DRAIN_EVERY,
         };
@@ -127,7 +130,7 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
 fn write<W: Write>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
     let filter = Filter::from_opts(opts);
     let rows = Rows {
-        path: &opts.out.input.file,
+        input: &opts.out.input,
         filter: &filter,
         drain_every,
     };
@@ -142,7 +145,7 @@ fn write<W: Write>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<()
 
 /// Where the rows come from: a trace, a filter, and how often settled rows are taken.
 struct Rows<'a> {
-    path: &'a str,
+    input: &'a Input,
     filter: &'a Filter,
     drain_every: u32,
 }
@@ -159,7 +162,7 @@ fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(&Gc)) -> Result<usize, String> 
         }
     };
     // The rows still held at the end are the ones not handed out yet: the last of the trace.
-    let model = load_draining_every(rows.path, rows.drain_every, Some(&mut |gc| emit(&gc)))?;
+    let model = load_draining_every(rows.input, rows.drain_every, &mut |gc| emit(&gc))?;
     for gc in &model.gcs {
         emit(gc);
     }
@@ -374,6 +377,11 @@ mod tests {
         Gcs::try_parse_from(["gcs"].iter().chain(args)).map(|c| c.opts)
     }
 
+    /// FILE alone (the default process).
+    fn input(path: &str) -> Input {
+        opts(&[path]).unwrap().out.input
+    }
+
     /// The CSV of `gcs` made at once, as before the rows were streamed.
     fn csv_at_once(gcs: &[&Gc]) -> String {
         let cols = csv_columns();
@@ -398,7 +406,7 @@ mod tests {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/traces")
             .join(name);
-        load_model(p.to_str().unwrap()).unwrap()
+        load_model(&input(p.to_str().unwrap())).unwrap()
     }
 
     #[test]
@@ -533,6 +541,7 @@ mod tests {
                 if name.ends_with(".nettrace")
                     || name.ends_with(".nettrace.zip")
                     || name.ends_with(".netperf.zip")
+                    || name.ends_with(".etl.zip")
                 {
                     out.push(p);
                 }
@@ -552,7 +561,7 @@ mod tests {
         let mut rows_seen = 0;
         for trace in &traces {
             let path = trace.to_str().unwrap();
-            let model = load_model(path).unwrap();
+            let model = load_model(&input(path)).unwrap();
             rows_seen += model.gcs.len();
             for (flags, formats) in [
                 (&[][..], &["--json", "--csv", ""][..]),

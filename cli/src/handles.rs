@@ -9,7 +9,7 @@ const SHOW_ALIVE: usize = 20;
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("handles")?;
-    let m = load_summaries(&opts.input.file)?;
+    let m = load_summaries(&opts.input)?;
     let h = &m.handles;
     if json {
         let mut s = serde_json::to_string_pretty(h).map_err(|e| e.to_string())?;

@@ -1,24 +1,16 @@
 //! Shared by the insights subcommands (allocs, budgets, roots, suspensions, counters, memory):
 //! loading a trace into the GC model and its insights in one pass, and output helpers.
 
-use gcscope_core::gc::insights::{Insights, InsightsBuilder};
-use gcscope_core::gc::{GcModel, ModelBuilder};
+use crate::args::Input;
+use crate::load::{load_process, Rows};
+use gcscope_core::gc::insights::Insights;
+use gcscope_core::gc::GcModel;
 use serde::Serialize;
 
-/// Decodes FILE once, feeding the model and the insights.
-pub fn load(path: &str) -> Result<(GcModel, Insights), String> {
-    let mut builder: Option<ModelBuilder> = None;
-    let mut ib = InsightsBuilder::new();
-    let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
-        // One payload decode for both.
-        let b = builder.get_or_insert_with(|| ModelBuilder::new(info));
-        gcscope_core::gc::feed(b, &mut ib, e);
-    })?;
-    let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
-    b.set_info(&info);
-    let model = b.finish(Some(&stats));
-    let insights = ib.finish(&model);
-    Ok((model, insights))
+/// Decodes FILE once, feeding the model and the insights (of the chosen process).
+pub fn load(input: &Input) -> Result<(GcModel, Insights), String> {
+    let (model, insights) = load_process(input, true, Rows::Keep)?;
+    Ok((model, insights.unwrap_or_default()))
 }
 
 /// Pretty JSON with a final newline, printed.

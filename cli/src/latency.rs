@@ -36,7 +36,7 @@ impl Opts {
 
 pub fn run(opts: &Opts) -> Result<(), String> {
     let json = opts.out.json("latency")?;
-    let (m, rows) = load_digest(&opts.out.input.file)?;
+    let (m, rows) = load_digest(&opts.out.input)?;
     let range = TimeRange::new(
         opts.range.from.unwrap_or(0.0),
         opts.range.to.unwrap_or(m.process.trace_duration_ms),

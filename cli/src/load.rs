@@ -1,9 +1,11 @@
 //! Reading a trace file for any subcommand: streamed in 1 MiB chunks through the core decoder (the
 //! whole file is never in memory), with error messages that say what went wrong, where, and what to do.
 
+use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
 use gcscope_core::event::{Event, TraceInfo};
-use gcscope_core::gc;
+use gcscope_core::gc::insights::{Insights, InsightsBuilder};
+use gcscope_core::gc::{self, processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::{DecodeStats, TraceReader};
 use std::fs::File;
 use std::io::Read;
@@ -78,8 +80,9 @@ fn read_trace_with(
 pub fn describe_error(path: &str, e: &Error) -> String {
     match &e.kind {
         ErrorKind::NotATrace(what) => format!(
-            "'{path}' is not a .NET trace ({what}).\n  gcscope reads EventPipe traces: .nettrace files from \
-             `dotnet-trace collect` or DOTNET_EnableEventPipe, older .netperf files, or a .zip/.gz of one."
+            "'{path}' is not a .NET trace ({what}).\n  gcscope reads EventPipe traces (.nettrace files from \
+             `dotnet-trace collect` or DOTNET_EnableEventPipe, older .netperf files), ETW traces (.etl \
+             from PerfView, WPR or xperf; PerfView's .etl.zip), or a .zip/.gz of one."
         ),
         ErrorKind::Truncated { what } => format!(
             "'{path}' ends at byte {} inside the {what}, before any events could be read; \
@@ -96,5 +99,209 @@ pub fn describe_error(path: &str, e: &Error) -> String {
              Please report it, with the runtime and tool versions that wrote the trace.",
             e.offset
         ),
+    }
+}
+
+// ---- Machine-wide traces: which process the model is built for (`--pid N`, `--process NAME`). ----
+
+/// Events between drains of settled rows: often enough that few rows wait (a GC is tens of events,
+/// a 32-heap server GC ~40), rarely enough that the calls cost nothing.
+pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
+
+/// What a model load keeps of the chosen process's rows as the trace streams through.
+pub enum Rows<'a> {
+    /// Every row stays in the model (the commands that look at every GC).
+    Keep,
+    /// Rows are dropped as they settle, taken every `every` events: the model keeps only the last
+    /// few, its summaries still cover every GC (the commands that print whole-trace figures).
+    Drop { every: u32 },
+    /// Each row goes to the callback as soon as it is final, in GC order, and leaves the model,
+    /// which keeps only the last few (its summaries still cover every GC). Settled rows are taken
+    /// every `every` events.
+    Stream {
+        every: u32,
+        row: &'a mut dyn FnMut(Gc),
+    },
+}
+
+/// Decodes FILE and builds the model (and, with `insights`, its insights) of one process: the one
+/// `--pid`/`--process` names, else the one with the most GC pause, said on stderr with the others
+/// when the trace holds several.
+///
+/// One pass, except for streamed rows of a machine-wide trace whose process is not given by id: the
+/// process with the most pause (or a name, which the kernel's rundown may give only at the end) is
+/// known only once the whole file is read, so a first pass chooses (every row dropped as it
+/// settles) and a second streams the chosen process's rows. Memory stays bounded either way.
+pub fn load_process(
+    input: &Input,
+    insights: bool,
+    mut rows: Rows<'_>,
+) -> Result<(GcModel, Option<Insights>), String> {
+    let path = input.file.as_str();
+    let choice = input.choice();
+    // Only rows handed out need the process known as they settle.
+    let streaming = matches!(rows, Rows::Stream { .. });
+    let mut target = match choice {
+        ProcessChoice::Pid(pid) => Some(pid),
+        _ => None,
+    };
+    let mut pass = route(path, &choice, target, insights, &mut rows)?;
+    let mut pid = pass.choose(path, &choice)?;
+    if streaming && pass.target != pid {
+        // Nothing was streamed (the first pass did not know the process): stream it now.
+        target = pid;
+        pass = route(path, &choice, target, insights, &mut rows)?;
+        pid = pass.choose(path, &choice)?;
+        if pass.target != pid {
+            return Err(format!(
+                "'{path}': the process chosen changed between two reads"
+            ));
+        }
+    }
+    if choice == ProcessChoice::Auto {
+        pass.tell_choice(path, pid);
+    }
+    pass.finish(pid, insights)
+}
+
+/// The process id `--pid`/`--process` names (None: every process), resolved by a first pass over
+/// FILE when a name is given (the kernel's process events may come anywhere in the file).
+pub fn chosen_pid(input: &Input) -> Result<Option<u32>, String> {
+    match input.choice() {
+        ProcessChoice::Auto => Ok(None),
+        ProcessChoice::Pid(p) => Ok(Some(p)),
+        choice => {
+            let mut rows = Rows::Drop { every: DRAIN_EVERY };
+            let pass = route(&input.file, &choice, None, false, &mut rows)?;
+            match pass.choose(&input.file, &choice)? {
+                Some(pid) => Ok(Some(pid)),
+                None => Err(format!("'{}': the trace has no runtime events", input.file)),
+            }
+        }
+    }
+}
+
+/// One read of the trace through a [`ProcessRouter`].
+struct Pass {
+    router: ProcessRouter,
+    info: TraceInfo,
+    stats: DecodeStats,
+    /// The process whose rows were streamed (given by id, or the one process of an EventPipe trace).
+    target: Option<u32>,
+}
+
+/// Reads FILE once, one model per process. While streaming, the rows of `target` (or, when no
+/// process is given, of an EventPipe trace's one process) go to the callback as they settle, and
+/// every other process's rows are dropped, as is every row when the target is not known yet.
+fn route(
+    path: &str,
+    choice: &ProcessChoice,
+    mut target: Option<u32>,
+    insights: bool,
+    rows: &mut Rows<'_>,
+) -> Result<Pass, String> {
+    let mut router = if insights {
+        ProcessRouter::new()
+    } else {
+        ProcessRouter::models_only()
+    };
+    let mut first = true;
+    let mut since_drain = 0u32;
+    let (info, stats) = read_trace_for_model(path, &mut |info, e| {
+        if first {
+            first = false;
+            // An EventPipe trace is one process: the one every event carries.
+            if target.is_none() && *choice == ProcessChoice::Auto && !machine_wide(info) {
+                target = Some(e.process_id);
+            }
+        }
+        router.on_event(info, e);
+        let (every, mut row): (u32, Option<&mut dyn FnMut(Gc)>) = match rows {
+            Rows::Keep => return,
+            Rows::Drop { every } => (*every, None),
+            Rows::Stream { every, row } => (*every, Some(&mut **row)),
+        };
+        since_drain += 1;
+        if since_drain < every {
+            return;
+        }
+        since_drain = 0;
+        for (pid, m) in router.models_mut() {
+            let settled = m.drain_completed();
+            match row.as_deref_mut() {
+                Some(row) if Some(pid) == target => settled.into_iter().for_each(row),
+                _ => {}
+            }
+        }
+    })?;
+    Ok(Pass {
+        router,
+        info,
+        stats,
+        target,
+    })
+}
+
+/// Whether the trace is a machine-wide one (ETW), whose events come from every process.
+fn machine_wide(info: &TraceInfo) -> bool {
+    info.format.starts_with("etl")
+}
+
+impl Pass {
+    /// The process `choice` names; None for a trace without runtime events (no process at all),
+    /// which gives an empty model, as for an EventPipe file.
+    fn choose(&self, path: &str, choice: &ProcessChoice) -> Result<Option<u32>, String> {
+        match self.router.choose(choice) {
+            Ok(pid) => Ok(Some(pid)),
+            Err(_) if self.router.processes().is_empty() && *choice == ProcessChoice::Auto => {
+                Ok(None)
+            }
+            Err(e) => Err(format!("'{path}': {e}")),
+        }
+    }
+
+    /// Says on stderr which process was chosen and lists the others, when there are several.
+    fn tell_choice(&self, path: &str, pid: Option<u32>) {
+        let list = self.router.processes();
+        let Some(pid) = pid.filter(|_| list.len() > 1) else {
+            return;
+        };
+        let chosen = list.iter().find(|p| p.process_id == pid);
+        eprintln!(
+            "gcscope: '{path}' holds {} processes with GC events; showing {} (the most GC pause; \
+             choose with --pid N or --process NAME). The others:",
+            list.len(),
+            chosen.map_or_else(|| format!("pid {pid}"), processes::describe)
+        );
+        for p in list.iter().filter(|p| p.process_id != pid) {
+            eprintln!("  {}", processes::describe(p));
+        }
+    }
+
+    /// The chosen process's model (and insights), or the empty model of a trace without one.
+    fn finish(
+        self,
+        pid: Option<u32>,
+        insights: bool,
+    ) -> Result<(GcModel, Option<Insights>), String> {
+        let Pass {
+            router,
+            info,
+            stats,
+            ..
+        } = self;
+        let Some(pid) = pid else {
+            let mut b = ModelBuilder::new(&info);
+            b.set_info(&info);
+            let model = b.finish(Some(&stats));
+            let ins = insights.then(|| InsightsBuilder::new().finish(&model));
+            return Ok((model, ins));
+        };
+        if insights {
+            let (model, ins) = router.finish(pid, Some(&stats))?;
+            Ok((model, Some(ins)))
+        } else {
+            Ok((router.finish_model(pid, Some(&stats))?, None))
+        }
     }
 }

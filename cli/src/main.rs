@@ -1,7 +1,8 @@
 //! `gcscope`: the native command-line front end over `gcscope-core`.
 //!
-//! Every subcommand reads one trace file (nettrace/netperf, or a .zip/.gz of one) and prints a human
-//! table by default, or stable JSON/CSV for scripts. Subcommands live in one module each.
+//! Every subcommand reads one trace file (nettrace/netperf/ETW .etl, or a .zip/.gz of one) and
+//! prints a human table by default, or stable JSON/CSV for scripts. Subcommands live in one module
+//! each.
 
 mod allocs;
 mod args;
@@ -32,7 +33,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-/// gcscope: .NET GC trace analysis (nettrace / netperf, zipped or gzipped)
+/// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
 #[derive(Parser, Debug)]
 #[command(
     name = "gcscope",
@@ -42,7 +43,10 @@ use clap::{CommandFactory, Parser, Subcommand};
     after_help = "Examples:\n  \
       gcscope summary trace.nettrace\n  \
       gcscope gcs trace.nettrace --min-pause 5      the GCs that paused 5 ms or more\n  \
-      gcscope gcs trace.nettrace --csv > gcs.csv    every figure, for a spreadsheet\n\n\
+      gcscope gcs trace.nettrace --csv > gcs.csv    every figure, for a spreadsheet\n  \
+      gcscope summary trace.etl --process MyApp     one process of a machine-wide ETW trace\n\n\
+      An ETW trace holds every process of the machine: each command reads the one with the most\n\
+      GC pause unless --pid or --process names another (`events` counts them all unless told).\n\n\
       Every figure is defined in docs/model.md and docs/insights.md."
 )]
 struct Cli {

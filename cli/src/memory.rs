@@ -28,7 +28,7 @@ fn more(s: &mut String, n: usize) {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("memory")?;
-    let (_, ins) = load(&opts.input.file)?;
+    let (_, ins) = load(&opts.input)?;
     if json {
         return print_json(&MemoryJson {
             compaction: &ins.compaction,

@@ -84,7 +84,7 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("reasons")?;
-    let m = load_model(&opts.input.file)?;
+    let m = load_model(&opts.input)?;
     let dis = disagreements(&m);
     if json {
         let mut s = serde_json::to_string_pretty(&ReasonsJson {

@@ -20,7 +20,7 @@ const LABELS: [&str; 10] = [
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("roots")?;
-    let (_, ins) = load(&opts.input.file)?;
+    let (_, ins) = load(&opts.input)?;
     let r = &ins.roots;
     if json {
         return print_json(r);

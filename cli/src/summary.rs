@@ -3,33 +3,35 @@
 use std::io::Write;
 
 use gcscope_core::compare::RowLog;
-use gcscope_core::gc::{Gc, GcModel, ModelBuilder};
+use gcscope_core::gc::{Gc, GcModel};
 use gcscope_core::latency::{self, PauseStats, TimeRange};
 use serde::Serialize;
 
-use crate::args::JsonCsvOpts;
+use crate::args::{Input, JsonCsvOpts};
+use crate::load::{load_process, Rows, DRAIN_EVERY};
 use crate::many::ManyOpts;
 use crate::out::Out;
 use crate::table::{self, Align, Table};
 
-/// Decodes FILE and builds its GC model, streaming the file through the decoder.
-pub fn load_model(path: &str) -> Result<GcModel, String> {
-    load(path, None)
+/// Decodes FILE and builds its GC model (of the chosen process), streaming the file through the
+/// decoder.
+pub fn load_model(input: &Input) -> Result<GcModel, String> {
+    load_process(input, false, Rows::Keep).map(|(model, _)| model)
 }
 
 /// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
 /// the file streams through (`ModelBuilder::drain_completed`), so memory stays flat however many GCs
 /// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
 /// summaries still cover every GC; its `gcs` holds only the last few.
-pub fn load_summaries(path: &str) -> Result<GcModel, String> {
-    load(path, Some(&mut drop::<Gc>))
+pub fn load_summaries(input: &Input) -> Result<GcModel, String> {
+    load_process(input, false, Rows::Drop { every: DRAIN_EVERY }).map(|(model, _)| model)
 }
 
 /// [`load_summaries`] that also keeps what latency figures and comparisons need of each row (a
 /// pause record and a heap point, ~100 bytes a GC) as the rows go by.
-pub fn load_digest(path: &str) -> Result<(GcModel, RowLog), String> {
+pub fn load_digest(input: &Input) -> Result<(GcModel, RowLog), String> {
     let mut rows = RowLog::default();
-    let m = load(path, Some(&mut |gc: Gc| rows.add(&gc)))?;
+    let m = load_draining_every(input, DRAIN_EVERY, &mut |gc: Gc| rows.add(&gc))?;
     // The rows still held at the end are the last ones, not handed out yet.
     for gc in &m.gcs {
         rows.add(gc);
@@ -37,41 +39,16 @@ pub fn load_digest(path: &str) -> Result<(GcModel, RowLog), String> {
     Ok((m, rows))
 }
 
-/// Events between drains: often enough that few rows wait (a GC is tens of events, a 32-heap
-/// server GC ~40), rarely enough that the calls cost nothing.
-pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
-
-fn load(path: &str, on_row: Option<&mut dyn FnMut(Gc)>) -> Result<GcModel, String> {
-    load_draining_every(path, DRAIN_EVERY, on_row)
-}
-
-/// [`load_model`] that hands every row to `on_row` as soon as it is final, in GC order, taking the
+/// [`load_model`] that hands every row to `row` as soon as it is final, in GC order, taking the
 /// settled rows from the model every `every` events ([`DRAIN_EVERY`]; tests drain after every
 /// event); the model keeps only the last few, so the rows it holds at the end (`model.gcs`) are
-/// the ones not handed out yet, the last of the trace. Without `on_row`, all rows stay.
+/// the ones not handed out yet, the last of the trace.
 pub(crate) fn load_draining_every(
-    path: &str,
+    input: &Input,
     every: u32,
-    mut on_row: Option<&mut dyn FnMut(Gc)>,
+    row: &mut dyn FnMut(Gc),
 ) -> Result<GcModel, String> {
-    let mut builder: Option<ModelBuilder> = None;
-    let mut since_drain = 0u32;
-    let (info, stats) = crate::load::read_trace_for_model(path, &mut |info, e| {
-        let b = builder.get_or_insert_with(|| ModelBuilder::new(info));
-        b.on_event(e);
-        if let Some(row) = on_row.as_mut() {
-            since_drain += 1;
-            if since_drain >= every {
-                since_drain = 0;
-                for gc in b.drain_completed() {
-                    row(gc);
-                }
-            }
-        }
-    })?;
-    let mut b = builder.unwrap_or_else(|| ModelBuilder::new(&info));
-    b.set_info(&info);
-    Ok(b.finish(Some(&stats)))
+    load_process(input, false, Rows::Stream { every, row }).map(|(model, _)| model)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
@@ -125,8 +102,8 @@ pub struct Opts {
 }
 
 /// A trace's summaries and its pause percentiles over the whole trace.
-fn load_with_percentiles(path: &str) -> Result<(GcModel, Vec<PauseStats>), String> {
-    let (m, rows) = load_digest(path)?;
+fn load_with_percentiles(input: &Input) -> Result<(GcModel, Vec<PauseStats>), String> {
+    let (m, rows) = load_digest(input)?;
     let range = TimeRange::new(0.0, m.process.trace_duration_ms);
     let pauses = latency::percentiles(&rows.pauses, range);
     Ok((m, pauses))
@@ -143,11 +120,13 @@ pub fn run(opts: &Opts) -> Result<(), String> {
         }
         let mut out = Out::stdout();
         let format = opts.many.format(opts.out.csv);
-        crate::summary_table::write(&files, format, load_with_percentiles, &mut out)?;
+        // Every trace's process as the command line chooses it (--pid/--process).
+        let load = |f: &str| load_with_percentiles(&opts.out.input.with_file(f));
+        crate::summary_table::write(&files, format, load, &mut out)?;
         return out.finish();
     }
     let json = opts.out.json;
-    let (m, pauses) = load_with_percentiles(&opts.out.input.file)?;
+    let (m, pauses) = load_with_percentiles(&opts.out.input)?;
     if json {
         let j = SummaryJson {
             process: &m.process,
@@ -201,8 +180,12 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
         .flatten()
         .collect::<Vec<_>>()
         .join(" ");
+    let name = p
+        .process_name
+        .as_deref()
+        .map_or(String::new(), |n| format!("{n}, "));
     s.push_str(&format!(
-        "Process    pid {}, {} CPUs, {}-bit{}\n",
+        "Process    {name}pid {}, {} CPUs, {}-bit{}\n",
         p.process_id,
         p.processor_count,
         p.pointer_size as u32 * 8,

@@ -10,7 +10,7 @@ const SHOW_OTHER: usize = 20;
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("suspensions")?;
-    let (_, ins) = load(&opts.input.file)?;
+    let (_, ins) = load(&opts.input)?;
     let su = &ins.suspensions;
     if json {
         return print_json(su);

@@ -25,7 +25,7 @@ fn fixture(rt: &str, name: &str) -> String {
         .into_owned()
 }
 
-/// Every subcommand with the options its help must list (beyond FILE and --help).
+/// Every subcommand with the options its help must list (beyond FILE, --pid, --process and --help).
 const SUBCOMMANDS: &[(&str, &[&str])] = &[
     ("events", &["--json"]),
     (
@@ -92,7 +92,8 @@ fn every_subcommand_has_help_with_its_options_and_an_example() {
             let help = text(&out.stdout);
             assert!(help.contains(&format!("Usage: gcscope {cmd} ")), "{help}");
             assert!(help.contains("<FILE>"), "{cmd}: {help}");
-            for o in *options {
+            // Every subcommand reads one process of a machine-wide trace (args::Input).
+            for o in options.iter().chain(&["--pid <N>", "--process <NAME>"]) {
                 assert!(help.contains(o), "{cmd} --help lacks {o}:\n{help}");
             }
             // An example that runs this subcommand on a trace.

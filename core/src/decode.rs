@@ -1,5 +1,5 @@
 //! What a format decoder hands the reader: the events, through a [`Sink`], and the counters of what
-//! it read ([`DecodeStats`]). Both sit below the decoders ([`crate::nettrace`]) and the reader
+//! it read ([`DecodeStats`]). Both sit below the decoders ([`crate::nettrace`], [`crate::etl`]) and the reader
 //! ([`crate::reader`]) that drives them, so neither has to import the other's types.
 
 use crate::event::{Event, TraceInfo};
@@ -36,6 +36,11 @@ pub struct DecodeStats {
     /// Events the runtime reported as dropped: gaps in per-capture-thread sequence numbers, and
     /// sequence points listing numbers beyond the last event seen.
     pub dropped_events: u64,
-    /// Events that could not be decoded (no metadata for their id).
+    /// Events that could not be decoded (no metadata for their id; in ETW files, the records after
+    /// an unreadable one in the same buffer).
     pub skipped_events: u64,
+    /// ETW files: events delivered after a later event because their buffer came too late for the
+    /// merge window (see [`crate::etl::merge`]); 0 for EventPipe files.
+    #[serde(default)]
+    pub out_of_order_events: u64,
 }

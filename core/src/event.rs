@@ -42,6 +42,9 @@ pub struct Event<'a> {
     pub timestamp: i64,
     /// Milliseconds since the trace start (`TraceInfo::ms_since_start(timestamp)`).
     pub time_ms: f64,
+    /// OS process that wrote the event: the trace header's process for EventPipe (one process per
+    /// file), each record's own for machine-wide ETW traces (u32::MAX where the record has none).
+    pub process_id: u32,
     /// OS thread the event is about.
     pub thread_id: u64,
     /// Thread that wrote the event (sequence numbers are per capture thread); equals thread_id in V3.

@@ -11,6 +11,7 @@
 //! This is a container-level mechanism: it knows providers and ids, not what they mean. Which runtime
 //! events the GC model reads is said next to the model ([`crate::gc::wants`]).
 
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 /// What the consumer wants done with the events of one metadata definition.
@@ -35,6 +36,22 @@ pub struct EventCount<'a> {
     pub name: &'a str,
     /// Events seen, delivered or skipped.
     pub count: u64,
+}
+
+/// Count lines from counts keyed by (provider, name, id): the order of [`EventCount`] lists (both
+/// format decoders build theirs this way).
+pub(crate) fn count_lines<'a>(
+    by_key: BTreeMap<(&'a str, &'a str, u32), u64>,
+) -> Vec<EventCount<'a>> {
+    by_key
+        .into_iter()
+        .map(|((provider, name, event_id), count)| EventCount {
+            provider,
+            event_id,
+            name,
+            count,
+        })
+        .collect()
 }
 
 /// What the decoder counts of every event, delivered or skipped.

@@ -1,11 +1,14 @@
 //! The public entry point: feed file bytes in chunks of any size, get events in timestamp order.
 //!
-//! Pipeline: [`crate::container`] (sniff, unzip/gunzip) → a small reassembly buffer that holds only
-//! the incomplete unit at the end of the data seen so far → [`crate::nettrace::Decoder`] (one unit per
-//! step) → [`crate::sort`] (per sequence-point region) → the caller's sink.
+//! Pipeline: [`crate::container`] (sniff, unzip/gunzip) → the trace stream's format, told from its
+//! first bytes: EventPipe (a small reassembly buffer that holds only the incomplete unit at the end of
+//! the data seen so far → [`crate::nettrace::Decoder`], one unit per step → [`crate::sort`], per
+//! sequence-point region) or ETW ([`crate::etl::Decoder`], buffers merged by timestamp) → the
+//! caller's sink. Both formats come out the same way: the consumer does not care which it read.
 
-use crate::container::Unwrapper;
+use crate::container::{describe, Unwrapper, FAST_SERIALIZATION, NETTRACE_MAGIC};
 use crate::error::{Error, ErrorKind, Result};
+use crate::etl;
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter, Interest};
 use crate::nettrace::{Decoder, Step};
@@ -26,6 +29,12 @@ pub struct TraceReader {
 
 /// The trace stream after unwrapping: decoder plus the bytes of one incomplete unit.
 struct Stream {
+    /// Which format the stream is, once its first bytes told (None: still collecting them).
+    format: Option<Format>,
+    /// The consumer's filter until the format is known.
+    filter: Option<Box<Filter>>,
+    /// ETW decoder, when the stream is an .etl file.
+    etl: Option<Box<etl::Decoder>>,
     decoder: Decoder,
     /// Bytes of the incomplete unit at the end of the data so far (empty when at a unit boundary).
     pending: Vec<u8>,
@@ -52,6 +61,9 @@ impl TraceReader {
         TraceReader {
             unwrap: Unwrapper::with_entry(n),
             stream: Stream {
+                format: None,
+                filter: None,
+                etl: None,
                 decoder: Decoder::new(),
                 pending: Vec::new(),
                 need: 0,
@@ -68,9 +80,13 @@ impl TraceReader {
     /// [`event_counts`](Self::event_counts)) but never buffered, sorted or delivered. Set it before
     /// the first push. The default delivers everything.
     pub fn set_filter(&mut self, filter: impl Fn(&str, u32, u32) -> Interest + 'static) {
-        self.stream
-            .decoder
-            .set_filter(Some(Box::new(filter) as Box<Filter>));
+        let filter = Some(Box::new(filter) as Box<Filter>);
+        // Kept until the first bytes say which decoder reads the stream, or given to it now.
+        match (&self.stream.format, &mut self.stream.etl) {
+            (None, _) => self.stream.filter = filter,
+            (Some(_), Some(etl)) => etl.set_filter(filter),
+            (Some(_), None) => self.stream.decoder.set_filter(filter),
+        }
     }
 
     /// [`set_filter`](Self::set_filter), builder style.
@@ -82,7 +98,15 @@ impl TraceReader {
     /// Every event decoded so far, delivered or skipped, counted per provider, id and name (the name
     /// events are delivered under), sorted by provider, name, id.
     pub fn event_counts(&self) -> Vec<EventCount<'_>> {
-        self.stream.decoder.event_counts()
+        match &self.stream.etl {
+            Some(etl) => etl.event_counts(),
+            None => self.stream.decoder.event_counts(),
+        }
+    }
+
+    /// For an ETW file: its decoder (the logfile header's facts, lost events), once known.
+    pub fn etl(&self) -> Option<&etl::Decoder> {
+        self.stream.etl.as_deref()
     }
 
     /// Feeds the next chunk (any size). Calls `sink` for every event that became available, in
@@ -112,9 +136,12 @@ impl TraceReader {
         let r = unwrap.push(chunk, &mut |data| stream.feed(data, stats, sink));
         if r.is_err() {
             // Nothing more will be read: the events buffered for ordering are complete, deliver them.
-            stream.decoder.flush_buffered(stats, sink);
+            match &mut stream.etl {
+                Some(etl) => etl.flush(sink),
+                None => stream.decoder.flush_buffered(stats, sink),
+            }
         }
-        self.stream.decoder.update_stats(&mut self.stats);
+        self.stream.update_stats(&mut self.stats);
         r.map_err(|e| self.fail(e))
     }
 
@@ -140,11 +167,10 @@ impl TraceReader {
             ..
         } = self;
         let container = unwrap.finish(&mut |data| stream.feed(data, stats, sink));
-        let pending = core::mem::take(&mut stream.pending);
-        let trace = stream.decoder.finish(&pending, stream.offset, stats, sink);
-        self.stream.decoder.update_stats(&mut self.stats);
+        let trace = stream.finish(stats, sink);
+        self.stream.update_stats(&mut self.stats);
         container.and(trace).map_err(|e| self.fail(e))?;
-        if self.stream.decoder.info().is_none() {
+        if self.info().is_none() {
             let e = Error::new(
                 self.stats.trace_bytes,
                 ErrorKind::Truncated {
@@ -169,27 +195,126 @@ impl TraceReader {
 
     /// The trace header's facts, once read.
     pub fn info(&self) -> Option<&TraceInfo> {
-        self.stream.decoder.info()
+        match &self.stream.etl {
+            Some(etl) => etl.info(),
+            None => self.stream.decoder.info(),
+        }
     }
 
     pub fn stats(&self) -> &DecodeStats {
         &self.stats
     }
 
-    /// Bytes currently buffered for an incomplete unit (for memory accounting).
+    /// Bytes currently buffered for an incomplete unit (for memory accounting; for ETW files also
+    /// the merge window).
     pub fn buffered_bytes(&self) -> usize {
-        self.stream.pending.len()
+        self.stream.pending.len() + self.stream.etl.as_ref().map_or(0, |e| e.buffered_bytes())
     }
 }
 
+/// The trace stream's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    EventPipe,
+    Etw,
+}
+
+/// Bytes that tell the formats apart: an .etl's first record header type sits at 74-75.
+const FORMAT_BYTES: usize = 76;
+
 impl Stream {
-    fn feed(
+    fn feed(&mut self, data: &[u8], stats: &mut DecodeStats, sink: &mut Sink<'_>) -> Result<()> {
+        if data.is_empty() {
+            // The container says another file of the same trace begins (an .etl's companions).
+            return match &mut self.etl {
+                Some(etl) => etl.begin_file(sink),
+                None => Ok(()),
+            };
+        }
+        stats.trace_bytes += data.len() as u64;
+        match self.format {
+            Some(Format::Etw) => return self.etw(data, sink),
+            Some(Format::EventPipe) => return self.feed_eventpipe(data, stats, sink),
+            None => {}
+        }
+        // Collect the first bytes in `pending`, then decide and replay them.
+        let take = (FORMAT_BYTES - self.pending.len()).min(data.len());
+        self.pending.extend_from_slice(&data[..take]);
+        if self.pending.len() < FORMAT_BYTES {
+            return Ok(());
+        }
+        let head = core::mem::take(&mut self.pending);
+        self.decide(&head)?;
+        match self.format {
+            Some(Format::Etw) => {
+                self.etw(&head, sink)?;
+                self.etw(&data[take..], sink)
+            }
+            _ => {
+                self.feed_eventpipe(&head, stats, sink)?;
+                self.feed_eventpipe(&data[take..], stats, sink)
+            }
+        }
+    }
+
+    /// Picks the decoder from the stream's first bytes (all of them, if it is shorter). A stream
+    /// that starts like neither format (a .zip entry named like a trace that is not one) is named.
+    fn decide(&mut self, head: &[u8]) -> Result<()> {
+        let eventpipe = [&NETTRACE_MAGIC[..], &FAST_SERIALIZATION[..8]]
+            .iter()
+            .any(|m| head.starts_with(m) || m.starts_with(head));
+        if !eventpipe && !etl::looks_like_etl(head) {
+            return Err(Error::new(0, ErrorKind::NotATrace(describe(head))));
+        }
+        let format = if etl::looks_like_etl(head) {
+            let mut d = etl::Decoder::new();
+            d.set_filter(self.filter.take());
+            self.etl = Some(Box::new(d));
+            Format::Etw
+        } else {
+            self.decoder.set_filter(self.filter.take());
+            Format::EventPipe
+        };
+        self.format = Some(format);
+        Ok(())
+    }
+
+    fn etw(&mut self, data: &[u8], sink: &mut Sink<'_>) -> Result<()> {
+        match &mut self.etl {
+            Some(etl) => etl.push(data, sink),
+            None => Ok(()),
+        }
+    }
+
+    /// End of the stream: the decoder's own end (a stream shorter than [`FORMAT_BYTES`] goes to
+    /// the EventPipe decoder, which says what is wrong with it).
+    fn finish(&mut self, stats: &mut DecodeStats, sink: &mut Sink<'_>) -> Result<()> {
+        if self.format.is_none() {
+            let head = core::mem::take(&mut self.pending);
+            self.decide(&head)?;
+            self.feed_eventpipe(&head, stats, sink)?;
+        }
+        if let Some(etl) = &mut self.etl {
+            return etl.finish(sink);
+        }
+        let pending = core::mem::take(&mut self.pending);
+        self.decoder.finish(&pending, self.offset, stats, sink)
+    }
+
+    /// Brings the decoder's counters into `stats`.
+    fn update_stats(&self, stats: &mut DecodeStats) {
+        match &self.etl {
+            Some(etl) => etl.update_stats(stats),
+            None => self.decoder.update_stats(stats),
+        }
+    }
+
+    fn feed_eventpipe(
         &mut self,
         mut data: &[u8],
         stats: &mut DecodeStats,
         sink: &mut Sink<'_>,
     ) -> Result<()> {
-        stats.trace_bytes += data.len() as u64;
         while !data.is_empty() {
             if self.pending.is_empty() {
                 // Decode straight from the caller's bytes; copy only an incomplete tail.

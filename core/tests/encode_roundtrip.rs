@@ -304,6 +304,7 @@ fn ev<'a>(
         name: "",
         timestamp: 0,
         time_ms: 0.0,
+        process_id: 0,
         thread_id: 0,
         capture_thread_id: 0,
         sequence: 0,

@@ -26,8 +26,8 @@ fn main() {
                 .filter(|p| p.extension().is_some_and(|e| e == "nettrace")),
         );
     }
-    let mut n = [0usize; 3];
-    let dirs = ["container", "payloads", "model"].map(|d| {
+    let mut n = [0usize; 5];
+    let dirs = ["container", "payloads", "model", "etl", "lz77"].map(|d| {
         let p = out.join(d);
         std::fs::create_dir_all(&p).unwrap();
         p
@@ -101,11 +101,108 @@ fn main() {
         });
         write(&dirs[0], format!("{name}.raw"), &raw, &mut n[0]);
     }
+    etl_seeds(&shared, &dirs[3], &dirs[4], &mut n);
+    // The container target reads every format: give it the ETL seeds too.
+    for e in std::fs::read_dir(&dirs[3]).unwrap().flatten() {
+        let name = format!("etl-{}", e.file_name().to_string_lossy());
+        std::fs::copy(e.path(), dirs[0].join(name)).unwrap();
+        n[0] += 1;
+    }
     eprintln!(
-        "seeds: {} container, {} payloads, {} model in {}",
+        "seeds: {} container, {} payloads, {} model, {} etl, {} lz77 in {}",
         n[0],
         n[1],
         n[2],
+        n[3],
+        n[4],
         out.display()
     );
+}
+
+/// ETW seeds: files from the test-only writer (plain and compressed, small buffers), and, when
+/// ../shared is present, the real .etl files with every buffer shrunk to its records (the same
+/// file, under the seed size) and their first compressed buffers for the decompressor.
+fn etl_seeds(shared: &Path, etl_dir: &Path, lz_dir: &Path, n: &mut [usize; 5]) {
+    use gcscope_core::encode::etl::{compress, EtlEvent, EtlWriter, Options};
+    use gcscope_core::etl::names::{PRIVATE_GUID, RUNTIME_GUID};
+    for (k, compressed) in [false, true].into_iter().enumerate() {
+        let mut w = EtlWriter::new(Options {
+            buffer_size: 2048,
+            compressed,
+            ..Options::default()
+        });
+        for i in 0..120u32 {
+            let payload: Vec<u8> = (0..(i % 40)).map(|b| b as u8).collect();
+            let ext: &[&[u8]] = if i % 9 == 0 { &[b"ext"] } else { &[] };
+            w.event(
+                i % 3,
+                &EtlEvent {
+                    provider: if i % 2 == 0 { RUNTIME_GUID } else { PRIVATE_GUID },
+                    id: [1, 2, 4, 9, 8, 3, 7, 204][i as usize % 8],
+                    version: (i % 3) as u8,
+                    opcode: 1,
+                    task: 1,
+                    process_id: 10 + i % 2,
+                    thread_id: 20,
+                    timestamp: 2_000_000 + i as i64,
+                    pointer_size: if i % 5 == 0 { 4 } else { 8 },
+                    extended: ext,
+                    payload: &payload,
+                },
+            );
+            if i % 40 == 7 {
+                w.kernel(0, 0x0301, 4, 0, 1, 2_000_000 + i as i64, &[0; 48]);
+            }
+        }
+        let file = w.finish();
+        let mut s = vec![k as u8, 1];
+        s.extend_from_slice(&file[..file.len().min(MAX_SEED)]);
+        std::fs::write(etl_dir.join(format!("written{k}")), &s).unwrap();
+        n[3] += 1;
+    }
+    let data: Vec<u8> = (0..3000u32).flat_map(|i| (i % 97).to_le_bytes()).collect();
+    let mut s = (data.len() as u32).to_le_bytes().to_vec();
+    s.extend_from_slice(&compress(&data));
+    std::fs::write(lz_dir.join("written"), &s).unwrap();
+    n[4] += 1;
+    for name in ["gcevents", "net.4.5.2.x64"] {
+        let Ok(zipped) = std::fs::read(shared.join(format!("{name}.etl.zip"))) else {
+            continue;
+        };
+        let mut etl = Vec::new();
+        let mut u = Unwrapper::new();
+        let _ = u.push(&zipped, &mut |d| {
+            etl.extend_from_slice(d);
+            Ok(())
+        });
+        let _ = u.finish(&mut |_| Ok(()));
+        // Buffers shrunk to their records: BufferSize = Offset for plain buffers.
+        let mut seed = vec![9, 1];
+        let mut pos = 0;
+        let mut lz = 0;
+        while pos + 72 <= etl.len() && seed.len() < MAX_SEED {
+            let size = u32::from_le_bytes(etl[pos..pos + 4].try_into().unwrap()) as usize;
+            let offset = u32::from_le_bytes(etl[pos + 0x30..pos + 0x34].try_into().unwrap()) as usize;
+            let compressed = etl[pos + 0x34] & 0x40 != 0;
+            if size < 72 || pos + size > etl.len() {
+                break;
+            }
+            let keep = if compressed { size } else { offset.min(size) };
+            let mut b = etl[pos..pos + keep].to_vec();
+            b[0..4].copy_from_slice(&(keep as u32).to_le_bytes());
+            if seed.len() + b.len() <= MAX_SEED {
+                seed.extend_from_slice(&b);
+            }
+            if compressed && lz < 3 {
+                let mut s = ((offset - 72) as u32).to_le_bytes().to_vec();
+                s.extend_from_slice(&etl[pos + 72..pos + size]);
+                std::fs::write(lz_dir.join(format!("{name}-{lz}")), &s).unwrap();
+                n[4] += 1;
+                lz += 1;
+            }
+            pos += size;
+        }
+        std::fs::write(etl_dir.join(name), &seed).unwrap();
+        n[3] += 1;
+    }
 }

@@ -38,6 +38,7 @@ impl<'a> Record<'a> {
             event_id: self.event_id,
             version: self.version,
             name: "",
+            process_id: 1,
             timestamp: (time_ms * 10_000.0) as i64,
             time_ms,
             thread_id: self.thread,

@@ -52,6 +52,10 @@ pub mod runtime {
 
 /// Microsoft-Windows-DotNETRuntimePrivate.
 pub mod private {
+    /// .NET Framework's GC settings at startup (see `GcSettings`).
+    pub const GC_SETTINGS: u32 = 2;
+    /// .NET Framework's per-heap history (version 2; see `GcPerHeapHistory::parse_framework`).
+    pub const GC_PER_HEAP_HISTORY: u32 = 4;
     pub const GC_GLOBAL_HEAP_HISTORY: u32 = 5;
     pub const GC_JOIN: u32 = 6;
     pub const GC_MARK_STACK_ROOTS: u32 = 7;

@@ -72,6 +72,7 @@ pub fn layout_len(d: &ClrEvent<'_>, v: u32, pointer_size: u8) -> Option<usize> {
         ClrEvent::GcLohCompact(c) => 4 + usize::from(c.count) * if p == 8 { 32 } else { 20 },
         ClrEvent::GcFitBucketInfo(f) => 14 + usize::from(f.count) * (8 + p),
         ClrEvent::GcSettingsRundown(_) => 50,
+        ClrEvent::GcSettings(_) => [20, 22][v.min(1) as usize],
         ClrEvent::BgcPhase { .. } => 2,
         ClrEvent::BgcDrainMark(_) => 10,
         ClrEvent::BgcRevisit(_) => 22,

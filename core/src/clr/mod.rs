@@ -92,7 +92,7 @@ pub enum ClrEvent<'a> {
     GcMarkWithType(GcMarkWithType),
     /// id 203, GC/Join (and private id 6).
     GcJoin(GcJoin),
-    /// id 204, GC/PerHeapHistory.
+    /// id 204, GC/PerHeapHistory (and private id 4, the .NET Framework layout).
     GcPerHeapHistory(GcPerHeapHistory<'a>),
     /// id 205, GC/GlobalHeapHistory (and private id 5, versions 0/1).
     GcGlobalHeapHistory(GcGlobalHeapHistory<'a>),
@@ -102,6 +102,8 @@ pub enum ClrEvent<'a> {
     GcFitBucketInfo(GcFitBucketInfo<'a>),
     /// Rundown id 10, GC/SettingsRundown.
     GcSettingsRundown(GcSettingsRundown),
+    /// Private id 2, GC/Settings (.NET Framework, at the GC's start).
+    GcSettings(GcSettings),
     /// Private ids 11-19: background GC phase markers.
     BgcPhase { phase: BgcPhase, data: GcNoUserData },
     /// Private id 20.
@@ -202,7 +204,7 @@ pub fn has_layout(provider: &str, event_id: u32) -> bool {
             use ids::private::*;
             matches!(
                 event_id,
-                GC_GLOBAL_HEAP_HISTORY
+                GC_SETTINGS | GC_PER_HEAP_HISTORY
                     ..=BGC_1ST_SWEEP_END
                         | PRV_FINALIZE_OBJECT
                         | PRV_SET_GC_HANDLE
@@ -321,6 +323,11 @@ fn decode_private<'a>(id: u32, p: &'a [u8], v: u32, ptr: u8) -> Option<PResult<C
     };
     let mark = |kind| Some(GcMark::parse(p, kind, v, ptr).map(ClrEvent::GcMark));
     match id {
+        GC_SETTINGS => wrap(GcSettings::parse(p, v, ptr), ClrEvent::GcSettings),
+        GC_PER_HEAP_HISTORY => wrap(
+            GcPerHeapHistory::parse_framework(p, v, ptr),
+            ClrEvent::GcPerHeapHistory,
+        ),
         GC_GLOBAL_HEAP_HISTORY => wrap(
             GcGlobalHeapHistory::parse(p, v, ptr),
             ClrEvent::GcGlobalHeapHistory,
@@ -432,7 +439,7 @@ mod tests {
             }
         }
         // Every id constant of the decoded events (ids.rs) and no other.
-        assert_eq!(with_layout, 46 + 26 + 1);
+        assert_eq!(with_layout, 46 + 28 + 1);
     }
 
     #[test]

@@ -39,7 +39,9 @@ impl Inflater {
             input = &input[r.bytes_consumed..];
             if r.bytes_written > 0 {
                 self.produced += r.bytes_written as u64;
-                out(&self.out[..r.bytes_written])?;
+                if r.bytes_written > 0 {
+                    out(&self.out[..r.bytes_written])?;
+                }
             }
             match r.status {
                 Ok(MZStatus::StreamEnd) => return Ok((consumed, true)),

@@ -14,7 +14,7 @@ const GZIP: &[u8; 2] = b"\x1f\x8b";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A raw nettrace / netperf stream.
+    /// A raw trace stream: nettrace / netperf, or an ETW .etl file.
     Trace,
     Zip,
     Gzip,
@@ -31,7 +31,10 @@ pub fn sniff(head: &[u8], eof: bool) -> Result<Option<Kind>> {
     if head.len() >= 4 && &head[..4] == ZIP_EMPTY {
         return Err(not_a_trace("an empty .zip archive"));
     }
-    if head.starts_with(NETTRACE_MAGIC) || head.starts_with(&FAST_SERIALIZATION[..8]) {
+    if head.starts_with(NETTRACE_MAGIC)
+        || head.starts_with(&FAST_SERIALIZATION[..8])
+        || crate::etl::looks_like_etl(head)
+    {
         return Ok(Some(Kind::Trace));
     }
     // Still a possible prefix of a magic we know: wait for more.
@@ -83,9 +86,6 @@ pub fn describe(head: &[u8]) -> String {
         "looks like a RAR archive (unpack it first)"
     } else if starts(b"\xd0\xcf\x11\xe0") {
         "looks like an OLE/Office document"
-    } else if looks_like_etl(head) {
-        "looks like an ETW .etl trace (Windows event tracing), which gcscope does not read; \
-         record with dotnet-trace to get a .nettrace"
     } else if starts(b"\x00\x00\x00\x00") && head.len() >= 8 {
         "starts with zero bytes (an empty or corrupted file?)"
     } else {
@@ -119,12 +119,6 @@ pub fn describe(head: &[u8]) -> String {
     what.to_string()
 }
 
-/// ETW log files start with a WMI buffer whose first event is the trace header: the 16-bit marker
-/// 0xC002 (system trace header, version 2) sits at offset 74.
-fn looks_like_etl(head: &[u8]) -> bool {
-    head.len() >= 76 && head[74] == 0x02 && head[75] == 0xc0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,11 +144,11 @@ mod tests {
         assert!(matches!(e.kind, ErrorKind::NotATrace(ref s) if s.contains("PNG")));
         let e = sniff(b"  {\"a\": 1}", true).unwrap_err();
         assert!(matches!(e.kind, ErrorKind::NotATrace(ref s) if s.contains("JSON")));
+        // ETW files are traces now (the format is told apart by the reader).
         let mut etl = [0u8; 96];
         etl[74] = 2;
         etl[75] = 0xc0;
-        let e = sniff(&etl, false).unwrap_err();
-        assert!(matches!(e.kind, ErrorKind::NotATrace(ref s) if s.contains(".etl")));
+        assert_eq!(sniff(&etl, false).unwrap(), Some(Kind::Trace));
         let e = sniff(b"", true).unwrap_err();
         assert!(matches!(e.kind, ErrorKind::NotATrace(ref s) if s.contains("empty")));
     }

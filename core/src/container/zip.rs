@@ -1,5 +1,8 @@
 //! `.zip` archives, streamed front to back through the local file headers (no central directory, so no
-//! seeking). The first entry named `*.nettrace` / `*.netperf` is the trace; other entries are skipped
+//! seeking). The first entry named `*.nettrace` / `*.netperf` / `*.etl` is the trace. When it is an
+//! ETW main file `X.etl`, the entries after it named `X.*.etl` in the same folder (PerfView's
+//! unmerged `X.kernel.etl`, `X.clrRundown.etl`, `X.user.etl` companions) are read too, each after an
+//! empty chunk that tells the reader a new file of the same trace begins; other entries are skipped
 //! (deflated ones are inflated and discarded, since with a data descriptor their size is only known at
 //! the end). Stored and deflated entries are read; data descriptors (flag bit 3) and zip64 sizes are
 //! handled. CRCs are not verified: damaged deflate data is still caught by the inflater, and damaged
@@ -50,6 +53,11 @@ pub struct ZipReader {
     want: usize,
     /// Names of the trace entries seen so far (all of them once the archive has been read).
     traces: Vec<String>,
+    /// The chosen entry is an ETW main file `dir/stem.etl`: `dir/stem.` (lowercase), the prefix of
+    /// its companions.
+    etl_group: Option<String>,
+    /// A companion entry starts: say so (an empty chunk) before its first bytes.
+    boundary_pending: bool,
 }
 
 impl ZipReader {
@@ -62,6 +70,8 @@ impl ZipReader {
             names: Vec::new(),
             want: n,
             traces: Vec::new(),
+            etl_group: None,
+            boundary_pending: false,
         }
     }
 
@@ -143,6 +153,10 @@ impl ZipReader {
                 State::Stored { left, selected } => {
                     let take = (*left).min(data.len() as u64) as usize;
                     if *selected {
+                        if self.boundary_pending {
+                            self.boundary_pending = false;
+                            out(&[])?;
+                        }
                         out(&data[..take])?;
                     }
                     *left -= take as u64;
@@ -161,6 +175,10 @@ impl ZipReader {
                         Some(l) => (*l).min(data.len() as u64) as usize,
                         None => data.len(),
                     };
+                    if *selected && self.boundary_pending {
+                        self.boundary_pending = false;
+                        out(&[])?;
+                    }
                     let sink: &mut dyn FnMut(&[u8]) -> Result<()> =
                         if *selected { out } else { &mut skip };
                     let (used, end) = inf.feed(&data[..avail], base, sink)?;
@@ -236,8 +254,18 @@ impl ZipReader {
                 .ok_or_else(|| Error::malformed(hstart, "zip: zip64 entry without a zip64 size"))?;
         }
         let is_trace = is_trace_name(&name);
-        let selected = is_trace && !self.found && self.traces.len() == self.want;
-        if is_trace {
+        let companion = self.found
+            && self
+                .etl_group
+                .as_deref()
+                .is_some_and(|g| is_companion(&name, g));
+        let selected = companion || (is_trace && !self.found && self.traces.len() == self.want);
+        if selected && !companion {
+            self.etl_group = etl_group(&name);
+        }
+        self.boundary_pending = companion;
+        // A companion is part of the chosen trace, not another one to offer.
+        if is_trace && !companion {
             self.traces.push(name.clone());
         }
         self.names.push(name.clone());
@@ -331,11 +359,6 @@ impl ZipReader {
                     record with dotnet-trace (or DOTNET_EnableEventPipe) to get a .nettrace"
                 .to_string();
         }
-        if self.names.iter().any(|n| base(n).ends_with(".etl")) {
-            return "an ETW .etl trace in a .zip (PerfView's .etl.zip): gcscope does not read ETW; \
-                    record with dotnet-trace to get a .nettrace, or open this file in PerfView"
-                .to_string();
-        }
         if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {
             return "a .gcdump heap snapshot in a .zip: gcscope reads GC event traces, not heap \
                     dumps; open it in PerfView or Visual Studio"
@@ -346,7 +369,7 @@ impl ZipReader {
         if self.names.len() > SHOWN {
             list.push_str(&format!(" and {} more", self.names.len() - SHOWN));
         }
-        format!("a .zip archive without a .nettrace or .netperf entry (it holds: {list})")
+        format!("a .zip archive without a .nettrace, .netperf or .etl entry (it holds: {list})")
     }
 
     pub fn finish(&mut self, end: u64) -> Result<()> {
@@ -370,11 +393,31 @@ impl ZipReader {
     }
 }
 
-/// `*.nettrace` / `*.netperf`, except macOS resource-fork twins (`__MACOSX/._x.nettrace`).
+/// For an ETW main file `dir/stem.etl` (no other dot in `stem`): `dir/stem.`, lowercase.
+fn etl_group(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let stem = lower.strip_suffix(".etl")?;
+    let base = stem.rsplit('/').next().unwrap_or(stem);
+    if base.is_empty() || base.contains('.') {
+        return None;
+    }
+    Some(alloc::format!("{stem}."))
+}
+
+/// `dir/stem.kernel.etl` for the group `dir/stem.`.
+fn is_companion(name: &str, group: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".etl")
+        && lower.starts_with(group)
+        && lower.len() > group.len() + 4
+        && !lower[group.len()..].contains('/')
+}
+
+/// `*.nettrace` / `*.netperf` / `*.etl`, except macOS resource-fork twins (`__MACOSX/._x.nettrace`).
 fn is_trace_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let base = lower.rsplit('/').next().unwrap_or(&lower);
-    (base.ends_with(".nettrace") || base.ends_with(".netperf"))
+    (base.ends_with(".nettrace") || base.ends_with(".netperf") || base.ends_with(".etl"))
         && !base.starts_with("._")
         && !lower.starts_with("__macosx/")
 }
@@ -403,6 +446,19 @@ fn zip64_csize(mut extra: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::is_trace_name;
+
+    #[test]
+    fn etl_companions() {
+        use super::{etl_group, is_companion};
+        let g = etl_group("dir/PerfViewData.etl").unwrap();
+        assert!(is_companion("dir/PerfViewData.kernel.etl", &g));
+        assert!(is_companion("dir/perfviewdata.clrRundown.etl", &g));
+        assert!(!is_companion("dir/PerfViewData.etl", &g));
+        assert!(!is_companion("other/PerfViewData.kernel.etl", &g));
+        assert!(!is_companion("dir/PerfViewData.kernel.etl.txt", &g));
+        assert_eq!(etl_group("dir/PerfViewData.kernel.etl"), None);
+        assert_eq!(etl_group("trace.nettrace"), None);
+    }
 
     #[test]
     fn trace_entries_are_chosen_by_name() {

@@ -10,6 +10,7 @@
 //! The layouts follow FORMAT-NOTES §2-§3 and §6 (the decoder in [`crate::nettrace`] follows the same
 //! notes, so round-trip tests check both against the same description, field by field).
 
+pub mod etl;
 pub mod payload;
 pub mod workload;
 

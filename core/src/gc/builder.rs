@@ -351,10 +351,15 @@ impl ModelBuilder {
         reason: u32,
         gc_type: u32,
     ) {
-        if self.find_recent(number).is_some() {
-            self.note(format!(
-                "GC {number}: a second GCStart at {ms:.3} ms was ignored"
-            ));
+        if let Some(i) = self.find_recent(number) {
+            // .NET Framework writes each GCStart twice, as version 1 and version 2 (fact 19): the
+            // second, right after the first in the GC still open, is the same GC, not an anomaly.
+            let framework_pair = i + 1 == self.gcs.len() && !self.raw[i].closed;
+            if !framework_pair {
+                self.note(format!(
+                    "GC {number}: a second GCStart at {ms:.3} ms was ignored"
+                ));
+            }
             return;
         }
         let gc_type = GcType::from_code(gc_type);
@@ -836,6 +841,28 @@ impl ModelBuilder {
         if self.process.runtime_version.is_none() {
             self.process.runtime_version = Some(version);
         }
+    }
+
+    /// GCs started so far and the total pause of the complete ones (rows handed out by
+    /// [`Self::drain_completed`] included): the running figures of a process list.
+    pub fn pause_so_far(&self) -> (u32, f64) {
+        let (_, dropped_pause) = self.dropped.gcs_and_pause();
+        // Every held row (settled or only closed: a row's pause is final once it is complete).
+        let pause: f64 = self
+            .gcs
+            .held()
+            .iter()
+            .filter(|g| g.complete)
+            .map(|g| g.pause_ms.unwrap_or(0.0))
+            .sum();
+        (self.gcs.len() as u32, dropped_pause + pause)
+    }
+
+    /// The process's name and command line from the kernel's process events (machine-wide traces).
+    pub(crate) fn on_process_name(&mut self, name: String, command_line: String) {
+        let keep = |s: String| (!s.is_empty()).then_some(s);
+        self.process.process_name = self.process.process_name.take().or(keep(name));
+        self.process.command_line = self.process.command_line.take().or(keep(command_line));
     }
 
     pub(crate) fn on_process_info(&mut self, command_line: String, os: String, arch: String) {

@@ -45,6 +45,10 @@ fn runtime_version(p: &[u8]) -> Option<String> {
     let w = |i: usize| Some(u16::from_le_bytes([*p.get(2 * i)?, *p.get(2 * i + 1)?]));
     let (bmaj, bmin, bbuild) = (w(2)?, w(3)?, w(4)?);
     let vm = format!("{}.{}.{}.{}", w(6)?, w(7)?, w(8)?, w(9)?);
+    // Sku 1 is DesktopClr: .NET Framework, whose VM version is the CLR's (4.0.30319.x).
+    if w(1)? == 1 {
+        return Some(format!(".NET Framework (CLR {vm})"));
+    }
     if bmaj >= 5 {
         return Some(format!("{bmaj}.{bmin}.{bbuild} (CoreCLR {vm})"));
     }
@@ -64,15 +68,18 @@ fn runtime_version(p: &[u8]) -> Option<String> {
 
 /// RuntimeInformation's StartupFlags (u32 after the ten u16 fields) and the runtime's major version
 /// (the Bcl major on .NET 5+; .NET Core 3.x says 4 there and is taken as 3).
-fn startup_flags(p: &[u8]) -> Option<(u32, Option<u32>)> {
+fn startup_flags(p: &[u8]) -> Option<(u32, Option<u32>, bool)> {
     let flags = u32::from_le_bytes(p.get(20..24)?.try_into().ok()?);
+    // Sku 1 is DesktopClr (.NET Framework), whose BCL is 4.x as .NET Core 3.x's is: no .NET major.
+    let framework = u16::from_le_bytes(p.get(2..4)?.try_into().ok()?) == 1;
     let bcl_major = u16::from_le_bytes(p.get(4..6)?.try_into().ok()?);
     let major = match bcl_major {
+        _ if framework => None,
         0 => None,
         4 => Some(3),
         m => Some(u32::from(m)),
     };
-    Some((flags, major))
+    Some((flags, major, framework))
 }
 
 /// ProcessInfo: CommandLine, then (version 1) OSInformation and ArchInformation.
@@ -96,6 +103,14 @@ pub(crate) fn dropped_events(stats: &DecodeStats) -> u64 {
 pub(crate) fn wants(provider: &str, event_id: u32) -> bool {
     if provider == clr::names::EVENTPIPE_PROVIDER {
         return event_id == PROCESS_INFO;
+    }
+    if provider == crate::etl::names::KERNEL_PROVIDER {
+        // The kernel's process events name the processes of a machine-wide trace.
+        use crate::etl::names::hooks::*;
+        return matches!(
+            event_id as u16,
+            PROCESS_START | PROCESS_STOP | PROCESS_DC_START | PROCESS_DC_STOP | PROCESS_DEFUNCT
+        ) && event_id <= u16::MAX as u32;
     }
     if event_id == RUNTIME_INFORMATION
         && clr::names::is_runtime_provider(provider)
@@ -150,8 +165,15 @@ pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
         if let Some(v) = runtime_version(e.payload) {
             b.on_runtime_version(v);
         }
-        if let Some((flags, major)) = startup_flags(e.payload) {
-            b.mode.on_runtime_information(flags, major);
+        // ETW traces have no ProcessInfo event: the command line is RuntimeInformation's, after
+        // ClrInstanceID, Sku, 8 version words, StartupFlags and StartupMode.
+        if b.process.format.starts_with("etl") {
+            if let Some((cmd, _)) = utf16z(e.payload, 25) {
+                b.on_process_name(String::new(), cmd);
+            }
+        }
+        if let Some((flags, major, framework)) = startup_flags(e.payload) {
+            b.mode.on_runtime_information(flags, major, framework);
         }
         return false;
     }
@@ -328,6 +350,10 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
         }
         ClrEvent::GcSettingsRundown(s) => {
             b.on_gc_settings(s.hard_limit, s.bit_settings);
+            true
+        }
+        ClrEvent::GcSettings(s) => {
+            b.mode.on_framework_settings(s.server_gc, s.segment_size);
             true
         }
         // Only server GC fires GCJoin (its heaps' threads synchronise).

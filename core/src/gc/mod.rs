@@ -23,6 +23,7 @@ pub mod insights;
 pub mod mode;
 pub mod packed;
 mod pins;
+pub mod processes;
 mod raw;
 pub mod reasons;
 mod rows;
@@ -30,6 +31,7 @@ mod summary;
 mod types;
 
 pub use builder::ModelBuilder;
+pub use processes::{ProcessChoice, ProcessRouter, ProcessSummary};
 pub use summary::{ALLOC_BUDGET, TIME_TUNING};
 pub use types::*;
 

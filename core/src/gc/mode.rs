@@ -32,6 +32,10 @@ const LARGEST_REGION: u64 = 32 << 20;
 pub(crate) struct ModeEvidence {
     startup_flags: Option<u32>,
     runtime_major: Option<u32>,
+    /// RuntimeInformation's Sku says .NET Framework (DesktopClr).
+    framework: bool,
+    /// .NET Framework's private GC/Settings: server GC, small-object-heap segment size.
+    framework_settings: Option<(bool, u64)>,
     global_histories: u64,
     heaps_min: Option<u32>,
     heaps_max: Option<u32>,
@@ -48,11 +52,23 @@ pub(crate) struct ModeEvidence {
 
 impl ModeEvidence {
     /// RuntimeInformation (Runtime/Start, or its rundown copy).
-    pub(crate) fn on_runtime_information(&mut self, startup_flags: u32, major: Option<u32>) {
+    pub(crate) fn on_runtime_information(
+        &mut self,
+        startup_flags: u32,
+        major: Option<u32>,
+        framework: bool,
+    ) {
         self.startup_flags.get_or_insert(startup_flags);
         if self.runtime_major.is_none() {
             self.runtime_major = major;
         }
+        self.framework |= framework;
+    }
+
+    /// .NET Framework's GC/Settings (private provider).
+    pub(crate) fn on_framework_settings(&mut self, server: bool, segment_size: u64) {
+        self.framework_settings
+            .get_or_insert((server, segment_size));
     }
 
     /// A GCGlobalHeapHistory.
@@ -147,6 +163,11 @@ pub(crate) fn decide(
         .startup_flags
         .filter(|&f| f != 0 || e.runtime_major.is_some_and(|m| m >= 5));
     let mut server_why: Vec<String> = Vec::new();
+    // .NET Framework's GC says it itself when it starts (GC/Settings, private provider).
+    let settings_server = e.framework_settings.map(|(server, _)| server);
+    if settings_server == Some(true) {
+        server_why.push("GC/Settings (private provider) has ServerGC".into());
+    }
     if flags.is_some_and(|f| f & STARTUP_SERVER_GC != 0) {
         server_why.push("Runtime/Start StartupFlags has SERVER_GC".into());
     }
@@ -167,8 +188,13 @@ pub(crate) fn decide(
     }
     let server = if !server_why.is_empty() {
         Some(true)
-    } else if flags.is_some() {
-        server_why.push("Runtime/Start StartupFlags without SERVER_GC".into());
+    } else if settings_server == Some(false) || flags.is_some() {
+        if settings_server == Some(false) {
+            server_why.push("GC/Settings (private provider) without ServerGC".into());
+        }
+        if flags.is_some() {
+            server_why.push("Runtime/Start StartupFlags without SERVER_GC".into());
+        }
         Some(false)
     } else if e.verbose_gc && e.heaps_max == Some(1) {
         server_why.push(
@@ -180,7 +206,8 @@ pub(crate) fn decide(
     } else {
         server_why.push(
             "cannot tell: needs the Runtime/Start event (runtime provider, or the rundown), \
-             GCGlobalHeapHistory with 2+ heaps, or GCJoin events (GC keyword 0x1, Verbose)"
+             GCGlobalHeapHistory with 2+ heaps, or GCJoin events (GC keyword 0x1, Verbose); \
+             on .NET Framework also GC/Settings (private provider)"
                 .into(),
         );
         None
@@ -216,6 +243,11 @@ pub(crate) fn decide(
         )
     } else if let Some(v) = datas_versions {
         (Some(false), format!("runtime {v}: DATAS arrived in .NET 8"))
+    } else if e.framework {
+        (
+            Some(false),
+            ".NET Framework (Runtime/Start Sku): DATAS arrived in .NET 8".into(),
+        )
     } else if server == Some(true) && e.global_histories > 0 {
         (
             Some(false),
@@ -285,6 +317,15 @@ pub(crate) fn decide(
         (
             Some(false),
             format!("runtime {v}: regions arrived in .NET 7"),
+        )
+    } else if e.framework || e.framework_settings.is_some() {
+        let size = match e.framework_settings {
+            Some((_, size)) => format!("; GC/Settings: {} MiB segments", mib(size)),
+            None => String::new(),
+        };
+        (
+            Some(false),
+            format!(".NET Framework: segments (regions arrived in .NET 7){size}"),
         )
     } else if e.soh_segments >= 2 && e.soh_segment_max <= LARGEST_REGION {
         (
@@ -454,7 +495,7 @@ mod tests {
     #[test]
     fn startup_flags_settings_and_segments() {
         let mut e = ModeEvidence::default();
-        e.on_runtime_information(STARTUP_SERVER_GC | STARTUP_CONCURRENT_GC, Some(8));
+        e.on_runtime_information(STARTUP_SERVER_GC | STARTUP_CONCURRENT_GC, Some(8), false);
         e.on_heap_count(4);
         e.on_datas_event();
         let p = decided(&e, false);
@@ -478,11 +519,11 @@ mod tests {
         assert_eq!(decided(&s, true).concurrent, Some(true));
         // A 3.x runtime: no DATAS, segments. Its RuntimeInformation has 0 for flags: no evidence.
         let mut old = ModeEvidence::default();
-        old.on_runtime_information(0, Some(3));
+        old.on_runtime_information(0, Some(3), false);
         assert_eq!(decided(&old, false).gc_mode, None);
         // From .NET 5 a 0 means workstation, non-concurrent.
         let mut new = ModeEvidence::default();
-        new.on_runtime_information(0, Some(10));
+        new.on_runtime_information(0, Some(10), false);
         let p = decided(&new, false);
         assert_eq!(
             (p.gc_mode.as_deref(), p.concurrent),
@@ -494,7 +535,7 @@ mod tests {
         assert_eq!(label(&p), "server, 2 heaps");
         // Server with no GC events at all: DATAS unknown.
         let mut bare = ModeEvidence::default();
-        bare.on_runtime_information(STARTUP_SERVER_GC, None);
+        bare.on_runtime_information(STARTUP_SERVER_GC, None, false);
         let p = decided(&bare, false);
         assert_eq!(label(&p), "server, heap count unknown (DATAS unknown)");
         assert_eq!(p.hard_limit_bytes, None);
@@ -504,5 +545,58 @@ mod tests {
             .find(|f| f.setting == "hard_limit")
             .unwrap();
         assert_eq!(limit.value, "unknown");
+    }
+
+    /// The setting `name`'s evidence line.
+    fn evidence<'a>(p: &'a ProcessFacts, name: &str) -> &'a str {
+        &p.gc_mode_evidence
+            .iter()
+            .find(|f| f.setting == name)
+            .unwrap()
+            .evidence
+    }
+
+    #[test]
+    fn dotnet_framework_settings_and_sku() {
+        // The private GC/Settings alone (a process that started while traced, no Runtime/Start).
+        let mut wks = ModeEvidence::default();
+        wks.on_framework_settings(false, 16 << 20);
+        let p = decided(&wks, false);
+        assert_eq!(label(&p), "workstation, 1 heap");
+        assert_eq!(
+            evidence(&p, "gc"),
+            "GC/Settings (private provider) without ServerGC"
+        );
+        assert_eq!(p.regions, Some(false));
+        assert!(evidence(&p, "regions").ends_with("GC/Settings: 16 MiB segments"));
+        let mut svr = ModeEvidence::default();
+        svr.on_framework_settings(true, 1 << 30);
+        svr.on_heap_count(8);
+        let p = decided(&svr, false);
+        assert_eq!(p.gc_mode.as_deref(), Some("server"));
+        // Runtime/Start of .NET Framework (Sku DesktopClr): its BCL 4.x is not .NET Core 3, so
+        // the reasons name .NET Framework; CONCURRENT_GC without SERVER_GC is workstation.
+        let mut fx = ModeEvidence::default();
+        fx.on_runtime_information(STARTUP_CONCURRENT_GC, None, true);
+        let p = decided(&fx, false);
+        assert_eq!(
+            (p.gc_mode.as_deref(), p.concurrent, p.datas, p.regions),
+            (Some("workstation"), Some(true), Some(false), Some(false))
+        );
+        assert_eq!(evidence(&p, "datas"), "workstation GC");
+        assert!(evidence(&p, "regions").starts_with(".NET Framework: segments"));
+        // Startup flags 0 say nothing (as on .NET Core 3.x); DATAS is still known to be off.
+        let mut zero = ModeEvidence::default();
+        zero.on_runtime_information(0, None, true);
+        let p = decided(&zero, false);
+        assert_eq!((p.gc_mode.as_deref(), p.datas), (None, Some(false)));
+        assert!(evidence(&p, "datas").starts_with(".NET Framework"));
+        // Both: each named.
+        fx.on_framework_settings(false, 256 << 20);
+        assert_eq!(
+            evidence(&decided(&fx, false), "gc"),
+            "GC/Settings (private provider) without ServerGC; Runtime/Start StartupFlags without \
+             SERVER_GC"
+        );
     }
 }

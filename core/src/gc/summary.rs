@@ -117,6 +117,12 @@ impl Default for SummaryAcc {
 }
 
 impl SummaryAcc {
+    /// GCs added and the total pause of the complete ones (the running figures a process picker
+    /// shows).
+    pub(crate) fn gcs_and_pause(&self) -> (u32, f64) {
+        (self.count, self.rollups[0].r.total_pause_ms)
+    }
+
     pub(crate) fn add(&mut self, gc: &Gc) {
         self.count += 1;
         self.incomplete += !gc.complete as u32;

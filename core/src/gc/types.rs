@@ -330,6 +330,9 @@ pub struct ProcessFacts {
     pub format: String,
     pub pointer_size: u8,
     pub process_id: u32,
+    /// The process's image name (machine-wide ETW traces, from the kernel's process events).
+    /// (Always serialized: the app's worker messages are postcard, which cannot skip fields.)
+    pub process_name: Option<String>,
     pub processor_count: u32,
     pub runtime_version: Option<String>,
     pub command_line: Option<String>,

@@ -161,15 +161,7 @@ impl Decoder {
         for &(i, name, n) in &self.tally.renamed {
             add(i, Some(name), n);
         }
-        by_key
-            .into_iter()
-            .map(|((provider, name, event_id), count)| EventCount {
-                provider,
-                event_id,
-                name,
-                count,
-            })
-            .collect()
+        crate::filter::count_lines(by_key)
     }
 
     /// Decodes one unit from the start of `buf` (stream offset `base`).
@@ -835,6 +827,7 @@ fn renamed(
         name: &m.name,
         timestamp: 0,
         time_ms: 0.0,
+        process_id: 0,
         thread_id: 0,
         capture_thread_id: 0,
         sequence: 0,
@@ -865,6 +858,7 @@ fn emit(
         name: &m.name,
         timestamp: p.timestamp,
         time_ms: info.ms_since_start(p.timestamp),
+        process_id: info.process_id,
         thread_id: p.thread_id,
         capture_thread_id: p.capture_thread_id,
         sequence: p.sequence,

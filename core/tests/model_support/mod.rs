@@ -29,6 +29,7 @@ impl Owned {
             // 10 MHz ticks, like Windows QPC.
             timestamp: (self.ms * 10_000.0) as i64,
             time_ms: self.ms,
+            process_id: 0,
             thread_id: self.thread,
             capture_thread_id: self.thread,
             sequence: 0,

@@ -185,6 +185,38 @@ impl MemoryPressure {
     }
 }
 
+/// GCSettings (private provider id 2): how the GC is set up. .NET Framework fires it (in the
+/// shared net.4.5.2 traces for the process already running when the session began, not for the
+/// one started during it); CoreCLR declares it but does not fire it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GcSettings {
+    /// Size of the small-object-heap segments, bytes.
+    pub segment_size: u64,
+    /// Size of the large-object-heap segments, bytes.
+    pub large_object_segment_size: u64,
+    /// Server GC (a 4-byte Boolean).
+    pub server_gc: bool,
+    pub clr_instance_id: Option<u16>,
+}
+
+impl GcSettings {
+    /// u64 SegmentSize, u64 LargeObjectSegmentSize, u32 ServerGC [, v1: u16 ClrInstanceID]:
+    /// 20 / 22 bytes.
+    pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
+        let mut r = Reader::new(payload, pointer_size)?;
+        Ok(GcSettings {
+            segment_size: r.u64("GCSettings.SegmentSize")?,
+            large_object_segment_size: r.u64("GCSettings.LargeObjectSegmentSize")?,
+            server_gc: r.u32("GCSettings.ServerGC")? != 0,
+            clr_instance_id: if version >= 1 {
+                Some(r.u16("GCSettings.ClrInstanceID")?)
+            } else {
+                None
+            },
+        })
+    }
+}
+
 /// GCSettingsRundown (rundown provider id 10, .NET 7+): the GC configuration.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct GcSettingsRundown {
@@ -324,6 +356,26 @@ mod tests {
         let m = MemoryPressure::parse(&[0xC8, 0x0E, 0, 0, 0, 0, 0, 0, 3, 0], 0, 8).unwrap();
         assert_eq!((m.bytes, m.clr_instance_id), (3784, 3));
         assert!(MemoryPressure::parse(&[0; 9], 0, 8).is_err());
+    }
+
+    #[test]
+    fn framework_settings() {
+        // 256 MiB segments, 128 MiB LOH segments, ServerGC 1, ClrInstanceID 9.
+        let mut p = Vec::new();
+        p.extend_from_slice(&(256u64 << 20).to_le_bytes());
+        p.extend_from_slice(&(128u64 << 20).to_le_bytes());
+        p.extend_from_slice(&1u32.to_le_bytes());
+        p.extend_from_slice(&9u16.to_le_bytes());
+        let s = GcSettings::parse(&p, 1, 8).unwrap();
+        assert_eq!(
+            (s.segment_size, s.large_object_segment_size, s.server_gc),
+            (256 << 20, 128 << 20, true)
+        );
+        assert_eq!(s.clr_instance_id, Some(9));
+        let v0 = GcSettings::parse(&p[..20], 0, 4).unwrap();
+        assert_eq!((v0.server_gc, v0.clr_instance_id), (true, None));
+        assert_eq!(GcSettings::parse(&p[..19], 0, 8).unwrap_err().offset, 16);
+        assert_eq!(GcSettings::parse(&p[..21], 1, 8).unwrap_err().offset, 20);
     }
 
     #[test]

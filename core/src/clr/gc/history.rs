@@ -37,6 +37,9 @@ pub struct GcPerHeapHistory<'a> {
     pub extra_gen0_commit: u64,
     /// Number of generation records (4 before .NET 5: gen0-2 + LOH; 5 since: + POH).
     pub count: u32,
+    /// Memory load (percent) the GC saw: only the .NET Framework private layout has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_pressure: Option<u32>,
     /// The generation records (`count` × 10 pointers); serialized as the list of [`GenData`].
     #[serde(rename = "generations")]
     gen_data: GenRecords<'a>,
@@ -182,8 +185,71 @@ impl<'a> GcPerHeapHistory<'a> {
             heap_index,
             extra_gen0_commit,
             count,
+            memory_pressure: None,
             gen_data: GenRecords {
                 bytes: gen_data,
+                pointer_size,
+            },
+        })
+    }
+
+    /// The .NET Framework 4.5.x layout of the private provider's GCPerHeapHistory (id 4, version
+    /// 2): five generation records of 10 pointers (gen0-2, LOH and a fifth), then u32
+    /// CondemnReasons0, CondemnReasons1, MemoryPressure, ExpandMechanisms, CompactMechanisms (in
+    /// TraceEvent's order), u32 HeapIndex, on .NET 4.5.2 a u64 ExtraGen0Commit (50 pointers + 33
+    /// bytes; .NET 4.5: + 25), and ClrInstanceID as the last byte. The fields follow each other:
+    /// TraceEvent reads HeapIndex one byte earlier (14 bytes before the end, as if ClrInstanceID
+    /// took two), across CompactMechanisms' last byte, which makes PerfView's own workstation GC in
+    /// net.4.5.2.x64 (CompactMechanisms 0x80000001) heap 128, against its GC/Settings (no ServerGC)
+    /// and its GCGlobalHeapHistory (1 heap). The free-list and pinned-allocation figures of version
+    /// 3 are not in it (0 here). Version 0 (.NET 4.0) orders its records differently and is not
+    /// read.
+    pub fn parse_framework(payload: &'a [u8], version: u32, pointer_size: u8) -> PResult<Self> {
+        if version != 2 {
+            return Err(PayloadError::unsupported_version(version));
+        }
+        let p = usize::from(pointer_size);
+        if p != 4 && p != 8 {
+            return Err(PayloadError::truncated(0, "GCPerHeapHistory pointer size"));
+        }
+        let records = 5 * GEN_DATA_FIELDS * p;
+        let len = payload.len();
+        let heap_at = records + 20;
+        let extra_at = if len == records + 33 {
+            Some(heap_at + 4)
+        } else if len == records + 25 {
+            None
+        } else {
+            return Err(PayloadError::truncated(
+                len.min(records + 25),
+                "GCPerHeapHistory (.NET Framework layout)",
+            ));
+        };
+        let u32_at = |i: usize| {
+            u32::from_le_bytes([payload[i], payload[i + 1], payload[i + 2], payload[i + 3]])
+        };
+        Ok(GcPerHeapHistory {
+            clr_instance_id: u16::from(payload[len - 1]),
+            free_list_allocated: 0,
+            free_list_rejected: 0,
+            end_of_seg_allocated: 0,
+            condemned_allocated: 0,
+            pinned_allocated: 0,
+            pinned_allocated_advance: 0,
+            running_free_list_efficiency: 0,
+            condemn_reasons: CondemnReasons {
+                reasons0: u32_at(records),
+                reasons1: u32_at(records + 4),
+            },
+            compact_mechanisms: u32_at(records + 16),
+            expand_mechanisms: u32_at(records + 12),
+            heap_index: u32_at(heap_at),
+            extra_gen0_commit: extra_at
+                .map_or(0, |i| u64::from(u32_at(i)) | u64::from(u32_at(i + 4)) << 32),
+            count: 5,
+            memory_pressure: Some(u32_at(records + 8)),
+            gen_data: GenRecords {
+                bytes: &payload[..records],
                 pointer_size,
             },
         })
@@ -380,6 +446,56 @@ mod tests {
             }
         }
         p
+    }
+
+    /// The .NET Framework 4.5.2 layout (private id 4, version 2): generation records whose first
+    /// field (SizeBefore) is 100 + the generation, then the five u32, HeapIndex, ExtraGen0Commit
+    /// and a one-byte ClrInstanceID.
+    fn framework_per_heap(ptr: u8, extra: bool) -> Vec<u8> {
+        let mut p = Vec::new();
+        for g in 0..5u64 {
+            for f in 0..GEN_DATA_FIELDS as u64 {
+                put_ptr(&mut p, if f == 0 { 100 + g } else { 0 }, ptr);
+            }
+        }
+        // CondemnReasons0, CondemnReasons1, MemoryPressure, ExpandMechanisms, CompactMechanisms
+        // (high bit: a mechanism was recorded), HeapIndex.
+        for v in [4u32, 0x30, 31, 0, 0x8000_0001, 3] {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        if extra {
+            p.extend_from_slice(&0x0011_2233_4455u64.to_le_bytes());
+        }
+        p.push(11);
+        p
+    }
+
+    #[test]
+    fn framework_layout_fields_follow_each_other() {
+        for ptr in [4u8, 8] {
+            for extra in [true, false] {
+                let p = framework_per_heap(ptr, extra);
+                assert_eq!(p.len(), 50 * ptr as usize + if extra { 33 } else { 25 });
+                let h = GcPerHeapHistory::parse_framework(&p, 2, ptr).unwrap();
+                assert_eq!(h.heap_index, 3, "ptr {ptr}");
+                assert_eq!(h.compact_mechanisms, 0x8000_0001);
+                assert_eq!(h.expand_mechanisms, 0);
+                assert_eq!(h.memory_pressure, Some(31));
+                assert_eq!(
+                    (h.condemn_reasons.reasons0, h.condemn_reasons.reasons1),
+                    (4, 0x30)
+                );
+                let want_extra = if extra { 0x0011_2233_4455 } else { 0 };
+                assert_eq!(h.extra_gen0_commit, want_extra);
+                assert_eq!(h.clr_instance_id, 11);
+                let sizes: Vec<u64> = h.generations().map(|g| g.size_before).collect();
+                assert_eq!(sizes, [100, 101, 102, 103, 104]);
+                // One byte more or less is not this layout.
+                assert!(GcPerHeapHistory::parse_framework(&p[1..], 2, ptr).is_err());
+            }
+        }
+        let p = framework_per_heap(8, true);
+        assert!(GcPerHeapHistory::parse_framework(&p, 0, 8).is_err());
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub use dynamic::{
 };
 pub use handles::{DestroyGcHandle, PinObjectAtGcTime, PinPlugAtGcTime, SetGcHandle};
 pub use heap::{
-    GcCreateSegment, GcFreeSegment, GcGenerationRange, GcHeapStats, GcSettingsRundown,
+    GcCreateSegment, GcFreeSegment, GcGenerationRange, GcHeapStats, GcSettings, GcSettingsRundown,
     MemoryPressure,
 };
 pub use history::{GcGlobalHeapHistory, GcPerHeapHistory, GcPhase, GenData};

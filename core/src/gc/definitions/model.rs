@@ -156,13 +156,14 @@ pub const ROLLUP_FIELDS: &[Definition] = &[
 pub const PROCESS_FIELDS: &[Definition] = &[
     d("format", "Format", "name", "Trace container format and version."),
     d("pointer_size", "Pointer size", "bytes", "4 (32-bit process) or 8."),
-    d("process_id", "PID", "count", "Traced process id."),
+    d("process_id", "PID", "count", "Traced process id (in a machine-wide ETW trace, the process this model is for)."),
+    d("process_name", "Process", "name", "ETW traces: the image name without extension, from the kernel's process events (null when unknown, and for EventPipe traces)."),
     d("processor_count", "CPUs", "count", "Processors of the traced machine."),
-    d("runtime_version", "Runtime", "name", "Runtime version from the RuntimeInformation event, when the trace has it."),
-    d("command_line", "Command line", "name", "From the EventPipe ProcessInfo event or RuntimeInformation."),
+    d("runtime_version", "Runtime", "name", "Runtime version from the RuntimeInformation event, when the trace has it (.NET Framework (CLR 4.0.30319.x) for the DesktopClr SKU)."),
+    d("command_line", "Command line", "name", "From the EventPipe ProcessInfo event, or in ETW traces from RuntimeInformation or the kernel's process events."),
     d("os", "OS", "name", "From the EventPipe ProcessInfo event."),
     d("arch", "Arch", "name", "From the EventPipe ProcessInfo event."),
-    d("gc_mode", "GC mode", "name", "server or workstation from the events that say it (Runtime/Start flags, GCJoin, 2+ heaps, DATAS events; see gc_mode_evidence); null when the trace cannot tell (1 heap alone is not taken for workstation)."),
+    d("gc_mode", "GC mode", "name", "server or workstation from the events that say it (Runtime/Start flags, GCJoin, 2+ heaps, DATAS events, .NET Framework's GC/Settings; see gc_mode_evidence); null when the trace cannot tell (1 heap alone is not taken for workstation)."),
     d("heap_count", "Heaps", "count", "Most heaps any GC used (GCGlobalHeapHistory; else the per-heap events)."),
     d("heap_count_min", "Fewest heaps", "count", "Fewest heaps any GC used (differs from heap_count only under DATAS)."),
     d("heap_count_changes", "Heap count changes", "count", "GCs whose heap count differs from the GC before (in GC order): DATAS adding or removing heaps."),
@@ -282,6 +283,48 @@ pub(super) const METHOD: &str = "\
   GCEnd go to it.
 * Derived figures are recomputed when the trace ends, so late events always count.
 
+## Machine-wide ETW traces: one model per process
+
+An ETW trace holds every process of the machine. The model stays per process:
+`gc::ProcessRouter` sends each event to the model of its process (by the event's process id), made
+when the process first shows a runtime event, and names the processes from the kernel's process
+events (Start, Stop, DCStart, DCStop, Defunct: image name and command line). Its `processes()` lists
+the processes with GC events (pid, name, runtime version, command line, GC count, total pause of
+the complete GCs), most GC pause first; `choose` picks one by pid, by name or, by default, the one
+with the most GC pause. The CLI says which it chose on stderr and lists the others
+(`--pid N` / `--process NAME` choose). An EventPipe trace is one process and gives the same model
+as before. For a trace of several processes, the counts of the events the reader's filter skipped
+are the whole trace's, so they are not added to one process's `events` and `runtime_events`.
+
+## .NET Framework 4.x traces (ETW)
+
+The same figures, from the older events .NET Framework writes (checked on the net.4.5.2 traces in
+`core/tests/etl_model.rs`: every GC TraceEvent counts, generations, reasons, the first pause, and
+each GC's per-heap sizes against its GCHeapStats):
+
+* **GCStart twice per GC.** .NET Framework 4.5.x writes each GCStart as version 1 and again as
+  version 2 (FORMAT-NOTES fact 19). Both are counted as events (as TraceEvent does); the model makes
+  one GC of them: a second GCStart with the number of the GC still open is the same GC (no note).
+* **Per-heap and global histories come from the private provider**
+  (Microsoft-Windows-DotNETRuntimePrivate): GCGlobalHeapHistory versions 0/1 (no pause mode,
+  memory pressure, condemn reasons or phase times) and GCPerHeapHistory in its .NET Framework
+  layout (version 2: five generation records of ten pointers, then the condemn reasons, memory
+  pressure, expand and compact mechanisms, heap index; read where TraceEvent reads it). That layout
+  has no free-list or pinned-allocation figures: `free_list_allocated_bytes` and the others of
+  version 3 are 0. Version 0 (.NET 4.0) orders its records differently and is not read (the GC keeps
+  its row without per-heap histories).
+  The heap index is read right after CompactMechanisms, where the fields put it (TraceEvent reads
+  it one byte earlier, which gives PerfView's own workstation GC in net.4.5.2.x64 heap 128).
+* **GC mode**: GC/Settings (private provider) says ServerGC and the segment size; in the shared
+  traces .NET Framework fired it for the process already running when the session began
+  (PerfView's own), not for the one started during it. Runtime/Start says the runtime is .NET
+  Framework (Sku DesktopClr): segments, no DATAS; its StartupFlags are read as on .NET 5+.
+  `pointer_size` is the process's own (its records' headers), not the machine's.
+* **GCHeapStats version 1** (no pinned object heap: `poh` figures are absent).
+* **Mark events** come twice too (the public ids 25-28 and the private ids 7-10); they carry no
+  byte counts, so `marked_bytes` and the roots insight stay empty, as on .NET Core before
+  GCMarkWithType.
+
 ## Differences from PerfView / TraceEvent (checked GC by GC in `core/tests/model_fixtures.rs`)
 
 1. The pinned object heap counts in `before_bytes`, `peak_bytes` and `allocated_bytes`
@@ -309,7 +352,8 @@ Each setting comes from the events that carry it, never from a default: server G
 Runtime/Start's StartupFlags (SERVER_GC; .NET Core 3.x writes 0 there, which says nothing), a
 GCGlobalHeapHistory with 2+ heaps, GCPerHeapHistory of heap 1+, any GCJoin (workstation GC fires
 none) or DATAS events; workstation from StartupFlags without SERVER_GC (.NET 5+), or 1 heap with
-Verbose GC events and no GCJoin. DATAS from its events (SizeAdaptationSample/Tuning/FullGCTuning,
+Verbose GC events and no GCJoin; on .NET Framework also from GC/Settings (private provider,
+ServerGC). DATAS from its events (SizeAdaptationSample/Tuning/FullGCTuning,
 HeapCountSample/Tuning on .NET 8) or a heap count that changes; off for server GC whose trace has
 GC Informational events without them. Background GC from GCSettingsRundown, a background GC, or
 StartupFlags' CONCURRENT_GC. Regions from small small-object-heap GCCreateSegment events (segments

@@ -1,0 +1,366 @@
+//! One GC model per process, in one pass over a machine-wide trace.
+//!
+//! An ETW trace holds every process of the machine (fact 21): the GC model stays per process, so a
+//! [`ProcessRouter`] sends each event to the model of its process, made when the process first
+//! shows a runtime event, and keeps what names each process (the kernel's process events: image
+//! name, command line, start and end). An EventPipe trace is one process: all of its events carry
+//! the header's process id and go to one model, exactly as a plain [`ModelBuilder`] would build it.
+//!
+//! ```text
+//! let mut router = ProcessRouter::new();
+//! reader.push(chunk, &mut |info, e| router.on_event(info, e))?;   // TraceReader, any format
+//! let pid = router.choose(&ProcessChoice::Auto)?;                  // most GC pause
+//! let (model, insights) = router.finish(pid, Some(reader.stats()))?;
+//! ```
+//! [`ProcessRouter::processes`] lists the processes with GC events (name, pid, runtime version,
+//! command line, GC count, total pause) at any time, for a picker.
+
+use super::insights::{Insights, InsightsBuilder};
+use super::{GcModel, ModelBuilder};
+use crate::clr::names::is_runtime_provider;
+use crate::decode::DecodeStats;
+use crate::etl::kernel;
+use crate::etl::names::{hooks, KERNEL_PROVIDER};
+use crate::event::{Event, TraceInfo};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Which process to show.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ProcessChoice {
+    /// The process with the most GC pause time (then the most GCs, then the lowest pid).
+    #[default]
+    Auto,
+    Pid(u32),
+    /// A process name (as listed: the image name without extension), case-insensitive.
+    Name(String),
+}
+
+/// One process of the trace, as the picker lists it.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct ProcessSummary {
+    pub process_id: u32,
+    /// Image name without directory or extension (from the kernel's process events), if known.
+    pub name: Option<String>,
+    pub command_line: Option<String>,
+    pub runtime_version: Option<String>,
+    /// GCs seen so far (complete or not).
+    pub gc_count: u32,
+    /// Sum of the settled GCs' pauses, ms.
+    pub total_pause_ms: f64,
+}
+
+/// What the kernel's process events said about a process.
+#[derive(Debug, Clone, Default)]
+struct Naming {
+    name: String,
+    command_line: String,
+}
+
+struct Routed {
+    model: ModelBuilder,
+    /// None when the router builds models only.
+    insights: Option<InsightsBuilder>,
+}
+
+/// Which insights a router builds beside each model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InsightsKind {
+    Full,
+    /// [`InsightsBuilder::bounded`], what the browser's worker uses.
+    Bounded,
+    /// None: for consumers of the model alone, whose memory then stays what the model's is.
+    Off,
+}
+
+/// Routes events to one model (and its insights) per process.
+pub struct ProcessRouter {
+    procs: BTreeMap<u32, Routed>,
+    names: BTreeMap<u32, Naming>,
+    insights: InsightsKind,
+}
+
+impl Default for ProcessRouter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ProcessRouter {
+    pub fn new() -> Self {
+        ProcessRouter {
+            procs: BTreeMap::new(),
+            names: BTreeMap::new(),
+            insights: InsightsKind::Full,
+        }
+    }
+
+    /// Insights are built with [`InsightsBuilder::bounded`] (what the browser's worker uses).
+    pub fn bounded() -> Self {
+        ProcessRouter {
+            insights: InsightsKind::Bounded,
+            ..Self::new()
+        }
+    }
+
+    /// Models only, no insights (the commands that print the model's rows or summaries): what a
+    /// plain [`ModelBuilder`] per process costs. [`Self::finish`] then gives empty insights.
+    pub fn models_only() -> Self {
+        ProcessRouter {
+            insights: InsightsKind::Off,
+            ..Self::new()
+        }
+    }
+
+    /// Feeds one event (in timestamp order, as the reader delivers them).
+    pub fn on_event(&mut self, info: &TraceInfo, e: &Event<'_>) {
+        if e.provider == KERNEL_PROVIDER {
+            self.on_kernel(e);
+            return;
+        }
+        // An EventPipe trace is one process: its model starts at its first event, as a plain
+        // ModelBuilder's would. A machine-wide trace's processes start at their first runtime event.
+        let machine_wide = info.format.starts_with("etl");
+        let pid = e.process_id;
+        let routed = match self.procs.get_mut(&pid) {
+            Some(r) => r,
+            None => {
+                if machine_wide && !is_runtime_provider(e.provider) {
+                    return;
+                }
+                let mut info = info.clone();
+                info.process_id = pid;
+                if machine_wide {
+                    // The log's pointer size is the machine's; a 32-bit process's records are
+                    // 32-bit (their header says so).
+                    info.pointer_size = e.pointer_size;
+                }
+                let insights = match self.insights {
+                    InsightsKind::Full => Some(InsightsBuilder::new()),
+                    InsightsKind::Bounded => Some(InsightsBuilder::bounded()),
+                    InsightsKind::Off => None,
+                };
+                self.procs.entry(pid).or_insert(Routed {
+                    model: ModelBuilder::new(&info),
+                    insights,
+                })
+            }
+        };
+        match &mut routed.insights {
+            Some(insights) => super::feed(&mut routed.model, insights, e),
+            None => routed.model.on_event(e),
+        }
+    }
+
+    fn on_kernel(&mut self, e: &Event<'_>) {
+        if !matches!(
+            e.event_id as u16,
+            hooks::PROCESS_START
+                | hooks::PROCESS_STOP
+                | hooks::PROCESS_DC_START
+                | hooks::PROCESS_DC_STOP
+                | hooks::PROCESS_DEFUNCT
+        ) {
+            return;
+        }
+        let Some(p) = kernel::parse_process(e.payload, e.version, e.pointer_size) else {
+            return;
+        };
+        let n = self.names.entry(p.process_id).or_default();
+        if !p.name.is_empty() {
+            n.name = p.name;
+        }
+        if !p.command_line.is_empty() {
+            n.command_line = p.command_line;
+        }
+    }
+
+    /// The processes with GC events, most GC pause first.
+    pub fn processes(&self) -> Vec<ProcessSummary> {
+        let mut out: Vec<ProcessSummary> = self
+            .procs
+            .iter()
+            .map(|(&pid, r)| self.summary(pid, r))
+            .filter(|s| s.gc_count > 0)
+            .collect();
+        out.sort_by(|a, b| {
+            b.total_pause_ms
+                .total_cmp(&a.total_pause_ms)
+                .then(b.gc_count.cmp(&a.gc_count))
+                .then(a.process_id.cmp(&b.process_id))
+        });
+        out
+    }
+
+    fn summary(&self, pid: u32, r: &Routed) -> ProcessSummary {
+        let naming = self.names.get(&pid);
+        let facts = &r.model.process;
+        let (gc_count, total_pause_ms) = r.model.pause_so_far();
+        ProcessSummary {
+            process_id: pid,
+            name: naming.map(|n| n.name.clone()).filter(|n| !n.is_empty()),
+            command_line: facts.command_line.clone().or_else(|| {
+                naming
+                    .map(|n| n.command_line.clone())
+                    .filter(|c| !c.is_empty())
+            }),
+            runtime_version: facts.runtime_version.clone(),
+            gc_count,
+            total_pause_ms,
+        }
+    }
+
+    /// The process `choice` names, among those with GC events; the error says which there are.
+    pub fn choose(&self, choice: &ProcessChoice) -> Result<u32, String> {
+        let list = self.processes();
+        let found = match choice {
+            ProcessChoice::Auto => list.first(),
+            ProcessChoice::Pid(pid) => list.iter().find(|p| p.process_id == *pid),
+            ProcessChoice::Name(name) => list.iter().find(|p| {
+                p.name
+                    .as_deref()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            }),
+        };
+        if let Some(p) = found {
+            return Ok(p.process_id);
+        }
+        if *choice == ProcessChoice::Auto {
+            // No GCs anywhere (a rundown-only file): the process with the most events, if any.
+            if let Some((&pid, _)) = self
+                .procs
+                .iter()
+                .max_by_key(|(_, r)| r.model.process.events)
+            {
+                return Ok(pid);
+            }
+        }
+        let listed: Vec<String> = list.iter().map(describe).collect();
+        Err(if list.is_empty() {
+            String::from("the trace has no process with GC events")
+        } else {
+            format!(
+                "no process with GC events matches {}; the trace has: {}",
+                match choice {
+                    ProcessChoice::Pid(p) => format!("pid {p}"),
+                    ProcessChoice::Name(n) => format!("name '{n}'"),
+                    ProcessChoice::Auto => String::from("the choice"),
+                },
+                listed.join("; ")
+            )
+        })
+    }
+
+    /// The chosen process's model and insights. `stats` supplies dropped-event counts; the
+    /// filtered-event counts it holds are the whole trace's, so for a trace of several processes
+    /// they are left out rather than charged to one.
+    pub fn finish(
+        mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+    ) -> Result<(GcModel, Insights), String> {
+        let (model, insights) = self.finish_model_of(pid, stats)?;
+        let insights = insights.finish(&model);
+        Ok((model, insights))
+    }
+
+    /// [`Self::finish`] without the insights (for a [`Self::models_only`] router).
+    pub fn finish_model(
+        mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+    ) -> Result<GcModel, String> {
+        self.finish_model_of(pid, stats).map(|(model, _)| model)
+    }
+
+    fn finish_model_of(
+        &mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+    ) -> Result<(GcModel, InsightsBuilder), String> {
+        let machine_wide = self.machine_wide();
+        self.finish_one(pid, stats, machine_wide)
+            .ok_or_else(|| format!("no process {pid} in the trace"))
+    }
+
+    /// Every process with GC events, finished (most GC pause first).
+    pub fn finish_all(mut self, stats: Option<&DecodeStats>) -> Vec<(u32, GcModel, Insights)> {
+        let machine_wide = self.machine_wide();
+        let pids: Vec<u32> = self.processes().iter().map(|p| p.process_id).collect();
+        pids.into_iter()
+            .filter_map(|pid| {
+                self.finish_one(pid, stats, machine_wide).map(|(m, i)| {
+                    let i = i.finish(&m);
+                    (pid, m, i)
+                })
+            })
+            .collect()
+    }
+
+    fn machine_wide(&self) -> bool {
+        self.procs.len() > 1 || self.names.len() > 1
+    }
+
+    fn finish_one(
+        &mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+        machine_wide: bool,
+    ) -> Option<(GcModel, InsightsBuilder)> {
+        let (model, insights) = self.take(pid)?;
+        let own;
+        let stats = match stats {
+            Some(s) if machine_wide => {
+                own = DecodeStats {
+                    filtered_events: 0,
+                    filtered_by_provider: Vec::new(),
+                    ..s.clone()
+                };
+                Some(&own)
+            }
+            s => s,
+        };
+        Some((model.finish(stats), insights))
+    }
+
+    /// The chosen process's builders, unfinished (for a consumer that finishes them itself; an
+    /// empty insights builder from a [`Self::models_only`] router).
+    pub fn take(&mut self, pid: u32) -> Option<(ModelBuilder, InsightsBuilder)> {
+        let naming = self.names.remove(&pid);
+        self.procs.remove(&pid).map(|r| {
+            let mut model = r.model;
+            if let Some(n) = naming {
+                model.on_process_name(n.name, n.command_line);
+            }
+            (model, r.insights.unwrap_or_else(InsightsBuilder::new))
+        })
+    }
+
+    /// The builder of one process, if it has one (to drain rows while streaming).
+    pub fn model_mut(&mut self, pid: u32) -> Option<&mut ModelBuilder> {
+        self.procs.get_mut(&pid).map(|r| &mut r.model)
+    }
+
+    /// Every process's builder (to drain rows while streaming).
+    pub fn models_mut(&mut self) -> impl Iterator<Item = (u32, &mut ModelBuilder)> {
+        self.procs.iter_mut().map(|(&pid, r)| (pid, &mut r.model))
+    }
+}
+
+/// `Test.x64 (pid 3676): 264 GCs, 1,234.5 ms paused, .NET Framework 4.0.30319.34209`.
+pub fn describe(p: &ProcessSummary) -> String {
+    let mut s = format!(
+        "{} (pid {}): {} GCs, {:.1} ms paused",
+        p.name.as_deref().unwrap_or("?"),
+        p.process_id,
+        p.gc_count,
+        p.total_pause_ms
+    );
+    if let Some(v) = &p.runtime_version {
+        s.push_str(", ");
+        s.push_str(v);
+    }
+    s
+}
