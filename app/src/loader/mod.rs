@@ -105,6 +105,10 @@ fn on_job_event(app: AppState, ev: JobEvent) {
         }
         JobEvent::Message(ToUi::Done(mut a)) => {
             worker_client::cancel(Slot::Main);
+            // The worker knows a dropped file's name, not a fetched one's: the page names both.
+            if let Some((name, _)) = CURRENT_FILE.with(|c| c.borrow().clone()) {
+                a.file_name = name;
+            }
             app.gcs.notify();
             app.loading.set(None);
             match &a.error {

@@ -111,7 +111,8 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
                         )));
                     }
                     app.other.set(Some(Arc::new(OtherTrace {
-                        name: a.file_name.clone(),
+                        // The worker knows a dropped file's name, not a fetched one's.
+                        name: name.to_string(),
                         model: Arc::new(model),
                         rows,
                     })));
