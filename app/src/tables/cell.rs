@@ -31,6 +31,8 @@ impl Cell {
     /// The raw value as exported (CSV/JSON, `data-value`): numbers unformatted, empty when absent.
     pub fn raw(&self) -> String {
         match self {
+            // -0 (an empty sum) reads as 0.
+            Cell::Num(Some(v)) | Cell::In(Some(v), _) if *v == 0.0 => "0".into(),
             Cell::Num(Some(v)) | Cell::In(Some(v), _) => {
                 if v.fract() == 0.0 && v.abs() < 1e15 {
                     format!("{v:.0}")
@@ -100,6 +102,7 @@ mod tests {
         assert_eq!(fmt_cell("ms", &Cell::Num(None)), "");
         assert_eq!(Cell::Num(Some(3.0)).raw(), "3");
         assert_eq!(Cell::Num(Some(0.25)).raw(), "0.25");
+        assert_eq!(Cell::Num(Some(-0.0)).raw(), "0");
         // A cell in its own unit reads in it whatever its column's, and exports raw.
         assert_eq!(
             fmt_column_cell("a", "count", &Cell::In(Some(2048.0), "bytes")),

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use gcscope_core::latency::{self, Latency, Options};
+use gcscope_core::latency::{self, Latency, Options, StepTimes};
 use leptos::prelude::*;
 
 use crate::format::{bucket_edge, ms, thousands};
@@ -18,12 +18,13 @@ use crate::widgets::table::{DataTable, Rows};
 use crate::widgets::table_panel::TablePanel;
 
 /// The figures of the range and how long they took (ms): the pause log from the rows, then
-/// everything `latency::analyze` computes (percentiles, MMU, histogram, CDF, budget, windows).
+/// everything `latency::analyze` computes (percentiles, MMU, histogram, CDF, budget, windows),
+/// step by step.
 #[derive(Clone, PartialEq)]
 struct Computed {
     latency: Arc<Latency>,
     log_ms: f64,
-    analyze_ms: f64,
+    steps: StepTimes,
     gcs: usize,
 }
 
@@ -39,12 +40,11 @@ pub fn Latency() -> impl IntoView {
                 window_ms: v.window_ms.unwrap_or(0.0),
                 ..Options::default()
             });
-            let t0 = now_ms();
-            let latency = latency::analyze(&log.0, range, &opts);
+            let (latency, steps) = latency::analyze_timed(&log.0, range, &opts, &now_ms);
             Computed {
                 latency: Arc::new(latency),
                 log_ms: log.1,
-                analyze_ms: now_ms() - t0,
+                steps,
                 gcs: log.0.pauses.len(),
             }
         })
@@ -54,6 +54,7 @@ pub fn Latency() -> impl IntoView {
             return view! { <p class="muted">"Reading… the latency figures appear when the whole trace is read."</p> }.into_any();
         };
         let l = c.latency.clone();
+        let s = c.steps;
         let all = l.pauses.first().map_or(0, |p| p.count);
         view! {
             <section class="latency">
@@ -64,9 +65,11 @@ pub fn Latency() -> impl IntoView {
                     {format!("{} to {}: paused {} ({}) in {} GCs. ",
                         ms(l.range.start_ms), ms(l.range.end_ms), ms(l.paused_ms),
                         l.paused_pct.map_or_else(|| "–".into(), |p| format!("{p:.2}%")), thousands(all as f64))}
-                    <span class="muted" id="latency-timing" data-analyze-ms=format!("{:.1}", c.analyze_ms) data-log-ms=format!("{:.1}", c.log_ms) data-gcs=c.gcs
-                        title="Computed on this page by gcscope's core (the same code as gcscope latency): percentiles, histogram, CDF, budget, % paused per window and the exact MMU curve">
-                        {format!("Figures computed in {:.0} ms (pauses of {} GCs gathered in {:.0} ms).", c.analyze_ms, thousands(c.gcs as f64), c.log_ms)}
+                    <span class="muted" id="latency-timing" data-log-ms=format!("{:.1}", c.log_ms) data-gcs=c.gcs
+                        data-percentiles-ms=format!("{:.1}", s.percentiles_ms) data-mmu-ms=format!("{:.1}", s.mmu_ms) data-rest-ms=format!("{:.1}", s.rest_ms)
+                        title="Computed on this page by gcscope's core (the same code as gcscope latency), each time the range, budget or window changes">
+                        {format!("Computed here in {:.0} ms: percentiles {:.0} ms, exact MMU {:.0} ms, the rest {:.0} ms (pauses of {} GCs gathered once in {:.0} ms).",
+                            s.percentiles_ms + s.mmu_ms + s.rest_ms, s.percentiles_ms, s.mmu_ms, s.rest_ms, thousands(c.gcs as f64), c.log_ms)}
                     </span>
                 </p>
                 {if all == 0 {

@@ -67,7 +67,8 @@ pub fn budget(pauses: &[Pause], iv: &Intervals, budget_ms: f64, window_ms: f64) 
         gcs: n,
         over_budget: over.len() as u32,
         over_budget_pct: (n > 0).then(|| over.len() as f64 * 100.0 / n as f64),
-        time_over_budget_ms: over.iter().map(|p| p.pause_ms - budget_ms).sum(),
+        // + 0.0: an empty f64 sum is -0.0.
+        time_over_budget_ms: over.iter().map(|p| p.pause_ms - budget_ms).sum::<f64>() + 0.0,
         worst_gcs,
         window_ms,
         worst_windows,

@@ -44,7 +44,8 @@ pub fn pause_stats<'a>(pauses: impl IntoIterator<Item = &'a Pause>) -> Vec<Pause
 
 fn stats(kind: &'static str, mut v: Vec<f64>) -> PauseStats {
     v.sort_unstable_by(f64::total_cmp);
-    let total: f64 = v.iter().sum();
+    // An empty f64 sum is -0.0; + 0.0 makes it 0 (JSON "0.0", not "-0.0").
+    let total: f64 = v.iter().sum::<f64>() + 0.0;
     let p = |q| percentile(&v, q);
     PauseStats {
         kind: Cow::Borrowed(kind),

@@ -65,22 +65,55 @@ pub fn percentiles(log: &PauseLog, range: TimeRange) -> Vec<PauseStats> {
 
 /// Every latency figure of `range`.
 pub fn analyze(log: &PauseLog, range: TimeRange, opts: &Options) -> Latency {
+    analyze_timed(log, range, opts, &|| 0.0).0
+}
+
+/// How long [`analyze_timed`]'s steps took, ms by the caller's clock.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepTimes {
+    /// The range's pauses gathered and their percentiles per kind.
+    pub percentiles_ms: f64,
+    /// The pause intervals merged and the MMU curve.
+    pub mmu_ms: f64,
+    /// Histogram, CDF, % paused per window and the budget.
+    pub rest_ms: f64,
+}
+
+/// [`analyze`], timing its steps with `now` (ms; core has no clock of its own): what the app
+/// shows of the cost of percentiles and MMU in the browser.
+pub fn analyze_timed(
+    log: &PauseLog,
+    range: TimeRange,
+    opts: &Options,
+    now: &dyn Fn() -> f64,
+) -> (Latency, StepTimes) {
+    let t0 = now();
     let pauses: Vec<Pause> = log.in_range(range).copied().collect();
+    let stats = pause_stats(&pauses);
+    let t1 = now();
+    let len = range.len();
+    let iv = Intervals::new(&log.spans, range);
+    let mmu = mmu(&iv, &window_sizes(len, opts.mmu_min_window_ms));
+    let t2 = now();
     let mut sorted: Vec<f64> = pauses.iter().map(|p| p.pause_ms).collect();
     sorted.sort_unstable_by(f64::total_cmp);
-    let iv = Intervals::new(&log.spans, range);
-    let len = range.len();
     let utilization = over_time(&iv, opts.window_ms);
     let paused_ms = iv.total();
-    Latency {
+    let latency = Latency {
         range,
         paused_ms,
         paused_pct: (len > 0.0).then(|| (paused_ms * 100.0 / len).clamp(0.0, 100.0)),
-        pauses: pause_stats(&pauses),
+        pauses: stats,
         histogram: histogram(&pauses),
         cdf: cdf(&sorted),
         budget: budget(&pauses, &iv, opts.budget_ms, utilization.window_ms),
-        mmu: mmu(&iv, &window_sizes(len, opts.mmu_min_window_ms)),
+        mmu,
         utilization,
-    }
+    };
+    let times = StepTimes {
+        percentiles_ms: t1 - t0,
+        mmu_ms: t2 - t1,
+        rest_ms: now() - t2,
+    };
+    (latency, times)
 }
