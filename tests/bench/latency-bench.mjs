@@ -4,7 +4,7 @@
 // range, budget or window changes; the tab shows both times (`#latency-timing`). A benchmark, not a
 // test: it prints the times, and checks that the figures equal `gcscope latency --json`.
 //
-//   node tests/bench/latency-bench.mjs [--dist DIR] [--trace FILE] [--runs N]
+//   node tests/bench/latency-bench.mjs [--dist DIR] [--trace FILE] [--runs N] [--screenshot PNG]
 //
 // Without --trace it makes (or reuses) the e2e GC-dense trace: 266 MiB, one GC per simulated
 // millisecond (tests/e2e/huge-table.test.mjs).
@@ -20,6 +20,7 @@ const { values: opt } = parseArgs({
     dist: { type: 'string', default: process.env.GCSCOPE_DIST ?? path.join(ROOT, 'dist') },
     trace: { type: 'string' },
     runs: { type: 'string', default: '5' },
+    screenshot: { type: 'string' },
   },
 });
 if (![BIGTRACE, GCSCOPE].every(existsSync)) buildTools({ quiet: true });
@@ -84,6 +85,7 @@ const mmu = await page.$$eval('#mmu tbody tr:not(.spacer)', (trs) => trs.map((tr
 const sameMmu = mmu.length === want.mmu.length && want.mmu.every((p, i) => p.min_utilization_pct === mmu[i]);
 if (!same) console.log(JSON.stringify({ shown, want: want.pauses }));
 console.log(`percentiles equal gcscope latency --json: ${same}; MMU curve (${mmu.length} sizes) equal: ${sameMmu}; problems: ${JSON.stringify(problems)}`);
+if (opt.screenshot) await page.screenshot({ path: opt.screenshot, fullPage: true });
 await browser.close();
 await server.close();
 if (!same || !sameMmu || problems.length) process.exit(1);

@@ -44,12 +44,14 @@ pub fn Compare() -> impl IntoView {
             {move || app.other_loading.get().map(|(name, p)| {
                 let pct = if p.total > 0.0 { 100.0 * p.bytes / p.total } else { 0.0 };
                 view! {
-                    <div class="loading" id="compare-loading" aria-live="polite">
-                        <strong>"Reading " {name} " to compare"</strong>
-                        <progress max="100" value=format!("{pct:.1}")></progress>
-                        {format!(" {} GCs so far ", thousands(p.gcs))}
-                        <button class="small" on:click=move |_| other::leave(app)>"Cancel"</button>
-                    </div>
+                    <section class="loading" id="compare-loading" aria-live="polite">
+                        <div class="loading-row">
+                            <strong>"Reading " {name} " to compare with this trace"</strong>
+                            <progress max="100" value=format!("{pct:.1}")></progress>
+                            <button class="small" on:click=move |_| other::leave(app)>"Cancel"</button>
+                        </div>
+                        <p class="progress-text">{format!("{pct:.0}% · {} GCs so far", thousands(p.gcs))}</p>
+                    </section>
                 }
             })}
             {move || match comparison.get() {
