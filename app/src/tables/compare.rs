@@ -5,15 +5,11 @@
 
 use gcscope_core::compare::{Better, Comparison, Verdict};
 
-use super::{col, defs, on, t, yes, Cell, Col, Table, VERDICT};
+use super::{defined_col, defs, on, t, yes, Cell, Col, Table, VERDICT};
 
 /// The column `key` headed by the definition of `{prefix}.{key}`, in `unit`.
 fn ccol(prefix: &str, key: &str, unit: &'static str) -> Col {
-    let path = format!("{prefix}.{key}");
-    match defs::compare_field(&path) {
-        Some(d) => col(key, d.label, unit, d.definition),
-        None => col(key, key, unit, ""),
-    }
+    defined_col(key, defs::compare_field(&format!("{prefix}.{key}")), unit)
 }
 
 /// The two traces' facts as text, and whether they are the same.

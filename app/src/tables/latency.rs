@@ -4,15 +4,12 @@
 
 use gcscope_core::latency::{Budget, HistogramBucket, MmuPoint, PauseStats};
 
-use super::{col, defs, n, on, t, Col, Table};
+use super::{defined_col, defs, n, on, t, Col, Table};
 
-/// The column `key` headed by the definition of `{prefix}.{key}`.
+/// The column `key` headed by the definition of `{prefix}.{key}`, in its unit.
 fn lcol(prefix: &str, key: &str) -> Col {
-    let path = format!("{prefix}.{key}");
-    match defs::latency_field(&path) {
-        Some(d) => col(key, d.label, d.unit, d.definition),
-        None => col(key, key, "count", ""),
-    }
+    let d = defs::latency_field(&format!("{prefix}.{key}"));
+    defined_col(key, d, d.map_or("count", |d| d.unit))
 }
 
 fn lcols(prefix: &str, keys: &[&str]) -> Vec<Col> {

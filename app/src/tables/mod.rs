@@ -74,6 +74,15 @@ pub(crate) fn dcol(key: &str, path: &str, label: Option<&str>) -> Col {
     }
 }
 
+/// The column `key` in `unit`, headed by the definition `d` (its label and text; the key alone
+/// when there is none).
+pub(crate) fn defined_col(key: &str, d: Option<&defs::Definition>, unit: &'static str) -> Col {
+    match d {
+        Some(d) => col(key, d.label, unit, d.definition),
+        None => col(key, key, unit, ""),
+    }
+}
+
 /// Columns named `keys`, each headed by the definition of `{prefix}.{key}`.
 pub(crate) fn dcols(prefix: &str, keys: &[&str]) -> Vec<Col> {
     keys.iter()

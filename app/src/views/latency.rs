@@ -10,6 +10,7 @@ use gcscope_core::latency::{self, Latency, Options, StepTimes};
 use leptos::prelude::*;
 
 use crate::format::{bucket_edge, ms, thousands};
+use crate::state::view_state::ViewState;
 use crate::state::{now_ms, use_app};
 use crate::tables::latency as tables;
 use crate::widgets::chart::{BucketChart, LineChart, LogChart};
@@ -84,7 +85,6 @@ pub fn Latency() -> impl IntoView {
 }
 
 fn figures(l: Arc<Latency>) -> impl IntoView {
-    let app = use_app();
     let b = &l.budget;
     let hist_labels: Vec<String> = l.histogram.iter().map(|h| bucket_edge(h.lo_ms)).collect();
     let hist = vec![(
@@ -136,18 +136,7 @@ fn figures(l: Arc<Latency>) -> impl IntoView {
             </div>
             <div class="budget-box" id="budget-box">
                 <h2>"Pause budget"</h2>
-                <label class="inline-input">"Budget "
-                    <input id="budget-input" type="number" min="0" step="any" aria-label="Pause budget in ms"
-                        prop:value=budget_now.to_string()
-                        on:change=move |ev| {
-                            if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
-                                if v.is_finite() && v >= 0.0 {
-                                    app.set_vs(|s| s.budget_ms = Some(v));
-                                }
-                            }
-                        }
-                    />" ms"
-                </label>
+                {ms_box("Budget ", "budget-input", "Pause budget in ms", budget_now, |v| v >= 0.0, |s, v| s.budget_ms = Some(v))}
                 <p id="budget-summary" class="big-line">{over}</p>
                 {(!b.worst_gcs.is_empty()).then(|| view! {
                     <DataTable id="budget-gcs" rows=Signal::stored(Rows::all(tables::worst_gcs(b))) />
@@ -160,23 +149,39 @@ fn figures(l: Arc<Latency>) -> impl IntoView {
         <LogChart series=cdf x_unit="ms" y_unit="%" y_max=100.0 id="cdf-chart" />
         <div class="table-head">
             <h2>"% of each window paused"</h2>
-            <label class="inline-input">"Window "
-                <input id="window-input" type="number" min="0" step="any" aria-label="Window in ms"
-                    prop:value=window_now.to_string()
-                    on:change=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
-                            if v.is_finite() && v > 0.0 {
-                                app.set_vs(|s| s.window_ms = Some(v));
-                            }
-                        }
-                    }
-                />" ms"
-            </label>
+            {ms_box("Window ", "window-input", "Window in ms", window_now, |v| v > 0.0, |s, v| s.window_ms = Some(v))}
             <span class="muted" id="utilization-count">{format!("{} windows", thousands(l.utilization.windows.len() as f64))}</span>
         </div>
         <LineChart series=windows unit="%" id="utilization-chart" />
         <h2>"Minimum mutator utilization " <span class="muted small-text">"(for each window size, the lowest share of any window of that size the program ran; exact, log scale)"</span></h2>
         <LogChart series=mmu x_unit="ms" y_unit="%" y_max=100.0 id="mmu-chart" />
         <TablePanel table=tables::mmu(&l.mmu) id="mmu" />
+    }
+}
+
+/// A box for a number of ms kept in the view state (and so in the address): `set` takes a typed
+/// value that `ok` accepts (finite); anything else leaves the state as it was.
+fn ms_box(
+    label: &'static str,
+    id: &'static str,
+    aria: &'static str,
+    now: f64,
+    ok: fn(f64) -> bool,
+    set: fn(&mut ViewState, f64),
+) -> impl IntoView {
+    let app = use_app();
+    view! {
+        <label class="inline-input">{label}
+            <input id=id type="number" min="0" step="any" aria-label=aria
+                prop:value=now.to_string()
+                on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
+                        if v.is_finite() && ok(v) {
+                            app.set_vs(|s| set(s, v));
+                        }
+                    }
+                }
+            />" ms"
+        </label>
     }
 }
