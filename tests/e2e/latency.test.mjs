@@ -7,48 +7,39 @@
 // and the comparison with both traces.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, DIST, PREFIX, launch, openApp, dropFile } from './harness.mjs';
+import { ROOT, serveDist, launch, openApp, dropFile } from './harness.mjs';
 import { GCSCOPE } from '../bench/scale-lib.mjs';
 
 const FIXTURES = path.join(ROOT, 'fixtures/traces');
 let server, browser;
-
-/** dist/ at PREFIX, as the harness serves it, and the fixtures at PREFIX/fixtures/ (so the app can
- * fetch them by address, from its own origin). */
-async function serveWithFixtures() {
-  const srv = createServer(async (req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    const rel = decodeURIComponent(url.pathname.slice(PREFIX.length));
-    const [dir, sub] = rel.startsWith('fixtures/') ? [FIXTURES, rel.slice('fixtures/'.length)] : [DIST, rel || 'index.html'];
-    const file = path.join(dir, sub);
-    if (!url.pathname.startsWith(PREFIX) || !file.startsWith(dir)) { res.writeHead(404).end(); return; }
-    try {
-      const st = await stat(file);
-      const body = await readFile(st.isDirectory() ? path.join(file, 'index.html') : file);
-      const type = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' }[path.extname(file)];
-      res.writeHead(200, { 'content-type': type ?? 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  return { base: `http://127.0.0.1:${srv.address().port}${PREFIX}`, close: () => new Promise((r) => srv.close(r)) };
-}
 
 before(async () => {
   if (!existsSync(GCSCOPE)) {
     const r = spawnSync('cargo', ['build', '--release', '-p', 'gcscope-cli'], { cwd: ROOT, stdio: 'inherit' });
     assert.equal(r.status, 0, 'building the CLI');
   }
-  server = await serveWithFixtures();
+  server = await serveDist();
   browser = await launch();
 });
 after(async () => { await browser?.close(); await server?.close(); });
+
+/** The app with the fixtures served beside it at `remote/<runtime>/<name>.nettrace` (by address,
+ * from its own origin), then `query` opened. */
+async function openWithFixtures(query = '') {
+  const app = await openApp(browser, server.base);
+  await app.page.route('**/remote/**', async (route, request) => {
+    const rel = decodeURIComponent(new URL(request.url()).pathname.split('/remote/')[1]);
+    const file = path.join(FIXTURES, rel);
+    if (!file.startsWith(FIXTURES) || !existsSync(file)) return route.fulfill({ status: 404, body: 'no such fixture' });
+    await route.fulfill({ status: 200, body: await readFile(file), contentType: 'application/octet-stream' });
+  });
+  if (query) await app.page.goto(server.base + query);
+  return app;
+}
 
 const FIX = (v, name) => path.join(FIXTURES, v, `${name}.nettrace`);
 const te = async (file) => JSON.parse(await readFile(file.replace(/\.nettrace$/, '.traceevent.json'), 'utf8'));
@@ -93,16 +84,16 @@ async function checkLatency(page, file, args) {
   const summary = await page.locator('#budget-summary').textContent();
   assert.match(summary, new RegExp(`^${want.budget.over_budget} of ${want.budget.gcs} GCs over`), summary);
   assert.equal(await page.locator('#utilization-count').textContent(), `${want.utilization.windows.length} windows`);
-  assert.equal(Number(await page.inputValue('#budget-input')), want.budget.budget_ms);
-  assert.equal(Number(await page.inputValue('#window-input')), want.utilization.window_ms);
+  assert.equal(Number(await page.locator('#budget-input').inputValue()), want.budget.budget_ms);
+  assert.equal(Number(await page.locator('#window-input').inputValue()), want.utilization.window_ms);
   return want;
 }
 
 test('Latency tab: percentiles, budget, worst windows and MMU as gcscope latency has them; the link keeps the budget, window and range', async () => {
   const file = FIX('net8.0', 'server');
   const ref = await te(file);
-  const query = '?trace=fixtures/net8.0/server.nettrace&tab=latency&budget=2&window=5';
-  const { page, context, problems } = await openApp(browser, server.base, query);
+  const query = '?trace=remote/net8.0/server.nettrace&tab=latency&budget=2&window=5';
+  const { page, context, problems } = await openWithFixtures(query);
   await page.locator('#pause-percentiles').waitFor({ timeout: 60_000 });
   const want = await checkLatency(page, file, ['--budget', '2', '--window', '5']);
   // TraceEvent's own analysis: every GC complete, its longest pause.
@@ -114,7 +105,7 @@ test('Latency tab: percentiles, budget, worst windows and MMU as gcscope latency
   // A new budget typed in the box: the figures and the address follow.
   await page.fill('#budget-input', '5');
   await page.locator('#budget-input').dispatchEvent('change');
-  await page.waitForURL(/budget=5(&|$)/);
+  await page.waitForFunction(() => /[?&]budget=5(&|$)/.test(location.search));
   await checkLatency(page, file, ['--budget', '5', '--window', '5']);
 
   // A time range (as a drag across a chart sets it): every figure is the range's.
@@ -125,8 +116,8 @@ test('Latency tab: percentiles, budget, worst windows and MMU as gcscope latency
   assert.ok(ranged.pauses[0].count < all.count, 'the range holds fewer GCs');
 
   // The link reopens the same view with the same settings and figures.
-  const link = page.url();
-  assert.match(link, /trace=fixtures\/net8\.0\/server\.nettrace/);
+  const link = await page.url();
+  assert.match(link, /trace=remote\/net8\.0\/server\.nettrace/);
   const again = await context.newPage();
   await again.goto(link);
   await again.locator('#pause-percentiles').waitFor({ timeout: 60_000 });
@@ -140,7 +131,7 @@ test('Overview: pause percentiles as gcscope summary has them, and PerfView\'s %
   // makes them differ: core/tests/model_fixtures.rs).
   const file = FIX('net8.0', 'wks-nonconcurrent');
   const ref = await te(file);
-  const { page, context, problems } = await openApp(browser, server.base, '?trace=fixtures/net8.0/wks-nonconcurrent.nettrace');
+  const { page, context, problems } = await openWithFixtures('?trace=remote/net8.0/wks-nonconcurrent.nettrace');
   await page.locator('#overview-percentiles').waitFor({ timeout: 60_000 });
   sameRows(await table(page, 'overview-percentiles'), cli('summary', file, '--json').pauses, 'pauses');
   // PerfView: TraceEvent's total pause over its ProcessDuration (the GC span).
@@ -174,8 +165,8 @@ test('Compare: two traces by address side by side with gcscope compare\'s differ
   // Workstation against server GC, two traces whose pauses are TraceEvent's to the µs.
   const [a, b] = [FIX('net8.0', 'wks-nonconcurrent'), FIX('net8.0', 'server')];
   const [refA, refB] = [await te(a), await te(b)];
-  const { page, context, problems } = await openApp(browser, server.base,
-    '?trace=fixtures/net8.0/wks-nonconcurrent.nettrace&compare=fixtures/net8.0/server.nettrace');
+  const { page, context, problems } = await openWithFixtures(
+    '?trace=remote/net8.0/wks-nonconcurrent.nettrace&compare=remote/net8.0/server.nettrace');
   // The Compare tab shows both.
   await page.click('#tab-compare');
   await page.locator('#compare-figures').waitFor({ timeout: 60_000 });
@@ -191,8 +182,8 @@ test('Compare: two traces by address side by side with gcscope compare\'s differ
   assert.match(await page.locator('#compare-b').textContent(), /server\.nettrace/);
 
   // The link keeps both addresses and reopens the comparison.
-  const link = page.url();
-  assert.match(link, /trace=fixtures\/net8\.0\/wks-nonconcurrent\.nettrace&compare=fixtures\/net8\.0\/server\.nettrace/);
+  const link = await page.url();
+  assert.match(link, /trace=remote\/net8\.0\/wks-nonconcurrent\.nettrace&compare=remote\/net8\.0\/server\.nettrace/);
   const again = await context.newPage();
   await again.goto(link);
   await again.locator('#compare-figures').waitFor({ timeout: 60_000 });
@@ -201,8 +192,8 @@ test('Compare: two traces by address side by side with gcscope compare\'s differ
   // Leaving: B is forgotten, the address drops it, and the tab offers a new comparison.
   await again.click('#leave-compare');
   await again.locator('#compare-drop').waitFor();
-  assert.doesNotMatch(again.url(), /compare=/);
-  assert.match(again.url(), /trace=fixtures/);
+  assert.doesNotMatch(await again.url(), /compare=/);
+  assert.match(await again.url(), /trace=remote/);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -215,8 +206,8 @@ test('Compare: a second trace chosen or dropped while one is open, as gcscope co
   // Chosen with the top bar's button: the Compare tab opens on it.
   await page.setInputFiles('#compare-input', b);
   await page.locator('#compare-figures').waitFor({ timeout: 60_000 });
-  assert.match(page.url(), /tab=compare/);
-  assert.doesNotMatch(page.url(), /compare=/, 'a local file has no address');
+  assert.match(await page.url(), /tab=compare/);
+  assert.doesNotMatch(await page.url(), /compare=/, 'a local file has no address');
   await checkComparison(page, a, b);
   // Dropped on the comparison's drop zone after leaving: the open trace stays A.
   await page.click('#leave-compare');

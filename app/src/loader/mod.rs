@@ -14,6 +14,7 @@ use web_sys::Blob;
 use crate::protocol::{Progress, ToUi};
 use crate::state::heap_store::HeapStore;
 use crate::state::rows::append_batch;
+use crate::state::view_state;
 use crate::state::AppState;
 
 pub mod other;
@@ -105,10 +106,6 @@ fn on_job_event(app: AppState, ev: JobEvent) {
         }
         JobEvent::Message(ToUi::Done(mut a)) => {
             worker_client::cancel(Slot::Main);
-            // The worker knows a dropped file's name, not a fetched one's: the page names both.
-            if let Some((name, _)) = CURRENT_FILE.with(|c| c.borrow().clone()) {
-                a.file_name = name;
-            }
             app.gcs.notify();
             app.loading.set(None);
             match &a.error {
@@ -172,17 +169,12 @@ fn js_text(e: &wasm_bindgen::JsValue) -> String {
         .unwrap_or_else(|| format!("{e:?}"))
 }
 
-/// The file name an address ends with.
-fn name_of(url: &str) -> String {
-    url.rsplit('/').next().unwrap_or(url).to_string()
-}
-
 /// Fetches a trace by address and opens it.
 pub fn open_url(app: AppState, url: String) {
     spawn_local(async move {
-        let name = name_of(&url);
+        let name = view_state::trace_file_name(&url);
         match fetch_blob(&url).await {
-            Ok(blob) => open_blob(app, name, blob),
+            Ok(blob) => open_blob(app, name.clone(), worker_client::named(blob, &name)),
             Err(e) => app.error.set(Some(e)),
         }
     });

@@ -12,11 +12,11 @@ use leptos::task::spawn_local;
 use web_sys::Blob;
 
 use crate::protocol::{Progress, ToUi};
-use crate::state::view_state::COMPARE_TAB;
+use crate::state::view_state::{trace_file_name, COMPARE_TAB};
 use crate::state::{AppState, OtherTrace};
 
+use super::fetch_blob;
 use super::worker_client::{self, JobEvent, Slot};
-use super::{fetch_blob, name_of};
 
 thread_local! {
     /// B's pauses and heap points, gathered while its worker reads.
@@ -66,10 +66,13 @@ pub fn open_url(app: AppState, url: String) {
 pub fn fetch_and_open(app: AppState, url: String) {
     app.other_error.set(None);
     app.other_loading
-        .set(Some((name_of(&url), Progress::default())));
+        .set(Some((trace_file_name(&url), Progress::default())));
     spawn_local(async move {
         match fetch_blob(&url).await {
-            Ok(blob) => open_blob(app, name_of(&url), blob),
+            Ok(blob) => {
+                let name = trace_file_name(&url);
+                open_blob(app, name.clone(), worker_client::named(blob, &name))
+            }
             Err(e) => {
                 app.other_loading.set(None);
                 app.other_error.set(Some(e));
@@ -111,8 +114,7 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
                         )));
                     }
                     app.other.set(Some(Arc::new(OtherTrace {
-                        // The worker knows a dropped file's name, not a fetched one's.
-                        name: name.to_string(),
+                        name: a.file_name.clone(),
                         model: Arc::new(model),
                         rows,
                     })));

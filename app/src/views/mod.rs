@@ -15,6 +15,7 @@ mod budgets;
 mod charts;
 mod compare;
 mod counters;
+mod datas;
 pub mod detail;
 mod events;
 mod gc_table;
@@ -49,6 +50,7 @@ pub const TABS: &[Tab] = &[
     tab("suspensions", "Suspensions", || view! { <suspensions::Suspensions /> }.into_any()),
     tab("memory", "Memory", || view! { <memory::Memory /> }.into_any()),
     tab("counters", "Counters", || view! { <counters::Counters /> }.into_any()),
+    tab("datas", "DATAS", || view! { <datas::Datas /> }.into_any()),
     tab(COMPARE_TAB, "Compare", || view! { <compare::Compare /> }.into_any()),
 ];
 
