@@ -277,9 +277,11 @@ pub(super) const METHOD: &str = "\
 * Pause: from the SuspendEEBegin (reason ForGC) before GCStart to the RestartEEEnd on the same
   thread. A background GC adds each later suspension (reason ForGCPrep) to its pause; the GC that
   runs first inside a background GC's suspension has suspend 0 and its pause starts at its GCStart.
-* GCHeapStats, GCGlobalHeapHistory and GCPerHeapHistory belong to the GC in progress; a background
-  GC's histories that arrive while a foreground GC is restarting go to the background GC (by its
-  thread and gen2 condemned generation); for server GC, histories fired after the background GC's
+* GCHeapStats, GCGlobalHeapHistory and GCPerHeapHistory belong to the GC in progress, whichever
+  thread fires them (in server GC any GC thread fires a foreground GC's histories, the one that
+  suspended for a background GC included); a background GC's histories (the runtime marks its
+  GCGlobalHeapHistory with the Concurrent mechanism) that arrive while a foreground GC is
+  restarting go to the background GC; for server GC, histories fired after the background GC's
   GCEnd go to it.
 * Derived figures are recomputed when the trace ends, so late events always count.
 
@@ -331,7 +333,11 @@ each GC's per-heap sizes against its GCHeapStats):
    (TraceEvent 3.1.3 leaves it out of those three but keeps it in the size after).
 2. `survival_pct` is survived / objects before over all heaps; TraceEvent averages per-heap
    integer percentages, and says 0 where the generation was empty (the model: null).
-3. A background GC keeps its own GCPerHeapHistory (TraceEvent can give it to a foreground GC).
+3. A background GC keeps its own GCGlobalHeapHistory and GCPerHeapHistory (TraceEvent can give
+   them to a foreground GC, or drop them: 3.1.3 takes a history at 1 heap for workstation GC, so a
+   server background GC's history after its GCHeapStats goes nowhere under DATAS at 1 heap).
+   Every other GC's history is TraceEvent's (`core/tests/model_fixtures.rs`,
+   `each_gc_has_the_global_history_traceevent_gives_it`).
 4. Allocation is measured from the GC that ended last before this one started (TraceEvent: the
    GC just before in the list, which may be a background GC still running).
 5. A background GC that the runtime ran inside its first suspension has its real pause (to the
