@@ -40,19 +40,20 @@ fn positive_ms(s: &str) -> Result<f64, String> {
 }
 
 /// Loads FILE (its chosen process) keeping every row without its per-heap histories (no rule reads
-/// them), so memory is ~1.7 KB a GC whatever the heap count.
-fn load(input: &Input) -> Result<GcModel, String> {
+/// them), so memory is ~1.7 KB a GC whatever the heap count; `also` sees each row first (the
+/// comparison keeps its own digest of them).
+pub fn load_rows(input: &Input, also: &mut dyn FnMut(&Gc)) -> Result<GcModel, String> {
     let mut rows: Vec<Gc> = Vec::new();
     let mut keep = |mut g: Gc| {
+        also(&g);
         g.heaps = Vec::new();
         rows.push(g);
     };
     let mut m = crate::summary::load_draining_every(input, DRAIN_EVERY, &mut keep)?;
-    let rest = std::mem::take(&mut m.gcs);
-    rows.extend(rest.into_iter().map(|mut g| {
-        g.heaps = Vec::new();
-        g
-    }));
+    // The rows still held at the end are the last ones, not handed out yet.
+    for g in std::mem::take(&mut m.gcs) {
+        keep(g);
+    }
     m.gcs = rows;
     Ok(m)
 }
@@ -63,7 +64,7 @@ pub fn run(opts: &Opts) -> Result<u8, String> {
         goal: Goal::parse(&opts.goal).unwrap_or_default(),
         pause_budget_ms: opts.budget,
     };
-    let m = load(&opts.input)?;
+    let m = load_rows(&opts.input, &mut |_| {})?;
     let report = findings::analyze_model(&m, &settings);
     if opts.json {
         print_json(&report)?;

@@ -167,3 +167,62 @@ fn bad_settings_are_usage_errors() {
         assert!(err.contains("gcscope findings"), "{err}");
     }
 }
+
+/// `gcscope compare A B` lists the findings that appear, disappear and change: worked out here
+/// from each trace's own `gcscope findings --json` (rules found in one and not the other).
+#[test]
+fn compare_names_the_findings_that_appear_and_disappear() {
+    let (a, b) = (
+        trace("net8.0", "wks-concurrent"),
+        trace("net8.0", "wks-nonconcurrent"),
+    );
+    let (fa, fb) = (
+        report(&["findings", &a, "--json"]),
+        report(&["findings", &b, "--json"]),
+    );
+    let rules = |r: &Value| -> Vec<String> {
+        r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (ra, rb) = (rules(&fa), rules(&fb));
+    let c = report(&["compare", &a, &b, "--json"]);
+    let kinds: Vec<(String, String)> = c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|ch| {
+            (
+                ch["rule"].as_str().unwrap().to_string(),
+                ch["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for r in rb.iter().filter(|r| !ra.contains(r)) {
+        assert!(
+            kinds.contains(&(r.clone(), "appeared".into())),
+            "{r}: {kinds:?}"
+        );
+    }
+    for r in ra.iter().filter(|r| !rb.contains(r)) {
+        assert!(
+            kinds.contains(&(r.clone(), "disappeared".into())),
+            "{r}: {kinds:?}"
+        );
+    }
+    // wks-nonconcurrent blocks every gen2 GC; wks-concurrent does not.
+    assert!(
+        kinds.contains(&("mostly-blocking-gen2".into(), "appeared".into())),
+        "{kinds:?}"
+    );
+    // Its other keys are the comparison's, unchanged.
+    assert!(c["figures"].as_array().is_some_and(|f| !f.is_empty()));
+    let text = String::from_utf8(gcscope(&["compare", &a, &b]).stdout).unwrap();
+    assert!(
+        text.contains("Findings, A to B") && text.contains("[mostly-blocking-gen2]"),
+        "{text}"
+    );
+}

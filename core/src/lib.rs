@@ -13,6 +13,7 @@
 extern crate alloc;
 
 pub mod clr;
+pub mod compare;
 pub mod container;
 pub mod decode;
 #[cfg(feature = "encode")]
@@ -23,6 +24,7 @@ pub mod event;
 pub mod filter;
 pub mod findings;
 pub mod gc;
+pub mod latency;
 pub mod nettrace;
 pub mod read;
 pub mod reader;

@@ -1,6 +1,7 @@
 //! Opening a trace: a dropped, chosen or pasted file, or one fetched by address, is handed to a
 //! decoding worker ([`worker_client`]); its messages are written into the app state as they come.
-//! The views never open anything: they read the state.
+//! The views never open anything: they read the state. A second trace to compare with ([`other`])
+//! decodes in a worker of its own.
 
 use std::sync::Arc;
 
@@ -16,9 +17,10 @@ use crate::state::rows::append_batch;
 use crate::state::view_state;
 use crate::state::AppState;
 
+pub mod other;
 pub mod worker_client;
 
-use worker_client::JobEvent;
+use worker_client::{JobEvent, Slot};
 
 thread_local! {
     /// The file open now (a `Blob` is not `Send`, so it cannot live in a signal): opening another
@@ -45,7 +47,7 @@ pub fn open_other_entry(app: AppState, entry: usize) {
 
 /// Stops reading the current file; what was read stays hidden (the start page shows again).
 pub fn cancel(app: AppState) {
-    worker_client::cancel();
+    worker_client::cancel(Slot::Main);
     app.loading.set(None);
     app.gcs.set(Vec::new());
 }
@@ -66,7 +68,7 @@ fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
             ..Default::default()
         },
     )));
-    if let Err(e) = worker_client::start(blob, entry, move |ev| on_job_event(app, ev)) {
+    if let Err(e) = worker_client::start(Slot::Main, blob, entry, move |ev| on_job_event(app, ev)) {
         app.loading.set(None);
         app.error.set(Some(e));
     }
@@ -103,7 +105,7 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Done(mut a)) => {
-            worker_client::cancel();
+            worker_client::cancel(Slot::Main);
             app.gcs.notify();
             app.loading.set(None);
             match &a.error {
@@ -133,7 +135,7 @@ fn on_job_event(app: AppState, ev: JobEvent) {
         }
         JobEvent::Message(ToUi::Ready) => {}
         JobEvent::Crashed(msg) => {
-            worker_client::cancel();
+            worker_client::cancel(Slot::Main);
             // The rows read before the crash are shown.
             app.gcs.notify();
             app.loading.set(None);

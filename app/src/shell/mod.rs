@@ -20,9 +20,12 @@ mod tab_bar;
 #[component]
 pub fn App() -> impl IntoView {
     let app = AppState::provide(address_bar::read(views::normalize));
-    // `?trace=URL` opens that trace.
+    // `?trace=URL` opens that trace, and `&compare=URL` the trace it is compared with.
     if let Some(url) = app.vs.get_untracked().trace {
         loader::open_url(app, url);
+    }
+    if let Some(url) = app.vs.get_untracked().compare {
+        loader::other::fetch_and_open(app, url);
     }
     address_bar::keep_in_step(app, views::normalize);
     keys::listen(app);
@@ -30,8 +33,12 @@ pub fn App() -> impl IntoView {
 
     let dragging = RwSignal::new(false);
     let on_drop = move |ev: DragEvent| {
-        ev.prevent_default();
         dragging.set(false);
+        // Handled below: the comparison's drop zone took it as the trace to compare with.
+        if ev.default_prevented() {
+            return;
+        }
+        ev.prevent_default();
         let file = ev
             .data_transfer()
             .and_then(|dt| dt.files())
@@ -46,6 +53,13 @@ pub fn App() -> impl IntoView {
             loader::open_file(app, f);
         }
         // Reset so that choosing the same file again still fires `change`.
+        input.set_value("");
+    };
+    let on_compare_file = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        if let Some(f) = input.files().and_then(|files| files.get(0)) {
+            loader::other::open_file(app, f);
+        }
         input.set_value("");
     };
     let copied = RwSignal::new(false);
@@ -67,12 +81,13 @@ pub fn App() -> impl IntoView {
         ) else {
             return;
         };
+        let budget = app.vs.with_untracked(|v| v.budget());
         let settings = app
             .vs
             .with_untracked(|v| crate::tables::findings::settings(v.goal.as_deref(), v.budget_ms));
         let html = app
             .gcs
-            .with_untracked(|g| crate::report::html(&m, g, &a, &settings));
+            .with_untracked(|g| crate::report::html(&m, g, &a, budget, &settings));
         download(
             &format!("{}-gcscope-report.html", app.file_stem()),
             "text/html",
@@ -103,6 +118,16 @@ pub fn App() -> impl IntoView {
                 <button id="copy-link" title="Copy a link to this exact view" on:click=copy_link>
                     {move || if copied.get() { "Link copied" } else { "Copy link" }}
                 </button>
+                <Show when=move || app.model.with(|m| m.is_some())>
+                    <label class="button" for="compare-input" title="Open a second trace and compare the two side by side">"Compare with…"</label>
+                </Show>
+                <input
+                    id="compare-input"
+                    type="file"
+                    accept=".nettrace,.netperf,.zip,.gz"
+                    aria-label="Open a trace to compare with the open one"
+                    on:change=on_compare_file
+                />
                 <label class="button primary" for="file-input">"Open trace…"</label>
                 <input
                     id="file-input"

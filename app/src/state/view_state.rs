@@ -12,6 +12,8 @@ use super::filter::Filter;
 
 /// The GC table's tab key: other views send the user there (a click on a count of GCs).
 pub const GC_TABLE: &str = "gcs";
+/// The comparison's tab key: opening a second trace goes there.
+pub const COMPARE_TAB: &str = "compare";
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ViewState {
@@ -31,10 +33,19 @@ pub struct ViewState {
     pub tables: BTreeMap<String, SortFilter>,
     /// `?trace=URL`: where the trace was fetched from.
     pub trace: Option<String>,
-    /// The findings' goal (`?goal=latency`) and pause budget (`?budget=50`); `None` = the defaults.
-    pub goal: Option<String>,
+    /// `?compare=URL`: where the trace it is compared with ("B") was fetched from.
+    pub compare: Option<String>,
+    /// `?budget=MS`: the pause budget of the Latency tab and the findings; `None` = each one's
+    /// default ([`DEFAULT_BUDGET_MS`] for the Latency tab, core's for the findings).
     pub budget_ms: Option<f64>,
+    /// `?window=MS`: the Latency tab's window of % paused over time; `None` = core's choice.
+    pub window_ms: Option<f64>,
+    /// `?goal=...`: the findings' goal (throughput, latency, footprint); `None` = throughput.
+    pub goal: Option<String>,
 }
+
+/// The pause budget when none is set (as `gcscope latency`'s `--budget`).
+pub const DEFAULT_BUDGET_MS: f64 = 10.0;
 
 /// What a value keeps as is in the address: letters, digits and `-_.~` (as form encoding does),
 /// and `,:/`, so `gen=0,2` and `trace=https://host/app.nettrace` stay readable; a space is `+`.
@@ -146,6 +157,9 @@ impl ViewState {
         if let Some(t) = &self.trace {
             push("trace", t.clone());
         }
+        if let Some(t) = &self.compare {
+            push("compare", t.clone());
+        }
         if let Some(t) = &self.tab {
             push("tab", t.clone());
         }
@@ -196,11 +210,14 @@ impl ViewState {
         if let Some(c) = &self.columns {
             push("cols", c.join(","));
         }
-        if let Some(g) = &self.goal {
-            push("goal", g.clone());
-        }
         if let Some(b) = self.budget_ms {
             push("budget", num(b));
+        }
+        if let Some(w) = self.window_ms {
+            push("window", num(w));
+        }
+        if let Some(g) = &self.goal {
+            push("goal", g.clone());
         }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
@@ -225,6 +242,14 @@ impl ViewState {
             let f = &mut s.filter;
             match k.as_ref() {
                 "trace" if !v.is_empty() => s.trace = Some(v),
+                "compare" if !v.is_empty() => s.compare = Some(v),
+                // A budget of 0 counts every GC; a window must be positive.
+                "budget" => {
+                    s.budget_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                }
+                "window" => {
+                    s.window_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0)
+                }
                 "tab" => s.tab = (!v.is_empty()).then_some(v),
                 "gen" => {
                     f.gens = v
@@ -249,9 +274,6 @@ impl ViewState {
                 "q" => f.text = v,
                 "only" => f.only = parse_ranges(&v),
                 "goal" => s.goal = (!v.is_empty()).then_some(v),
-                "budget" => {
-                    s.budget_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0)
-                }
                 "sort" => s.sort = parse_sort(&v),
                 "gc" => s.selected = v.parse().ok(),
                 "cols" => {
@@ -298,6 +320,9 @@ impl ViewState {
             let mut v = v.clone();
             v.filter.text.clear();
             v.filter.min_pause_ms = None;
+            // Typed in the Latency tab's boxes.
+            v.budget_ms = None;
+            v.window_ms = None;
             for t in v.tables.values_mut() {
                 t.text.clear();
             }
@@ -305,6 +330,11 @@ impl ViewState {
             v
         };
         strip(self) != strip(next)
+    }
+
+    /// The pause budget to use (the default unless set).
+    pub fn budget(&self) -> f64 {
+        self.budget_ms.unwrap_or(DEFAULT_BUDGET_MS)
     }
 
     pub fn visible_columns(&self) -> Vec<&'static columns::Column> {
@@ -393,17 +423,22 @@ mod tests {
             ]
             .into(),
             trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
+            compare: Some("https://example.com/b.nettrace".into()),
+            budget_ms: Some(2.5),
+            window_ms: Some(100.0),
             goal: Some("latency".into()),
-            budget_ms: Some(50.5),
         };
         let q = v.to_query();
         assert!(
-            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&tab=gcs&gen=0,2"),
+            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&compare=https://example.com/b.nettrace&tab=gcs&gen=0,2"),
             "{q}"
         );
+        assert!(q.contains("&budget=2.5&window=100&"), "{q}");
         // A table's parameters are named for it, as links made before expect.
         assert!(
-            q.ends_with("&goal=latency&budget=50.5&liveq=x&pinsort=-count&pinq=Byte%5B%5D"),
+            q.ends_with(
+                "&budget=2.5&window=100&goal=latency&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
+            ),
             "{q}"
         );
         assert!(q.contains("&only=3-5,9&"), "{q}");
@@ -441,8 +476,14 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_ignored() {
-        let v =
-            ViewState::from_query("tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ");
+        let v = ViewState::from_query(
+            "tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ&budget=-1&window=0&compare=",
+        );
+        assert_eq!(
+            (v.budget_ms, v.window_ms, v.compare.clone()),
+            (None, None, None)
+        );
+        assert_eq!(v.budget(), DEFAULT_BUDGET_MS);
         // An unknown tab is the views' to resolve (to the first tab).
         assert_eq!(v.tab.as_deref(), Some("nope"));
         assert_eq!(v.filter.gens, vec![1]);
@@ -468,6 +509,9 @@ mod tests {
                 text: "byte".into(),
             },
         );
+        assert!(!a.is_navigation_to(&b));
+        b.budget_ms = Some(5.0);
+        b.window_ms = Some(50.0);
         assert!(!a.is_navigation_to(&b));
         b.tab = Some(GC_TABLE.into());
         assert!(a.is_navigation_to(&b));

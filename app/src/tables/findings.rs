@@ -9,12 +9,13 @@ use crate::format::{bytes, ms};
 use super::{col, t, Table};
 
 /// The findings' settings from the address bar's `goal` and `budget` (the defaults where absent or
-/// not understood).
+/// not understood). The budget is the app's one pause budget, the Latency tab's too; unset, the
+/// findings use core's default (100 ms) where the Latency tab uses its own.
 pub fn settings(goal: Option<&str>, budget_ms: Option<f64>) -> Settings {
     Settings {
         goal: goal.and_then(Goal::parse).unwrap_or_default(),
         pause_budget_ms: budget_ms
-            .filter(|b| b.is_finite() && *b > 0.0)
+            .filter(|b| b.is_finite() && *b >= 0.0)
             .unwrap_or(DEFAULT_PAUSE_BUDGET_MS),
     }
 }

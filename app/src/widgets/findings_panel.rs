@@ -65,12 +65,13 @@ pub fn FindingsPanel() -> impl IntoView {
                         {Goal::ALL.iter().map(|g| view! { <option value=g.name()>{g.name()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label class="check" title="A GC that pauses longer than this is a finding (pauses-over-budget)">"Pause budget "
+                <label class="check" title="A GC that pauses longer than this is a finding (pauses-over-budget); the Latency tab uses the same budget">"Pause budget "
                     <input id="findings-budget" type="number" min="0" step="any" class="narrow"
                         prop:value=budget
                         on:change=move |ev| {
-                            let v: Option<f64> = event_target_value(&ev).trim().parse().ok().filter(|b: &f64| b.is_finite() && *b > 0.0);
-                            app.set_vs(|s| s.budget_ms = v.filter(|b| *b != DEFAULT_PAUSE_BUDGET_MS));
+                            let v: Option<f64> = event_target_value(&ev).trim().parse().ok().filter(|b: &f64| b.is_finite() && *b >= 0.0);
+                            // Kept even at the default: the Latency tab reads the same budget.
+                            app.set_vs(|s| s.budget_ms = v);
                         }
                     />" ms"
                 </label>

@@ -161,7 +161,7 @@ pub const PAUSE_TIME: Rule = Rule {
     title: "High % of time paused in GC",
     definitive: false,
     goal: Some(Goal::Throughput),
-    evidence: "Total pause (SuspendEEBegin to RestartEEEnd of every complete GC) over the span from the first GC's pause start to the last GC's end (the rollup's `pause_time_pct`), split by kind of GC.",
+    evidence: "Total pause (SuspendEEBegin to RestartEEEnd of every complete GC) over the span from the first GC's pause start to the last GC's end (the rollup's `gc_span_pause_pct`, PerfView's % time paused; the share of the whole trace, `pause_time_pct`, beside it), split by kind of GC.",
     threshold: "% of time paused > 5%",
     threshold_source: "MD §When to worry about GC (throughput): a well-behaved app pauses < 5% of the time while busy; at ~3% GC work is not worth pursuing. PV-HUG: most apps spend < 10% of CPU in GC. DATAS's target is 2% (DOC-D10).",
     chosen: false,

@@ -14,7 +14,10 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
     let Some(all) = c.model.rollup.first() else {
         return Verdict::NotChecked("no GCs".into());
     };
-    let Some(p) = all.pause_time_pct else {
+    // Over the GC span (first GC's pause start to the last GC's end, PerfView's figure): MD judges
+    // % paused while the program is busy, and the span leaves out the trace before the first GC
+    // and after the last; the share of the whole trace is in the evidence.
+    let Some(p) = all.gc_span_pause_pct else {
         return Verdict::NotChecked(format!(
             "no complete GC with a measured pause: needs the {}",
             PAUSE_TIME.needs
@@ -82,6 +85,11 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         },
         figures: Vec::from([
             figure("% of time paused", p, "%"),
+            figure(
+                "% of the whole trace paused",
+                all.pause_time_pct.unwrap_or(0.0),
+                "%",
+            ),
             figure("total pause", all.total_pause_ms, "ms"),
             figure("span", span, "ms"),
             figure("GCs per second", per_s, "count"),
@@ -90,7 +98,7 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         ..Evidence::default()
     };
     let summary = format!(
-        "The program was paused {} of the time ({} over {}, {} GCs, {:.1} per second), above the {} a well-behaved program stays under.",
+        "The program was paused {} of the time from its first GC to its last ({} over {}, {} GCs, {:.1} per second), above the {} a well-behaved program stays under.",
         pct(p),
         ms(all.total_pause_ms),
         ms(span),
