@@ -31,6 +31,9 @@ pub struct ViewState {
     pub tables: BTreeMap<String, SortFilter>,
     /// `?trace=URL`: where the trace was fetched from.
     pub trace: Option<String>,
+    /// `?pid=N`: the process of a machine-wide (ETW) trace shown; `None` = the trace's default
+    /// (the most GC pause).
+    pub pid: Option<u32>,
 }
 
 /// What a value keeps as is in the address: letters, digits and `-_.~` (as form encoding does),
@@ -84,6 +87,9 @@ impl ViewState {
         let mut push = |k: &str, v: String| p.push((k.to_string(), v));
         if let Some(t) = &self.trace {
             push("trace", t.clone());
+        }
+        if let Some(p) = self.pid {
+            push("pid", p.to_string());
         }
         if let Some(t) = &self.tab {
             push("tab", t.clone());
@@ -155,6 +161,7 @@ impl ViewState {
             let f = &mut s.filter;
             match k.as_ref() {
                 "trace" if !v.is_empty() => s.trace = Some(v),
+                "pid" => s.pid = v.parse().ok(),
                 "tab" => s.tab = (!v.is_empty()).then_some(v),
                 "gen" => {
                     f.gens = v
@@ -292,10 +299,13 @@ mod tests {
             ]
             .into(),
             trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
+            pid: Some(3676),
         };
         let q = v.to_query();
         assert!(
-            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&tab=gcs&gen=0,2"),
+            q.starts_with(
+                "trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&pid=3676&tab=gcs&gen=0,2"
+            ),
             "{q}"
         );
         // A table's parameters are named for it, as links made before expect.
@@ -327,8 +337,12 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_ignored() {
-        let v =
-            ViewState::from_query("tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ");
+        let v = ViewState::from_query(
+            "tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ&pid=-3",
+        );
+        assert_eq!(v.pid, None);
+        assert_eq!(ViewState::from_query("pid=4294967296").pid, None);
+        assert_eq!(ViewState::from_query("pid=4294967295").pid, Some(u32::MAX));
         // An unknown tab is the views' to resolve (to the first tab).
         assert_eq!(v.tab.as_deref(), Some("nope"));
         assert_eq!(v.filter.gens, vec![1]);
@@ -357,5 +371,9 @@ mod tests {
         assert!(!a.is_navigation_to(&b));
         b.tab = Some(GC_TABLE.into());
         assert!(a.is_navigation_to(&b));
+        // Another process is a step Back undoes.
+        let mut c = a.clone();
+        c.pid = Some(3988);
+        assert!(a.is_navigation_to(&c));
     }
 }

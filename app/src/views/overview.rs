@@ -5,13 +5,19 @@ use gcscope_core::gc::{Gc, GcModel};
 use leptos::prelude::*;
 
 use crate::format::{column_ms, ms, thousands};
+use crate::protocol::processes::EtlFacts;
 use crate::state::use_app;
 use crate::tables::model;
 use crate::widgets::export::ExportButtons;
 use crate::widgets::pause_chart::PauseChart;
 use crate::widgets::table::{DataTable, Rows};
 
-fn dropped_note(m: &GcModel) -> Option<String> {
+/// What was dropped or lost, when anything was: the figures it may skew carry a warning. An ETL
+/// file says what its session lost (events and whole buffers); EventPipe, what the runtime dropped.
+fn dropped_note(m: &GcModel, etl: Option<&EtlFacts>) -> Option<String> {
+    if let Some(e) = etl {
+        return e.lost_note();
+    }
     m.process.dropped_events.filter(|d| *d > 0).map(|d| {
         format!(
             "{} events were dropped by the runtime: GC counts, pauses and sizes may be incomplete",
@@ -31,8 +37,10 @@ pub fn Overview() -> impl IntoView {
                 };
                 let a = app.analysis.get();
                 let (name, size) = a.as_ref().map(|a| (a.file_name.clone(), a.file_size)).unwrap_or_default();
-                let facts = model::facts(&m, &name, size);
-                let dropped = dropped_note(&m);
+                let etl = a.as_ref().and_then(|a| a.etl.clone());
+                let mut facts = model::facts(&m, &name, size);
+                facts.extend(etl.iter().flat_map(|e| e.facts()));
+                let dropped = dropped_note(&m, etl.as_ref());
                 let warn = dropped.clone();
                 let ranged = app.range().is_set();
                 // % paused: whole trace from the model, or over the selected range.
@@ -59,7 +67,7 @@ pub fn Overview() -> impl IntoView {
                             <dl id="facts" class="facts">
                                 {facts.into_iter().map(|(k, v, help)| {
                                     let id = format!("fact-{}", k.to_lowercase().replace([' ', '/'], "-"));
-                                    let skewed = dropped.is_some() && matches!(k.as_str(), "GCs" | "Events" | "GC events");
+                                    let skewed = dropped.is_some() && matches!(k.as_str(), "GCs" | "Incomplete GCs" | "Events" | "GC events");
                                     view! {
                                         <dt title=help>{k}</dt>
                                         <dd id=id>{v}{skewed.then(|| view! { <span class="warn" title=dropped.clone().unwrap_or_default()>" ⚠ events dropped"</span> })}</dd>
