@@ -6,6 +6,10 @@
 //                                      [--heaps N]
 //
 // --heaps N generates server-GC traces with N heaps instead (one GCPerHeapHistory per heap per GC).
+// --etl also relogs each generated trace into a plain and a compressed .etl (core/examples/
+// etl_relog.rs: the same GC workload, one process, 64 KiB buffers; MS-XCA Plain LZ77 for the
+// compressed one) and measures those in the tab (timing run, worker alone, decoder alone) and
+// natively, next to the .nettrace's figures.
 // Sizes are MiB; the traces are generated on demand into /tmp (gcscope-scale-<size>mb.nettrace) by
 // the native generator (core/examples/bigtrace.rs) and reused. DIST defaults to dist/ (scripts/build-app.sh).
 // CARGO_TARGET_DIR is honoured for the native tools. Timings in the browser are measured on the page's
@@ -13,7 +17,7 @@
 // worker: JS heap + ArrayBuffer backing stores, which include wasm memory) and read from the kernel
 // (the renderer process's peak RSS, VmHWM, reset before each file).
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -33,6 +37,8 @@ const jsonOut = opt('json', '/tmp/gcscope-bench.json');
 // Views opened after loading (their memory is reported apart: the insights are built on first view).
 const thenTabs = opt('then-tabs', '').split(',').filter(Boolean);
 const heaps = Number(opt('heaps', '1'));
+const withEtl = flag('etl');
+const ETL_RELOG = path.join(path.dirname(BENCH_STREAM), 'etl_relog');
 
 const GOALS = { firstRowMs: 1000, oneGbDoneMs: 3000, wasmVsNative: 0.5, tabPeakMiB: 256 };
 
@@ -43,6 +49,54 @@ function machine() {
 }
 
 const best = (xs, key) => xs.reduce((a, b) => (b[key] < a[key] ? b : a));
+
+/** The generated trace relogged into a plain and a compressed .etl (made once, reused). */
+function etlOf(t, compressed) {
+  const file = t.file.replace(/\.nettrace$/, compressed ? '.compressed.etl' : '.plain.etl');
+  const fresh = existsSync(file) && statSync(file).mtimeMs > statSync(t.file).mtimeMs;
+  if (!fresh) timed(ETL_RELOG, [t.file, file, ...(compressed ? ['--compressed'] : [])]);
+  return { file, bytes: statSync(file).size };
+}
+
+/** The ETL case: native and in-tab throughput of the same workload as a plain and a compressed .etl. */
+async function measureEtl(t, server) {
+  if (!existsSync(ETL_RELOG)) timed('cargo', ['build', '--release', '-p', 'gcscope-core', '--features', 'encode', '--example', 'etl_relog'], { cwd: ROOT });
+  const out = {};
+  for (const compressed of [false, true]) {
+    const kind = compressed ? 'compressed' : 'plain';
+    const e = etlOf(t, compressed);
+    const r = { file: e.file, bytes: e.bytes };
+    console.log(`\n== ${kind} .etl of the same workload: ${e.file}, ${(e.bytes / 1e6).toFixed(0)} MB`);
+    if (!flag('no-native')) {
+      const stream = [];
+      for (let i = 0; i < runs; i++) { warmFile(e.file); stream.push(JSON.parse(timed(BENCH_STREAM, [e.file]).stdout)); }
+      const s = best(stream, 'decode_s');
+      r.native = { decodeMBs: s.decode_mbps, workerMBs: s.worker_mbps, workerS: s.worker_s, peakRssMiB: s.peak_rss_mb };
+      console.log(`native: decode ${s.decode_mbps} MB/s, worker's path ${s.worker_mbps} MB/s (${s.worker_s} s), peak RSS ${s.peak_rss_mb} MiB`);
+    }
+    if (server) {
+      const measure = async (f) => {
+        const xs = [];
+        for (let i = 0; i < runs; i++) {
+          const browser = await launchForMeasuring();
+          try { xs.push(await f(browser)); } finally { await browser.close(); }
+        }
+        return xs;
+      };
+      const timing = await measure(async (b) => { const m = await measureOpen(b, server.base, e.file, { sample: false }); await m.close(); return m.result; });
+      const tb = best(timing, 'doneMs');
+      const wo = best(await measure((b) => measureWorkerOnly(b, server.base, e.file)), 'ms');
+      const wd = best(await measure((b) => measureWorkerOnly(b, server.base, e.file, { decodeOnly: true })), 'ms');
+      r.browser = { doneMs: tb.doneMs, mbPerS: tb.mbPerS, firstRowMs: tb.firstRowMs, rows: tb.shown.rowCount, problems: tb.problems };
+      r.workerOnly = { ms: wo.ms, mbPerS: wo.mbPerS, error: wo.error };
+      r.wasmDecodeOnly = { ms: wd.ms, mbPerS: wd.mbPerS, error: wd.error };
+      console.log(`app (timing run): full analysis ${tb.doneMs.toFixed(0)} ms (${tb.mbPerS.toFixed(0)} MB/s of .etl), first GC row ${tb.firstRowMs.toFixed(0)} ms, shown: ${tb.shown.rowCount}${tb.problems.length ? `, problems: ${tb.problems.join(' | ')}` : ''}`);
+      console.log(`worker alone: ${wo.ms.toFixed(0)} ms (${wo.mbPerS.toFixed(0)} MB/s)${wo.error ? `, error: ${wo.error}` : ''} | wasm decoder alone: ${wd.ms.toFixed(0)} ms (${wd.mbPerS.toFixed(0)} MB/s)${wd.error ? `, error: ${wd.error}` : ''}`);
+    }
+    out[kind] = r;
+  }
+  return out;
+}
 
 async function main() {
   if (!flag('no-build')) buildTools();
@@ -142,6 +196,7 @@ async function main() {
         }
       }
       report.files.push(entry);
+      if (withEtl) entry.etl = await measureEtl(t, server);
     }
   } finally {
     await server?.close();

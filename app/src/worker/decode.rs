@@ -312,14 +312,17 @@ async fn read(
             router.on_event(info, e);
         };
         let pumped = source.pump(&mut reader, &mut feed).await?;
-        let pauses = pauses(&router, machine_wide);
+        let (pauses, leader) = standing(&router, machine_wide);
+        // Kept whatever the budget: the process shown, or the one most likely to be (the most
+        // GC pause so far), so that one read is enough for it.
+        let likely = target.or(leader);
         for (pid, model) in router.models_mut() {
             let rows = model.drain_completed();
             settled += rows.len();
             if Some(pid) == target {
                 unsent.extend(rows);
             } else if machine_wide && !rows.is_empty() && !kept.dropped(pid) {
-                kept.push(pid, Encoded::new(&ToUi::gcs(rows))?, target, &pauses);
+                kept.push(pid, Encoded::new(&ToUi::gcs(rows))?, likely, &pauses);
             }
         }
         let now = js_sys::Date::now();
@@ -387,7 +390,7 @@ async fn read(
         all: list.is_empty().then(|| router.all_processes(LISTED)),
         asked_missing: want.filter(|p| !listed(*p)),
     });
-    let pauses = pauses(&router, true);
+    let (pauses, _) = standing(&router, true);
     if shown.is_some() && shown == target {
         // Its rows went out as they settled: the rest, and its analysis.
         let (model, insights) = finish(&mut router, shown);
@@ -442,18 +445,20 @@ async fn read(
     Ok(None)
 }
 
-/// Each process's GC pause so far (which process to let go first when over the budget).
-fn pauses(router: &ProcessRouter, machine_wide: bool) -> impl Fn(u32) -> f64 {
-    let by_pid: BTreeMap<u32, f64> = if machine_wide {
-        router
-            .processes()
-            .iter()
-            .map(|p| (p.process_id, p.total_pause_ms))
-            .collect()
+/// Each process's GC pause so far (which process to let go first when over the budget), and the
+/// process with the most.
+fn standing(router: &ProcessRouter, machine_wide: bool) -> (impl Fn(u32) -> f64, Option<u32>) {
+    let list = if machine_wide {
+        router.processes()
     } else {
-        BTreeMap::new()
+        Vec::new()
     };
-    move |pid| by_pid.get(&pid).copied().unwrap_or(0.0)
+    let leader = list.first().map(|p| p.process_id);
+    let by_pid: BTreeMap<u32, f64> = list
+        .iter()
+        .map(|p| (p.process_id, p.total_pause_ms))
+        .collect();
+    (move |pid| by_pid.get(&pid).copied().unwrap_or(0.0), leader)
 }
 
 /// Where a machine-wide trace keeps what it posts: the kept messages, the process shown (let go

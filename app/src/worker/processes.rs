@@ -1,7 +1,8 @@
 //! What the worker keeps of a machine-wide (ETW) trace after reading it, so the page can switch
 //! processes without reading the file again: each process's messages (its GC rows and its `Done`),
 //! encoded as they are posted, within a budget of bytes. Over the budget, whole processes are let
-//! go, the least GC pause first; one let go is shown by reading the file again for it.
+//! go, the least GC pause first, never the one shown (or, while reading, the one with the most
+//! pause so far); one let go is shown by reading the file again for it.
 //!
 //! Why encoded messages: they are what the page needs to show the process (posting them again is
 //! a copy), and they are the smallest form of the rows (~0.5 KiB per GC with its packed heaps,
@@ -73,8 +74,10 @@ impl Kept {
     }
 
     /// Keeps one more message of process `pid` (in the order they are to be posted). Over the
-    /// budget, processes are let go, the least GC pause first (`pause`), `protect` (the process
-    /// being shown) last: the one most likely to be looked at again stays longest.
+    /// budget, other processes are let go, the least GC pause first (`pause`), never `protect`:
+    /// the process shown, or while reading the one most likely to be (the most pause so far).
+    /// Its rows are what the page will hold anyway, and one read of the file must be enough to
+    /// show it however many GCs it has; the budget bounds what is kept beside it.
     pub fn push(
         &mut self,
         pid: u32,
@@ -92,14 +95,9 @@ impl Kept {
             let victim = self
                 .entries
                 .iter()
-                .filter(|(_, e)| !e.dropped)
+                .filter(|(&p, e)| !e.dropped && Some(p) != protect)
                 .map(|(&p, _)| p)
-                .min_by(|&a, &b| {
-                    (Some(a) == protect)
-                        .cmp(&(Some(b) == protect))
-                        .then(pause(a).total_cmp(&pause(b)))
-                        .then(a.cmp(&b))
-                });
+                .min_by(|&a, &b| pause(a).total_cmp(&pause(b)).then(a.cmp(&b)));
             let Some(v) = victim else { break };
             if let Some(e) = self.entries.get_mut(&v) {
                 self.used -= e.msgs.iter().map(|m| m.bytes.len()).sum::<usize>();
@@ -198,26 +196,33 @@ mod tests {
         assert_eq!(k.used(), 900, "nothing kept for a process let go");
         k.complete(2);
         assert_eq!(k.messages(2), None);
-        // The protected process goes last: even with less pause than the others.
+        // The protected process is never let go: even with less pause than the others, and
+        // beyond the budget (the budget bounds what is kept beside it).
         let mut k = Kept::new(500);
         k.push(1, msg(300), Some(2), pause);
         k.push(2, msg(300), Some(2), |p| if p == 2 { 0.0 } else { 1.0 });
         assert!(k.dropped(1) && !k.dropped(2));
-        // A message larger than the whole budget: everything goes, the protected one too.
         k.push(2, msg(600), Some(2), pause);
-        assert!(k.dropped(2));
-        assert_eq!((k.used(), recount(&k)), (0, 0));
+        assert!(!k.dropped(2));
+        assert_eq!((k.used(), recount(&k)), (900, 900));
         k.complete(2);
-        assert_eq!(k.messages(2), None);
+        assert_eq!(k.messages(2).map(<[_]>::len), Some(2));
+        // Once another process is the protected one, the first goes at the next message.
+        k.push(3, msg(1), Some(3), pause);
+        assert!(k.dropped(2) && !k.dropped(3));
     }
 
-    /// A budget of 0 keeps nothing (tests use it to make the page read the file again).
+    /// A budget of 0 keeps only the protected process (tests use it to make the page read the
+    /// file again for any other).
     #[test]
-    fn a_zero_budget_keeps_nothing() {
+    fn a_zero_budget_keeps_only_the_protected_process() {
         let mut k = Kept::new(0);
         k.push(7, msg(1), Some(7), |_| 0.0);
+        k.push(8, msg(1), Some(7), |_| 9.0);
         k.complete(7);
-        assert!(k.dropped(7) && k.messages(7).is_none() && k.used() == 0);
+        k.complete(8);
+        assert!(k.messages(7).is_some() && k.dropped(8) && k.messages(8).is_none());
+        assert_eq!(k.used(), 1);
     }
 
     /// A message survives as the page receives it (the envelope's fields come from the message).
