@@ -281,6 +281,11 @@ test('no GCs in a machine-wide trace: which processes it has, and what to collec
   assert.match(text, /PerfView \/GCCollectOnly/);
   assert.match(text, /Microsoft-Windows-DotNETRuntime/);
   assert.equal(await page.locator('#process-table').count(), 0);
+  // The overview describes the trace, not a process it does not have: every event the file holds
+  // (the logfile header and one Process/DCStart per process the generator wrote).
+  assert.equal(await page.locator('#fact-process').count(), 0);
+  assert.match(await page.locator('#no-process').textContent(), /No \.NET process, so no GCs/);
+  assert.equal(num(await page.locator('#fact-events').textContent()), 1 + written.system);
   assert.deepEqual(problems, []);
   await context.close();
   // A .NET process whose GC events were not collected (PerfView's rundown-only file): named, with
@@ -304,4 +309,26 @@ test('no GCs in a machine-wide trace: which processes it has, and what to collec
   assert.equal(await one.page.locator('#no-gcs').count(), 0);
   assert.deepEqual(one.problems, []);
   await one.context.close();
+});
+
+test('screenshots for docs/screenshots/: a .NET Framework ETL trace with the process picker, and a trace without a .NET process', async () => {
+  const DOCS = path.join(ROOT, 'docs/screenshots');
+  const shoot = async (file, name, before) => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(server.base);
+    await open(page, file);
+    await before(page);
+    await page.screenshot({ path: path.join(DOCS, `${name}.png`) });
+    await context.close();
+  };
+  if (!noShared) {
+    await shoot(ETL('net.4.5.2.x64'), '22-etw-overview-processes', async (page) => {
+      await page.click('#processes summary');
+      await page.locator('#process-table').waitFor();
+    });
+  }
+  const file = path.join(tmp, 'no-dotnet-shot.etl');
+  run(ETL_MACHINE, [file]);
+  await shoot(file, '23-etw-no-dotnet', (page) => page.locator('#no-gcs').waitFor());
 });

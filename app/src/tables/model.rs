@@ -216,13 +216,16 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
         ),
         (
             "OS / arch".into(),
-            format!(
-                "{} {}",
-                p.os.clone().unwrap_or_default(),
-                p.arch.clone().unwrap_or_default()
-            )
-            .trim()
-            .to_string(),
+            {
+                // EventPipe's header says them; ETW traces do not.
+                let s = format!(
+                    "{} {}",
+                    p.os.clone().unwrap_or_default(),
+                    p.arch.clone().unwrap_or_default()
+                );
+                let s = s.trim();
+                if s.is_empty() { "unknown" } else { s }.to_string()
+            },
             def("os"),
         ),
         (

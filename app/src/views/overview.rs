@@ -1,11 +1,14 @@
 //! Overview: the trace's facts, % of time paused (whole trace or the time range), the worst
 //! pauses, pause per GC, and the rollup by generation.
 
+use std::sync::Arc;
+
 use gcscope_core::gc::{Gc, GcModel};
 use leptos::prelude::*;
 
-use crate::format::{column_ms, ms, thousands};
+use crate::format::{bytes, column_ms, ms, thousands};
 use crate::protocol::processes::EtlFacts;
+use crate::protocol::Analysis;
 use crate::state::use_app;
 use crate::tables::model;
 use crate::widgets::export::ExportButtons;
@@ -36,6 +39,9 @@ pub fn Overview() -> impl IntoView {
                     return view! { <p class="muted">"Reading… the overview appears when the whole trace is read; the GC table fills as GCs are found."</p> }.into_any();
                 };
                 let a = app.analysis.get();
+                if let Some(a) = a.as_ref().filter(|a| no_dotnet(a)) {
+                    return view! { <TraceOnly a=a.clone() m=m.clone() /> }.into_any();
+                }
                 let (name, size) = a.as_ref().map(|a| (a.file_name.clone(), a.file_size)).unwrap_or_default();
                 let etl = a.as_ref().and_then(|a| a.etl.clone());
                 let mut facts = model::facts(&m, &name, size);
@@ -99,6 +105,42 @@ pub fn Overview() -> impl IntoView {
                 }.into_any()
             }}
         </section>
+    }
+}
+
+/// A machine-wide trace without any .NET process: no process to describe (the notice above the
+/// views says what the trace holds).
+fn no_dotnet(a: &Analysis) -> bool {
+    a.processes.as_ref().is_some_and(|p| {
+        p.with_gcs.is_empty() && p.all.as_ref().is_none_or(|all| all.dotnet_count == 0)
+    })
+}
+
+/// The trace's own facts, for a trace without a .NET process.
+#[component]
+fn TraceOnly(a: Arc<Analysis>, m: Arc<GcModel>) -> impl IntoView {
+    let mut facts = vec![
+        (
+            "File".to_string(),
+            format!("{} ({})", a.file_name, bytes(a.file_size)),
+        ),
+        ("Format".into(), a.format.clone()),
+        ("Trace start".into(), m.process.trace_start_utc.clone()),
+        ("Duration".into(), ms(a.duration_ms)),
+        ("Events".into(), thousands(a.events)),
+    ];
+    facts.extend(a.etl.iter().flat_map(|e| e.facts()).map(|(k, v, _)| (k, v)));
+    view! {
+        <h2>"Trace"</h2>
+        <dl id="facts" class="facts">
+            {facts.into_iter().map(|(k, v)| {
+                let id = format!("fact-{}", k.to_lowercase().replace([' ', '/'], "-"));
+                view! { <dt>{k}</dt><dd id=id>{v}</dd> }
+            }).collect_view()}
+        </dl>
+        <p id="no-process" class="muted">
+            "No .NET process, so no GCs: the notice above says what the trace holds and how to collect GC events; the Events tab lists every provider and event in it."
+        </p>
     }
 }
 
