@@ -6,8 +6,10 @@
 //! GC tool). For the app's tests of the process picker and of a trace without GCs.
 //!
 //! ```text
-//! cargo run --release -p gcscope-core --features encode --example etl_machine -- OUT.etl [--compressed] [--lost N] [PID:NAME:TRACE ...]
+//! cargo run --release -p gcscope-core --features encode --example etl_machine -- OUT.etl [--compressed] [--lost N] [PID:NAME:TRACE[:START_MS] ...]
 //! ```
+//! START_MS: when that process's trace starts in the machine's (default 0), to order the processes
+//! in the file (a process that starts later is read later).
 //! Prints `{"bytes": N, "processes": [{"pid": P, "name": "...", "events": E}, ...], "system": S}`.
 
 use gcscope_core::encode::etl::{process_payload, Options, Relogger};
@@ -45,7 +47,8 @@ struct Owned {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: etl_machine OUT.etl [--compressed] [--lost N] [PID:NAME:TRACE ...]";
+    let usage =
+        "usage: etl_machine OUT.etl [--compressed] [--lost N] [PID:NAME:TRACE[:START_MS] ...]";
     let Some(output) = args.first() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -65,13 +68,18 @@ fn main() {
         .filter(|(i, a)| !a.starts_with("--") && Some(i - 1) != lost_at)
         .map(|(_, a)| a);
     for spec in specs {
-        let mut it = spec.splitn(3, ':');
-        let (Some(pid), Some(name), Some(path)) = (
+        let mut it = spec.splitn(4, ':');
+        let (Some(pid), Some(name), Some(path), start) = (
             it.next().and_then(|p| p.parse::<u32>().ok()),
             it.next(),
             it.next(),
+            it.next().map(|s| s.parse::<i64>()),
         ) else {
             eprintln!("bad process '{spec}'; {usage}");
+            std::process::exit(2);
+        };
+        let Ok(start_ticks) = start.unwrap_or(Ok(0)).map(|ms| ms * 10_000) else {
+            eprintln!("bad START_MS in '{spec}'; {usage}");
             std::process::exit(2);
         };
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -80,7 +88,8 @@ fn main() {
         let mut sink = |info: &gcscope_core::event::TraceInfo, e: &Event<'_>| {
             let since = e.timestamp - info.sync_time_qpc;
             events.push(Owned {
-                ticks: (since as i128 * 10_000_000 / info.qpc_frequency.max(1) as i128) as i64,
+                ticks: start_ticks
+                    + (since as i128 * 10_000_000 / info.qpc_frequency.max(1) as i128) as i64,
                 pid,
                 provider: e.provider.to_string(),
                 id: e.event_id,

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, SHARED, serveDist, launch, openApp } from './harness.mjs';
-import { GCSCOPE, TARGET } from '../bench/scale-lib.mjs';
+import { BIGTRACE, GCSCOPE, TARGET, ensureTrace } from '../bench/scale-lib.mjs';
 
 const PERFVIEW = path.join(SHARED, 'traces/perfview');
 const ETL = (name) => path.join(PERFVIEW, `${name}.etl.zip`);
@@ -264,6 +264,53 @@ test('a machine-wide trace of three .NET processes (generated): each process as 
     assert.match(await page.locator('#fact-command-line').textContent(), new RegExp(`^${p.name.replace('.', '\\.')}\\.exe --serve$`));
   }
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('while reading, the page shows the process leading in GC pause, and only the final one\'s rows once another takes the lead', async () => {
+  // Two generated workloads (the same GC rate): Batch (10 MiB of it) starts first and leads,
+  // Shop.Api (40 MiB) starts 1 s later and overtakes it once Batch ends, so the lead changes while
+  // the file is read. The file (79 MB) is larger than the decoder's merge window (32 MiB), so
+  // rows reach the page while it is read.
+  if (!existsSync(BIGTRACE)) {
+    assert.equal(spawnSync('cargo', ['build', '--release', '-p', 'gcscope-core', '--features', 'encode', '--example', 'bigtrace'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  }
+  const big = ensureTrace(40);
+  const small = ensureTrace(10);
+  const file = path.join(tmp, 'lead.etl');
+  run(ETL_MACHINE, [file, `7200:Batch:${small.file}`, `5012:Shop.Api:${big.file}:1000`]);
+  const cli = cliProcesses(file);
+  assert.deepEqual(cli.list.map((p) => p.pid), [5012, 7200], 'Shop.Api has the most GC pause');
+  // The generator's own record of what it wrote, and the CLI's rows.
+  assert.equal(cli.list[0].gcs, big.gcs);
+  assert.ok(Math.abs(cli.list[0].pause - big.total_pause_ms) < 1e-6 * big.total_pause_ms);
+  const gcs = JSON.parse(run(GCSCOPE, ['gcs', '--json', '--pid', '5012', file]).stdout).map((g) => g.number);
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // The worker's messages, by type, as the page receives them.
+  await context.addInitScript(() => {
+    const W = window.Worker;
+    window.__types = [];
+    window.Worker = function (...args) {
+      const w = new W(...args);
+      w.addEventListener('message', (e) => window.__types.push(e.data?.type));
+      return w;
+    };
+    window.Worker.prototype = W.prototype;
+  });
+  const page = await context.newPage();
+  await page.goto(`${server.base}?tab=gcs`);
+  await open(page, file);
+  const types = await page.evaluate(() => window.__types);
+  const reset = types.indexOf('reset');
+  assert.ok(reset > 0 && types.slice(0, reset).includes('gcs'), `Batch's rows came first, then a reset: ${types.join(' ')}`);
+  assert.ok(types.slice(reset).includes('gcs'));
+  assert.equal(types.filter((t) => t === 'done').length, 1);
+  // Every row is Shop.Api's, each once: the GC table's own JSON export against the CLI's.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('.gc-table .export-json')]);
+  const shown = JSON.parse(await readFile(await dl.path(), 'utf8')).map((g) => g.number);
+  assert.deepEqual(shown.sort((a, b) => a - b), gcs);
+  await page.click('#tab-overview');
+  await assertShows(page, cli.list[0], 'after the lead changed');
   await context.close();
 });
 

@@ -196,6 +196,11 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Ready) => {}
+        // The rows so far were another process's (the lead in GC pause changed while reading).
+        JobEvent::Message(ToUi::Reset) => {
+            app.gcs.set(Vec::new());
+            app.heaps.set_value(HeapStore::default());
+        }
         JobEvent::Crashed(msg) => {
             worker_client::cancel();
             // The rows read before the crash are shown.

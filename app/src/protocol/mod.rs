@@ -32,6 +32,10 @@ pub enum ToUi {
     Gcs { rows: Vec<Gc>, heaps: HeapBatch },
     /// Decoding finished (possibly with an error after partial results).
     Done(Box<Analysis>),
+    /// The rows sent so far were another process's: forget them, the shown process's follow. A
+    /// machine-wide trace read without `?pid=` shows the process with the most GC pause so far,
+    /// which can change while the file is read.
+    Reset,
 }
 
 impl ToUi {
@@ -48,6 +52,7 @@ impl ToUi {
             ToUi::Progress(_) => "progress",
             ToUi::Gcs { .. } => "gcs",
             ToUi::Done(_) => "done",
+            ToUi::Reset => "reset",
         }
     }
 
@@ -227,6 +232,7 @@ mod tests {
             }),
             ToUi::gcs(rows),
             ToUi::Done(Box::new(analysis)),
+            ToUi::Reset,
         ];
         for m in msgs {
             let wire = m.encode().unwrap();

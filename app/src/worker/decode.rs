@@ -5,10 +5,11 @@
 //!
 //! An EventPipe trace is one process: its rows go to the page as they settle. A machine-wide (ETW)
 //! trace holds every process of the machine: the one shown is the one the page asks for
-//! (`?pid=`), else the one with the most GC pause, known only at the end; the other processes'
-//! rows and analyses are kept encoded ([`super::processes::Kept`], within a budget), so the page
-//! switches process without reading the file again. A process that was not kept is shown by
-//! reading the file again for it, its rows then streamed as they settle.
+//! (`?pid=`), else the one with the most GC pause, known for sure only at the end: meanwhile the
+//! page gets the rows of the process leading so far, replaced (`ToUi::Reset`) when another takes
+//! the lead. The other processes' rows and analyses are kept encoded ([`super::processes::Kept`],
+//! within a budget), so the page switches process without reading the file again. A process that
+//! was not kept is shown by reading the file again for it, its rows then streamed as they settle.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -287,8 +288,8 @@ async fn read(
     // Bounded insights: allocation ticks folded into time bins, none kept one by one.
     let mut router = ProcessRouter::bounded();
     let mut kept = Kept::new(budget);
-    // The process whose rows go to the page as they settle: an EventPipe trace's one process, or
-    // the one the page asked for in a machine-wide trace (else it is known only at the end).
+    // The process whose rows go to the page as they settle: an EventPipe trace's one process,
+    // the one the page asked for in a machine-wide trace, else the one leading in GC pause.
     let mut target: Option<u32> = None;
     let mut machine_wide = false;
     let mut first = true;
@@ -313,9 +314,9 @@ async fn read(
         };
         let pumped = source.pump(&mut reader, &mut feed).await?;
         let (pauses, leader) = standing(&router, machine_wide);
-        // Kept whatever the budget: the process shown, or the one most likely to be (the most
-        // GC pause so far), so that one read is enough for it.
-        let likely = target.or(leader);
+        // Kept whatever the budget: the process asked for, or the one most likely to be shown
+        // (the most GC pause so far), so that one read is enough for it.
+        let likely = want.filter(|w| router.model_mut(*w).is_some()).or(leader);
         for (pid, model) in router.models_mut() {
             let rows = model.drain_completed();
             settled += rows.len();
@@ -323,6 +324,26 @@ async fn read(
                 unsent.extend(rows);
             } else if machine_wide && !rows.is_empty() && !kept.dropped(pid) {
                 kept.push(pid, Encoded::new(&ToUi::gcs(rows))?, likely, &pauses);
+            }
+        }
+        // Read without `?pid=`, a machine-wide trace shows the process with the most GC pause so
+        // far: the page gets its rows as they settle, and when another process takes the lead,
+        // that one's instead (those kept so far, then the rest as they settle).
+        if machine_wide && want.is_none() && leader != target {
+            if let Some(lead) = leader.filter(|l| !kept.dropped(*l)) {
+                if let Some(old) = target.filter(|_| !unsent.is_empty()) {
+                    let rows = Encoded::new(&ToUi::gcs(std::mem::take(&mut unsent)))?;
+                    kept.push(old, rows, Some(lead), &pauses);
+                }
+                if sent > 0 {
+                    post(scope, &ToUi::Reset);
+                }
+                sent = 0;
+                for e in kept.so_far(lead).unwrap_or_default() {
+                    post_encoded(scope, e);
+                    sent += e.rows;
+                }
+                target = Some(lead);
             }
         }
         let now = js_sys::Date::now();
@@ -426,7 +447,11 @@ async fn read(
         kept.complete(pid);
     }
     if let Some(pid) = shown.filter(|p| Some(*p) != target) {
-        // Shown from what was kept, unless it was let go: then read again for it alone.
+        // Shown from what was kept, unless it was let go: then read again for it alone. The
+        // page's rows so far were another process's.
+        if sent > 0 {
+            post(scope, &ToUi::Reset);
+        }
         match kept.messages(pid) {
             Some(msgs) => msgs.iter().for_each(|e| post_encoded(scope, e)),
             None => return Ok(Some(pid)),

@@ -124,6 +124,14 @@ impl Kept {
             .map(|e| e.msgs.as_slice())
     }
 
+    /// Process `pid`'s messages kept so far (complete or not), unless it was let go.
+    pub fn so_far(&self, pid: u32) -> Option<&[Encoded]> {
+        self.entries
+            .get(&pid)
+            .filter(|e| !e.dropped)
+            .map(|e| e.msgs.as_slice())
+    }
+
     /// Whether `pid` was let go (its messages would have to be made again).
     pub fn dropped(&self, pid: u32) -> bool {
         self.entries.get(&pid).is_some_and(|e| e.dropped)
@@ -165,6 +173,8 @@ mod tests {
             k.push(pid, msg(n), None, |_| 0.0);
         }
         assert_eq!(k.messages(1), None, "not complete yet");
+        assert_eq!(k.so_far(1).map(<[_]>::len), Some(2));
+        assert_eq!(k.so_far(3), None);
         k.complete(1);
         let lens: Vec<usize> = k
             .messages(1)
@@ -191,6 +201,7 @@ mod tests {
         // 1,200 bytes: process 2 (1 ms) goes, not 1 (5 ms) nor 3 (protected, and the most pause).
         k.push(1, msg(300), Some(3), pause);
         assert!(k.dropped(2) && !k.dropped(1) && !k.dropped(3));
+        assert_eq!(k.so_far(2), None);
         assert_eq!((k.used(), recount(&k)), (900, 900));
         k.push(2, msg(10), Some(3), pause);
         assert_eq!(k.used(), 900, "nothing kept for a process let go");
