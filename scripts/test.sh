@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, native unit/integration tests, wasm tests in headless
-# Chromium, then the end-to-end tests against the built app. Installs what is missing first.
+# Chromium, then the end-to-end tests against the built app in Chromium, Firefox ESR and WebKitGTK.
+# Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -43,9 +44,10 @@ scripts/build-app.sh
 step "fuzzing, bounded: 30 s per target (scripts/fuzz.sh SECONDS for longer runs)"
 scripts/fuzz.sh 30
 
-step "end-to-end tests in headless Chromium"
+step "end-to-end tests in Chromium, Firefox ESR and WebKitGTK (one engine after another)"
 # The scale test compares the app with the native CLI on a generated 100 MB trace; the ETW test
 # writes machine-wide .etl files with etl_machine.
 cargo build --release -p gcscope-cli
 cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream --example etl_machine
+# Fails when any engine fails; prints each engine's duration (GCSCOPE_ENGINES=firefox for one).
 (cd tests && npm test)

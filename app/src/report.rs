@@ -108,6 +108,7 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
     body.push_str(&table_html(&model::reasons_table(m, true)));
     body.push_str(&table_html(&pins::pins_table(m)));
     body.push_str(&table_html(&pins::kinds_table(m)));
+    body.push_str(&datas_html(m));
     let cols: Vec<&columns::Column> = columns::DEFAULT_COLUMNS
         .iter()
         .filter_map(|c| columns::by_id(c))
@@ -129,6 +130,43 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
 <title>gcscope report: {}</title><style>{CSS}</style></head><body>\n{body}\n<p class=\"m\">Made by gcscope in the browser; figures are defined in docs/model.md.</p></body></html>\n",
         esc(&a.file_name)
     )
+}
+
+/// DATAS, where the trace has it: why the heap count changed (one sentence per change), the
+/// changes with their decisions, GCs per heap count and every decision (the DATAS tab's per-GC
+/// samples and heap counts are left to the app and `gcscope datas --json`).
+fn datas_html(m: &GcModel) -> String {
+    use crate::tables::datas;
+    let d = &m.datas;
+    if !datas::has_view(d) {
+        return String::new();
+    }
+    let (all, starts) = (TimeRange::default(), tables::Starts::new());
+    let mut s = format!(
+        "<h2>DATAS</h2>\n<p>{}</p>\n",
+        esc(&gcscope_core::gc::mode::label(&m.process))
+    );
+    if let Some(w) = datas::why_most_heaps(d) {
+        s.push_str(&format!("<p><strong>{}</strong></p>\n", esc(&w)));
+    }
+    let why = datas::change_marks(d, &all, &starts);
+    if !why.is_empty() {
+        s.push_str("<ol>");
+        for c in &why {
+            s.push_str(&format!("<li>{}</li>", esc(&c.why)));
+        }
+        s.push_str("</ol>\n");
+    }
+    for t in [
+        datas::changes(d, &all, &starts),
+        datas::by_heap_count(d, &all),
+        datas::decisions(d, &all, &starts),
+    ] {
+        if !t.rows.is_empty() {
+            s.push_str(&table_html(&t));
+        }
+    }
+    s
 }
 
 /// The insights' whole-trace tables (the per-GC ones are in the app and `gcscope <view> --json`);
@@ -196,6 +234,34 @@ mod tests {
             assert!(html.contains(title), "{title}");
         }
         assert!(!html.contains("<script"));
+    }
+
+    /// A DATAS trace's report says why the heap count changed, sentence for sentence as
+    /// `gc::datas::explain`, with the changes and decisions; a workstation trace's has no DATAS.
+    #[test]
+    fn report_has_the_datas_summary() {
+        let report = |path: &str| {
+            let bytes = std::fs::read(format!(
+                "{}/../fixtures/traces/{path}.nettrace",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
+            let mut m = gcscope_core::gc::analyze(&bytes).unwrap();
+            let gcs = std::mem::take(&mut m.gcs);
+            (html(&m, &gcs, &Analysis::default()), m)
+        };
+        let (html, m) = report("net10.0/datas");
+        let why = gcscope_core::gc::datas::explain(&m.datas);
+        assert!(!why.is_empty());
+        for w in &why {
+            assert!(html.contains(&format!("<li>{}</li>", esc(w))), "{w}");
+        }
+        for id in ["datas-changes", "datas-by-heap-count", "datas-decisions"] {
+            assert!(html.contains(&format!("<table id=\"{id}\">")), "{id}");
+        }
+        assert!(html.contains("<h2>DATAS</h2>\n<p>server, DATAS: 1-2 heaps"));
+        let (html, _) = report("net10.0/wks-concurrent");
+        assert!(!html.contains("<h2>DATAS</h2>"));
     }
 
     #[test]

@@ -6,15 +6,15 @@
 // References: the native CLI over the same core (`gcscope summary --json [--pid N]`, itself checked
 // against TraceEvent's baselines in core/tests/etl_*.rs), TraceEvent's baseline counts (GC/Stop of
 // every process), and for the generated file the fixtures' own TraceEvent analyses (.traceevent.json).
-// Interactions stay simple (goto, set input files, click, read text) so the test runs in any browser.
+// Written for the three-engine harness (tests/README.md): Playwright's API as harness.mjs serves it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, SHARED, serveDist, launch, openApp } from './harness.mjs';
+import { ROOT, SHARED, ENGINE, OUT, serveDist, launch, openApp } from './harness.mjs';
 import { BIGTRACE, GCSCOPE, TARGET, ensureTrace } from '../bench/scale-lib.mjs';
 
 const PERFVIEW = path.join(SHARED, 'traces/perfview');
@@ -80,7 +80,9 @@ async function open(page, file) {
 /** The picker's rows: pid, name, GC count, total pause (ms, with the precision shown). */
 async function pickerRows(page) {
   const rows = [];
-  for (const tr of await page.locator('#process-table tbody tr').all()) {
+  const trs = page.locator('#process-table tbody tr');
+  for (let i = 0, n = await trs.count(); i < n; i++) {
+    const tr = trs.nth(i);
     const pause = (await tr.locator('.proc-pause').textContent()).trim();
     const decimals = (pause.split(' ')[0].split('.')[1] ?? '').length;
     rows.push({
@@ -163,13 +165,13 @@ test('switching process: the picker, Back and Forward, and a ?pid= link, from wh
     if (keep !== null) await page.evaluate((k) => { window.gcscopeKeepBytes = k; }, keep);
     await open(page, file);
     await assertShows(page, first, what);
-    assert.ok(!new URL(page.url()).searchParams.has('pid'), 'the default is not written into the address');
+    assert.ok(!new URL(await page.url()).searchParams.has('pid'), 'the default is not written into the address');
     await page.click('#processes summary');
     await page.click(`#process-table button[data-pid="${second.pid}"]`);
     await page.locator(`#process-table tr.current[data-pid="${second.pid}"]`).waitFor({ timeout: 60_000 });
     await page.locator('#report').waitFor({ timeout: 60_000 });
     await assertShows(page, second, `${what}: picked`);
-    assert.equal(new URL(page.url()).searchParams.get('pid'), String(second.pid));
+    assert.equal(new URL(await page.url()).searchParams.get('pid'), String(second.pid));
     await page.goBack();
     await page.locator(`#process-table tr.current[data-pid="${first.pid}"]`).waitFor({ timeout: 60_000, state: 'attached' });
     await page.locator('#report').waitFor({ timeout: 60_000 });
@@ -191,13 +193,14 @@ test('switching process: the picker, Back and Forward, and a ?pid= link, from wh
     // A pid the trace has no GCs for: the default, and the page says why.
     ['?trace=shared/net.4.5.2.x64.etl.zip&pid=999999', first, /pid 999999 has no GC events in this trace/],
   ]) {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const page = await context.newPage();
+    // The test server answers the route once the page is on it; then the link is followed.
+    const { page, context, problems } = await openApp(browser, server.base);
     await page.route('**/shared/net.4.5.2.x64.etl.zip', (route) => route.fulfill({ status: 200, body: bytes, contentType: 'application/zip' }));
     await page.goto(server.base + query);
     await page.locator('#report').waitFor({ timeout: 60_000 });
     await assertShows(page, expect, query);
     if (note) assert.match(await page.locator('#processes summary').textContent(), note);
+    assert.deepEqual(problems, [], query);
     await context.close();
   }
   // A file opened on a page whose address names a process: that process.
@@ -359,7 +362,9 @@ test('no GCs in a machine-wide trace: which processes it has, and what to collec
 });
 
 test('screenshots for docs/screenshots/: a .NET Framework ETL trace with the process picker, and a trace without a .NET process', async () => {
-  const DOCS = path.join(ROOT, 'docs/screenshots');
+  // The documentation's from Chromium; the other engines' to tests/output/<engine>/ (look at them).
+  const DOCS = ENGINE === 'chromium' ? path.join(ROOT, 'docs/screenshots') : OUT;
+  await mkdir(DOCS, { recursive: true });
   const shoot = async (file, name, before) => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
     const page = await context.newPage();

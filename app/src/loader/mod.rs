@@ -13,6 +13,7 @@ use web_sys::Blob;
 use crate::protocol::{Progress, ToUi};
 use crate::state::heap_store::HeapStore;
 use crate::state::rows::append_batch;
+use crate::state::view_state;
 use crate::state::AppState;
 
 pub mod worker_client;
@@ -239,9 +240,9 @@ fn js_text(e: &wasm_bindgen::JsValue) -> String {
 /// Fetches a trace by address and opens it.
 pub fn open_url(app: AppState, url: String) {
     spawn_local(async move {
-        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
+        let name = view_state::trace_file_name(&url);
         match fetch_blob(&url).await {
-            Ok(blob) => open_blob(app, name, blob),
+            Ok(blob) => open_blob(app, name.clone(), worker_client::named(blob, &name)),
             Err(e) => app.error.set(Some(e)),
         }
     });

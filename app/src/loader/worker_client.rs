@@ -40,14 +40,15 @@ fn asset_url(name: &str) -> Result<String, JsValue> {
 }
 
 /// Trunk builds the worker as a classic (no-modules) script that defines `wasm_bindgen`; a tiny
-/// bootstrap loads it and the wasm from our own origin.
+/// bootstrap loads it and the wasm from our own origin (one options object: a bare URL is
+/// wasm-bindgen's deprecated form, and every engine logged a warning for it).
 fn spawn_worker() -> Result<Worker, JsValue> {
     let js = asset_url("worker.js")?;
     let wasm = asset_url("worker_bg.wasm")?;
     // A wasm that fails to compile rejects a promise inside the worker, which fires no `error`
     // event on our side: report it as a message so the page never waits forever.
     let boot = format!(
-        "importScripts({js:?}); wasm_bindgen({wasm:?}).catch(function (e) {{ \
+        "importScripts({js:?}); wasm_bindgen({{ module_or_path: {wasm:?} }}).catch(function (e) {{ \
          postMessage({{ boot_failed: String(e) }}); }});"
     );
     let parts = js_sys::Array::of1(&JsValue::from_str(&boot));
@@ -58,6 +59,12 @@ fn spawn_worker() -> Result<Worker, JsValue> {
     let worker = Worker::new(&url);
     Url::revoke_object_url(&url)?;
     worker
+}
+
+/// `blob` as a File called `name` (the bytes are not copied): the worker names the trace after its
+/// File, and a Blob fetched from an address has no name.
+pub fn named(blob: Blob, name: &str) -> Blob {
+    web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), name).map_or(blob, Into::into)
 }
 
 /// Starts decoding `blob` in a fresh worker; `on_event` gets every message until the job ends or

@@ -52,6 +52,24 @@ fn enc(s: &str) -> String {
     utf8_percent_encode(s, KEEP).to_string().replace(' ', "+")
 }
 
+/// The name a trace fetched from `url` goes by (the title, the File fact, the exports' file
+/// names), as a browser names a download: the last segment of the address's path,
+/// percent-decoded ('+' is itself in a path); "trace" where the path has none.
+pub fn trace_file_name(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
+        None => url,
+    };
+    let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
+    let name = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
+    if name.trim().is_empty() {
+        "trace".into()
+    } else {
+        name.into_owned()
+    }
+}
+
 fn num(v: f64) -> String {
     // Shortest form that reads back the same.
     let s = format!("{v}");
@@ -253,6 +271,31 @@ impl ViewState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fetched_trace_is_named_after_the_last_segment_of_its_address() {
+        assert_eq!(
+            trace_file_name("https://example.com/tools/app.nettrace"),
+            "app.nettrace"
+        );
+        assert_eq!(
+            trace_file_name("samples/net8-wks-concurrent.nettrace"),
+            "net8-wks-concurrent.nettrace"
+        );
+        assert_eq!(
+            trace_file_name("https://h/dl/my%20app%2B1.nettrace?sig=a/b#x"),
+            "my app+1.nettrace"
+        );
+        assert_eq!(
+            trace_file_name("https://h/a+b.nettrace.zip"),
+            "a+b.nettrace.zip"
+        );
+        assert_eq!(trace_file_name("https://h/traces/latest/"), "latest");
+        assert_eq!(trace_file_name("https://h/dl?file=x.nettrace"), "dl");
+        for bare in ["https://h", "https://h/", "https://h/?x=1", "", "%20"] {
+            assert_eq!(trace_file_name(bare), "trace", "{bare:?}");
+        }
+    }
 
     #[test]
     fn query_round_trips_every_field() {

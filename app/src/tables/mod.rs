@@ -14,6 +14,7 @@ pub mod budgets;
 pub mod cell;
 pub mod columns;
 pub mod counters;
+pub mod datas;
 pub mod defs;
 pub mod export;
 pub mod memory;
@@ -52,7 +53,11 @@ pub(crate) fn col(key: &str, label: &str, unit: &'static str, help: &'static str
 /// A column whose header is the insights' definition of `path` (label and unit from it, unless
 /// `label` says otherwise).
 pub(crate) fn dcol(key: &str, path: &str, label: Option<&str>) -> Col {
-    let d = defs::insight_field(path);
+    def_col(key, defs::insight_field(path), label)
+}
+
+/// A column headed by the definition `d` (label and unit from it, unless `label` says otherwise).
+pub(crate) fn def_col(key: &str, d: Option<&'static defs::Definition>, label: Option<&str>) -> Col {
     Col {
         key: key.into(),
         label: label

@@ -14,6 +14,7 @@ mod allocations;
 mod budgets;
 mod charts;
 mod counters;
+mod datas;
 pub mod detail;
 mod events;
 mod gc_table;
@@ -46,6 +47,7 @@ pub const TABS: &[Tab] = &[
     tab("suspensions", "Suspensions", || view! { <suspensions::Suspensions /> }.into_any()),
     tab("memory", "Memory", || view! { <memory::Memory /> }.into_any()),
     tab("counters", "Counters", || view! { <counters::Counters /> }.into_any()),
+    tab("datas", "DATAS", || view! { <datas::Datas /> }.into_any()),
 ];
 
 const fn tab(key: &'static str, title: &'static str, view: fn() -> AnyView) -> Tab {

@@ -82,9 +82,23 @@ pub fn RangeOverlay(axis: Signal<Axis>) -> impl IntoView {
     }
 }
 
-/// Lines over the whole trace; dragging across selects a time range.
+/// A moment marked on a chart: a vertical line at `ms` with `label` on hover; a click opens the
+/// GC `gc` (`data-gc`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub ms: f64,
+    pub label: String,
+    pub gc: Option<u32>,
+}
+
+/// Lines over the whole trace; dragging across selects a time range. `marks` are drawn over them.
 #[component]
-pub fn LineChart(series: Vec<Series>, unit: &'static str, id: &'static str) -> impl IntoView {
+pub fn LineChart(
+    series: Vec<Series>,
+    unit: &'static str,
+    id: &'static str,
+    #[prop(optional)] marks: Vec<Mark>,
+) -> impl IntoView {
     let app = use_app();
     let axis = app.trace_axis();
     let max = plot::nice_max(
@@ -117,6 +131,21 @@ pub fn LineChart(series: Vec<Series>, unit: &'static str, id: &'static str) -> i
                 <RangeOverlay axis=Signal::derive(move || axis) />
                 {series.into_iter().map(|(_, color, pts)| view! {
                     <path d=plot::line_path(&axis, &pts, max) stroke=color class="line" />
+                }).collect_view()}
+                {marks.into_iter().map(|m| {
+                    let at = axis.x(m.ms).clamp(0.0, WIDTH as f64);
+                    let x = at.to_string();
+                    let gc = m.gc;
+                    view! {
+                        <g class="mark" data-gc=gc.map(|g| g.to_string()) data-ms=m.ms.to_string()
+                            on:mousedown=move |ev: MouseEvent| if gc.is_some() { ev.stop_propagation() }
+                            on:click=move |_| if let Some(n) = gc { app.select(n) }
+                        >
+                            <title>{m.label}</title>
+                            <line class="mark" x1=x.clone() x2=x y1="0" y2=HEIGHT.to_string() />
+                            <rect class="mark-hit" x=(at - 4.0).to_string() width="8" y="0" height=HEIGHT.to_string() />
+                        </g>
+                    }
                 }).collect_view()}
                 {drag_rect(drag)}
             </svg>

@@ -57,6 +57,29 @@ impl Rows {
         }
     }
 
+    /// The same rows, each a GC when its cell in column `col` holds a number that `gc` knows
+    /// (coloured by generation, marked when selected, opening the GC on click).
+    pub fn linking_gcs(
+        self,
+        col: usize,
+        gc: Arc<dyn Fn(u32) -> Option<GcRow> + Send + Sync>,
+    ) -> Rows {
+        let inner = self.row;
+        Rows {
+            row: Arc::new(move |i| {
+                let mut r = inner(i);
+                r.gc = match r.cells.get(col) {
+                    Some(Cell::Num(Some(n))) if *n >= 0.0 && *n <= f64::from(u32::MAX) => {
+                        gc(*n as u32)
+                    }
+                    _ => None,
+                };
+                r
+            }),
+            ..self
+        }
+    }
+
     /// Every row of `table`, in its order.
     pub fn all(table: Table) -> Rows {
         let order = Arc::new((0..table.rows.len()).collect());
@@ -201,10 +224,14 @@ pub fn DataTable(
     if scroll == Scroll::None {
         return table.into_any();
     }
+    // Taller than the short scroller (with its header): it scrolls, and its scrollbar gets a gutter
+    // of its own (Firefox sizes the scroller to the table, and the bar hid the last column).
+    let scrolls = move || scroll == Scroll::Short && (len.get() + 1) as f64 * ROW_H > SHORT_HEIGHT;
     view! {
         <div
             class="scroller"
             class:short=scroll == Scroll::Short
+            class:scrolls=scrolls
             id=scroller_id
             tabindex=scroller_id.map(|_| "0")
             node_ref=scroller

@@ -228,7 +228,7 @@ pub const SUMMARY_FIELDS: &[Definition] = &[
 /// The model's `datas` ([`crate::gc::datas::DatasModel`], paths from the model's root): what
 /// `gcscope datas --json` adds to the GC mode.
 pub const DATAS_FIELDS: &[Definition] = &[
-    d("datas.per_gc.gc", "GC #", "count", "A GC (kept when the trace has DATAS events or heap-count changes)."),
+    d("datas.per_gc.gc", "GC #", "count", "A GC, once, with the last GCGlobalHeapHistory the model gave it (as its row); kept when the trace has DATAS events or heap-count changes."),
     d("datas.per_gc.ms", "Time", "ms", "The GC's pause start."),
     d("datas.per_gc.heaps", "Heaps", "count", "Heaps that GC used (its GCGlobalHeapHistory)."),
     d("datas.samples.gc", "GC #", "count", "The GC a SizeAdaptationSample (HeapCountSample on .NET 8) measured."),
