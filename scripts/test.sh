@@ -26,10 +26,15 @@ cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknow
 
 step "native tests (core, cli, app logic)"
 cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
-# The test-only encoder round-trips (in release: one of them writes and reads back 300 MB).
-cargo test --release -p gcscope-core --features encode --test encode_roundtrip
+# The test-only encoder round-trips (in release: one of them writes and reads back 300 MB), and
+# comparisons of generated traces whose differences are known.
+cargo test --release -p gcscope-core --features encode --test encode_roundtrip --test compare
 # The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
 cargo test --release -p gcscope-core --features encode --test etl_writer
+
+step "DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON"
+cargo build --release -p gcscope-cli
+scripts/duckdb-check.sh target/release/gcscope
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh

@@ -375,12 +375,12 @@ test('screenshots for docs/screenshots/: a .NET Framework ETL trace with the pro
     await context.close();
   };
   if (!noShared) {
-    await shoot(ETL('net.4.5.2.x64'), '22-etw-overview-processes', async (page) => {
+    await shoot(ETL('net.4.5.2.x64'), '32-etw-overview-processes', async (page) => {
       await page.click('#processes summary');
       await page.locator('#process-table').waitFor();
     });
   }
   const file = path.join(tmp, 'no-dotnet-shot.etl');
   run(ETL_MACHINE, [file]);
-  await shoot(file, '23-etw-no-dotnet', (page) => page.locator('#no-gcs').waitFor());
+  await shoot(file, '33-etw-no-dotnet', (page) => page.locator('#no-gcs').waitFor());
 });

@@ -145,3 +145,41 @@ test('dark: allocations', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('latency and comparison: the Latency tab, a range with no GC, comparing two traces (start, loading, side by side, dark)', async () => {
+  const { p, context, problems } = await page();
+  await p.goto(`${server.base}?tab=latency&budget=2`);
+  await p.setInputFiles('#file-input', FIX('server'));
+  await p.locator('#mmu').waitFor({ timeout: 60_000 });
+  await shot(p, '25-latency', true);
+  // A range in which no GC paused (the trace's first GC comes after 80 ms): the view says so.
+  await p.goto(`${server.base}?tab=latency&t0=1&t1=20`);
+  await p.setInputFiles('#file-input', FIX('server'));
+  await p.locator('#latency-empty').waitFor({ timeout: 60_000 });
+  await shot(p, '26-latency-no-gcs');
+  await p.click('#clear-range');
+  await p.click('#tab-compare');
+  await p.locator('#compare-drop').waitFor();
+  await shot(p, '27-compare-start');
+  // Hold B's worker back so its loading state can be photographed.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await p.route('**/worker_bg.wasm', async (route) => { await held; await route.continue(); });
+  await p.setInputFiles('#compare-input', FIX('wks-nonconcurrent'));
+  await p.locator('#compare-loading').waitFor({ timeout: 10_000 });
+  await shot(p, '28-compare-loading');
+  release();
+  await p.locator('#compare-figures').waitFor({ timeout: 60_000 });
+  await p.unroute('**/worker_bg.wasm');
+  await shot(p, '29-compare', true);
+  assert.deepEqual(problems, []);
+  await context.close();
+  const dark = await page('dark');
+  await dark.p.setInputFiles('#file-input', FIX('wks-concurrent'));
+  await dark.p.locator('#report').waitFor({ timeout: 60_000 });
+  await dark.p.setInputFiles('#compare-input', FIX('server'));
+  await dark.p.locator('#compare-figures').waitFor({ timeout: 60_000 });
+  await shot(dark.p, '30-compare-dark');
+  assert.deepEqual(dark.problems, []);
+  await dark.context.close();
+});

@@ -1,6 +1,7 @@
 //! Opening a trace: a dropped, chosen or pasted file, or one fetched by address, is handed to a
 //! decoding worker ([`worker_client`]); its messages are written into the app state as they come.
-//! The views never open anything: they read the state.
+//! The views never open anything: they read the state. A second trace to compare with ([`other`])
+//! decodes in a worker of its own.
 
 use std::sync::Arc;
 
@@ -16,9 +17,10 @@ use crate::state::rows::append_batch;
 use crate::state::view_state;
 use crate::state::AppState;
 
+pub mod other;
 pub mod worker_client;
 
-use worker_client::JobEvent;
+use worker_client::{JobEvent, Slot};
 
 thread_local! {
     /// The file open now (a `Blob` is not `Send`, so it cannot live in a signal): opening another
@@ -47,7 +49,7 @@ pub fn open_other_entry(app: AppState, entry: usize) {
 
 /// Stops reading the current file; what was read stays hidden (the start page shows again).
 pub fn cancel(app: AppState) {
-    worker_client::cancel();
+    worker_client::cancel(Slot::Main);
     app.loading.set(None);
     app.gcs.set(Vec::new());
 }
@@ -81,7 +83,7 @@ fn clear(app: AppState, name: String, total: f64) {
 }
 
 fn start(app: AppState, blob: Blob, entry: usize, pid: Option<u32>) {
-    if let Err(e) = worker_client::start(blob, entry, pid, keep_bytes(), move |ev| {
+    if let Err(e) = worker_client::start(Slot::Main, blob, entry, pid, keep_bytes(), move |ev| {
         on_job_event(app, ev)
     }) {
         app.loading.set(None);
@@ -105,7 +107,7 @@ fn show_process(app: AppState, pid: u32) {
         return;
     };
     clear(app, name, blob.size());
-    if !worker_client::show_process(pid) {
+    if !worker_client::show_process(Slot::Main, pid) {
         start(app, blob, CURRENT_ENTRY.get(), Some(pid));
     }
 }
@@ -162,8 +164,8 @@ fn on_job_event(app: AppState, ev: JobEvent) {
         JobEvent::Message(ToUi::Done(mut a)) => {
             // A machine-wide trace's worker keeps the other processes to switch to.
             match &a.processes {
-                Some(p) if p.with_gcs.len() > 1 => worker_client::idle(),
-                _ => worker_client::cancel(),
+                Some(p) if p.with_gcs.len() > 1 => worker_client::idle(Slot::Main),
+                _ => worker_client::cancel(Slot::Main),
             }
             if a.processes.is_some() {
                 app.processes.set(a.processes.clone().map(Arc::new));
@@ -203,7 +205,7 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             app.heaps.set_value(HeapStore::default());
         }
         JobEvent::Crashed(msg) => {
-            worker_client::cancel();
+            worker_client::cancel(Slot::Main);
             // The rows read before the crash are shown.
             app.gcs.notify();
             app.loading.set(None);

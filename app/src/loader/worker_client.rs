@@ -1,6 +1,7 @@
-//! The page's side of the worker protocol: one decoding worker at a time. Starting a new decode terminates
-//! the previous worker, which is also how "cancel" works and how a crashed (panicked) worker is
-//! replaced: the page itself never runs the decoder, so it cannot be taken down by it.
+//! The page's side of the worker protocol: one decoding worker per [`Slot`] (the trace, and the
+//! trace it is compared with, each in its own worker). Starting a new decode in a slot terminates
+//! that slot's previous worker, which is also how "cancel" works and how a crashed (panicked)
+//! worker is replaced: the page itself never runs the decoder, so it cannot be taken down by it.
 
 use std::cell::RefCell;
 
@@ -19,8 +20,26 @@ struct Job {
     _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
 
+/// Which trace a worker decodes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Slot {
+    /// The trace the views show.
+    Main,
+    /// The second trace of a comparison ("B").
+    Compare,
+}
+
+impl Slot {
+    fn index(self) -> usize {
+        match self {
+            Slot::Main => 0,
+            Slot::Compare => 1,
+        }
+    }
+}
+
 thread_local! {
-    static CURRENT: RefCell<Option<Job>> = const { RefCell::new(None) };
+    static CURRENT: RefCell<[Option<Job>; 2]> = const { RefCell::new([None, None]) };
 }
 
 /// Messages the UI receives about the current job.
@@ -67,19 +86,20 @@ pub fn named(blob: Blob, name: &str) -> Blob {
     web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), name).map_or(blob, Into::into)
 }
 
-/// Starts decoding `blob` in a fresh worker; `on_event` gets every message until the job ends or
-/// another job replaces it.
+/// Starts decoding `blob` in a fresh worker for `slot`; `on_event` gets every message until the
+/// job ends or another job replaces it in that slot.
 /// `entry` picks a trace inside a .zip that holds several (0 = the first); `pid` the process of
 /// a machine-wide trace to show (`?pid=`); `keep_bytes` (tests) what the worker may keep of the
 /// other processes.
 pub fn start(
+    slot: Slot,
     blob: Blob,
     entry: usize,
     pid: Option<u32>,
     keep_bytes: Option<f64>,
     on_event: impl Fn(JobEvent) + 'static,
 ) -> Result<(), String> {
-    cancel();
+    cancel(slot);
     let worker = spawn_worker().map_err(|e| format!("cannot start the decoding worker: {e:?}"))?;
     let on_event = std::rc::Rc::new(on_event);
     let w = worker.clone();
@@ -126,7 +146,7 @@ pub fn start(
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     CURRENT.with(|c| {
-        *c.borrow_mut() = Some(Job {
+        c.borrow_mut()[slot.index()] = Some(Job {
             worker,
             busy: true,
             _on_message: on_message,
@@ -166,22 +186,22 @@ impl std::io::Read for JsBytes {
     }
 }
 
-/// The current job sent its `Done` but its worker stays: it keeps a machine-wide trace's other
+/// The slot's job sent its `Done` but its worker stays: it keeps a machine-wide trace's other
 /// processes, to show one of them at once ([`show_process`]).
-pub fn idle() {
+pub fn idle(slot: Slot) {
     CURRENT.with(|c| {
-        if let Some(job) = c.borrow_mut().as_mut() {
+        if let Some(job) = c.borrow_mut()[slot.index()].as_mut() {
             job.busy = false;
         }
     });
 }
 
-/// Asks the idle worker of the current trace to show process `pid` (its messages come to the
-/// job's callback as a decode's do). False when there is none: start a job for it instead.
-pub fn show_process(pid: u32) -> bool {
+/// Asks the slot's idle worker to show process `pid` of its trace (its messages come to the job's
+/// callback as a decode's do). False when there is none: start a job for it instead.
+pub fn show_process(slot: Slot, pid: u32) -> bool {
     CURRENT.with(|c| {
         let mut c = c.borrow_mut();
-        let Some(job) = c.as_mut().filter(|j| !j.busy) else {
+        let Some(job) = c[slot.index()].as_mut().filter(|j| !j.busy) else {
             return false;
         };
         let request = js_sys::Object::new();
@@ -191,9 +211,9 @@ pub fn show_process(pid: u32) -> bool {
     })
 }
 
-/// Stops the current job, if any. Its callbacks are never called again.
-pub fn cancel() {
-    if let Some(job) = CURRENT.with(|c| c.borrow_mut().take()) {
+/// Stops the slot's current job, if any. Its callbacks are never called again.
+pub fn cancel(slot: Slot) {
+    if let Some(job) = CURRENT.with(|c| c.borrow_mut()[slot.index()].take()) {
         job.worker.set_onmessage(None);
         job.worker.set_onerror(None);
         job.worker.terminate();

@@ -21,9 +21,12 @@ mod tab_bar;
 #[component]
 pub fn App() -> impl IntoView {
     let app = AppState::provide(address_bar::read(views::normalize));
-    // `?trace=URL` opens that trace.
+    // `?trace=URL` opens that trace, and `&compare=URL` the trace it is compared with.
     if let Some(url) = app.vs.get_untracked().trace {
         loader::open_url(app, url);
+    }
+    if let Some(url) = app.vs.get_untracked().compare {
+        loader::other::fetch_and_open(app, url);
     }
     address_bar::keep_in_step(app, views::normalize);
     // `?pid=` (the process picker, Back and Forward) switches the process shown.
@@ -33,8 +36,12 @@ pub fn App() -> impl IntoView {
 
     let dragging = RwSignal::new(false);
     let on_drop = move |ev: DragEvent| {
-        ev.prevent_default();
         dragging.set(false);
+        // Handled below: the comparison's drop zone took it as the trace to compare with.
+        if ev.default_prevented() {
+            return;
+        }
+        ev.prevent_default();
         let file = ev
             .data_transfer()
             .and_then(|dt| dt.files())
@@ -49,6 +56,13 @@ pub fn App() -> impl IntoView {
             loader::open_file(app, f);
         }
         // Reset so that choosing the same file again still fires `change`.
+        input.set_value("");
+    };
+    let on_compare_file = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        if let Some(f) = input.files().and_then(|files| files.get(0)) {
+            loader::other::open_file(app, f);
+        }
         input.set_value("");
     };
     let copied = RwSignal::new(false);
@@ -70,7 +84,10 @@ pub fn App() -> impl IntoView {
         ) else {
             return;
         };
-        let html = app.gcs.with_untracked(|g| crate::report::html(&m, g, &a));
+        let budget = app.vs.with_untracked(|v| v.budget());
+        let html = app
+            .gcs
+            .with_untracked(|g| crate::report::html(&m, g, &a, budget));
         download(
             &format!("{}-gcscope-report.html", app.file_stem()),
             "text/html",
@@ -101,6 +118,16 @@ pub fn App() -> impl IntoView {
                 <button id="copy-link" title="Copy a link to this exact view" on:click=copy_link>
                     {move || if copied.get() { "Link copied" } else { "Copy link" }}
                 </button>
+                <Show when=move || app.model.with(|m| m.is_some())>
+                    <label class="button" for="compare-input" title="Open a second trace and compare the two side by side">"Compare with…"</label>
+                </Show>
+                <input
+                    id="compare-input"
+                    type="file"
+                    accept=".nettrace,.netperf,.zip,.gz"
+                    aria-label="Open a trace to compare with the open one"
+                    on:change=on_compare_file
+                />
                 <label class="button primary" for="file-input">"Open trace…"</label>
                 <input
                     id="file-input"

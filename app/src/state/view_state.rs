@@ -12,6 +12,8 @@ use super::filter::Filter;
 
 /// The GC table's tab key: other views send the user there (a click on a count of GCs).
 pub const GC_TABLE: &str = "gcs";
+/// The comparison's tab key: opening a second trace goes there.
+pub const COMPARE_TAB: &str = "compare";
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ViewState {
@@ -34,7 +36,16 @@ pub struct ViewState {
     /// `?pid=N`: the process of a machine-wide (ETW) trace shown; `None` = the trace's default
     /// (the most GC pause).
     pub pid: Option<u32>,
+    /// `?compare=URL`: where the trace it is compared with ("B") was fetched from.
+    pub compare: Option<String>,
+    /// `?budget=MS`: the Latency tab's pause budget; `None` = [`DEFAULT_BUDGET_MS`].
+    pub budget_ms: Option<f64>,
+    /// `?window=MS`: the Latency tab's window of % paused over time; `None` = core's choice.
+    pub window_ms: Option<f64>,
 }
+
+/// The pause budget when none is set (as `gcscope latency`'s `--budget`).
+pub const DEFAULT_BUDGET_MS: f64 = 10.0;
 
 /// What a value keeps as is in the address: letters, digits and `-_.~` (as form encoding does),
 /// and `,:/`, so `gen=0,2` and `trace=https://host/app.nettrace` stay readable; a space is `+`.
@@ -109,6 +120,9 @@ impl ViewState {
         if let Some(p) = self.pid {
             push("pid", p.to_string());
         }
+        if let Some(t) = &self.compare {
+            push("compare", t.clone());
+        }
         if let Some(t) = &self.tab {
             push("tab", t.clone());
         }
@@ -156,6 +170,12 @@ impl ViewState {
         if let Some(c) = &self.columns {
             push("cols", c.join(","));
         }
+        if let Some(b) = self.budget_ms {
+            push("budget", num(b));
+        }
+        if let Some(w) = self.window_ms {
+            push("window", num(w));
+        }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
                 push(&format!("{name}sort"), s);
@@ -180,6 +200,14 @@ impl ViewState {
             match k.as_ref() {
                 "trace" if !v.is_empty() => s.trace = Some(v),
                 "pid" => s.pid = v.parse().ok(),
+                "compare" if !v.is_empty() => s.compare = Some(v),
+                // A budget of 0 counts every GC; a window must be positive.
+                "budget" => {
+                    s.budget_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                }
+                "window" => {
+                    s.window_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0)
+                }
                 "tab" => s.tab = (!v.is_empty()).then_some(v),
                 "gen" => {
                     f.gens = v
@@ -248,6 +276,9 @@ impl ViewState {
             let mut v = v.clone();
             v.filter.text.clear();
             v.filter.min_pause_ms = None;
+            // Typed in the Latency tab's boxes.
+            v.budget_ms = None;
+            v.window_ms = None;
             for t in v.tables.values_mut() {
                 t.text.clear();
             }
@@ -255,6 +286,11 @@ impl ViewState {
             v
         };
         strip(self) != strip(next)
+    }
+
+    /// The pause budget to use (the default unless set).
+    pub fn budget(&self) -> f64 {
+        self.budget_ms.unwrap_or(DEFAULT_BUDGET_MS)
     }
 
     pub fn visible_columns(&self) -> Vec<&'static columns::Column> {
@@ -343,14 +379,16 @@ mod tests {
             .into(),
             trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
             pid: Some(3676),
+            compare: Some("https://example.com/b.nettrace".into()),
+            budget_ms: Some(2.5),
+            window_ms: Some(100.0),
         };
         let q = v.to_query();
         assert!(
-            q.starts_with(
-                "trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&pid=3676&tab=gcs&gen=0,2"
-            ),
+            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&pid=3676&compare=https://example.com/b.nettrace&tab=gcs&gen=0,2"),
             "{q}"
         );
+        assert!(q.contains("&budget=2.5&window=100&"), "{q}");
         // A table's parameters are named for it, as links made before expect.
         assert!(
             q.ends_with("&liveq=x&pinsort=-count&pinq=Byte%5B%5D"),
@@ -381,9 +419,13 @@ mod tests {
     #[test]
     fn bad_parameters_are_ignored() {
         let v = ViewState::from_query(
-            "tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ&pid=-3",
+            "tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ&budget=-1&window=0&compare=&pid=-3",
         );
-        assert_eq!(v.pid, None);
+        assert_eq!(
+            (v.budget_ms, v.window_ms, v.compare.clone(), v.pid),
+            (None, None, None, None)
+        );
+        assert_eq!(v.budget(), DEFAULT_BUDGET_MS);
         assert_eq!(ViewState::from_query("pid=4294967296").pid, None);
         assert_eq!(ViewState::from_query("pid=4294967295").pid, Some(u32::MAX));
         // An unknown tab is the views' to resolve (to the first tab).
@@ -411,6 +453,9 @@ mod tests {
                 text: "byte".into(),
             },
         );
+        assert!(!a.is_navigation_to(&b));
+        b.budget_ms = Some(5.0);
+        b.window_ms = Some(50.0);
         assert!(!a.is_navigation_to(&b));
         b.tab = Some(GC_TABLE.into());
         assert!(a.is_navigation_to(&b));

@@ -388,10 +388,7 @@ mod tests {
     }
 
     fn num(c: &Cell) -> Option<f64> {
-        match c {
-            Cell::Num(v) => *v,
-            Cell::Text(_) => None,
-        }
+        c.number().flatten()
     }
 
     fn column(tb: &Table, key: &str) -> Vec<Option<f64>> {

@@ -31,6 +31,16 @@ pub fn insight_field(path: &str) -> Option<&'static Definition> {
     core_defs::insights_field(path)
 }
 
+/// A latency figure, by its path in `gcscope latency --json` (`pauses.p99_ms`, `mmu.window_ms`).
+pub fn latency_field(path: &str) -> Option<&'static Definition> {
+    core_defs::field(Root::Latency, path)
+}
+
+/// A field of a comparison, by its path in `gcscope compare --json` (`figures.delta`).
+pub fn compare_field(path: &str) -> Option<&'static Definition> {
+    core_defs::field(Root::Comparison, path)
+}
+
 /// Every definition core keeps, model and insights alike, walked from its one table of tables
 /// (for tests that check each one).
 pub fn all() -> impl Iterator<Item = &'static Definition> {

@@ -1,15 +1,18 @@
-//! Overview: the trace's facts, % of time paused (whole trace or the time range), the worst
-//! pauses, pause per GC, and the rollup by generation.
+//! Overview: the trace's facts, % of time paused (whole trace or the time range, with PerfView's
+//! figure over the GC span beside it), the worst pauses, pause per GC, the pause percentiles per
+//! kind of GC and the rollup by generation.
 
 use std::sync::Arc;
 
 use gcscope_core::gc::{Gc, GcModel};
+use gcscope_core::latency::{self, Intervals};
 use leptos::prelude::*;
 
 use crate::format::{bytes, column_ms, ms, thousands};
 use crate::protocol::processes::EtlFacts;
 use crate::protocol::Analysis;
 use crate::state::use_app;
+use crate::tables::latency as latency_tables;
 use crate::tables::model;
 use crate::widgets::export::ExportButtons;
 use crate::widgets::pause_chart::PauseChart;
@@ -49,22 +52,24 @@ pub fn Overview() -> impl IntoView {
                 let dropped = dropped_note(&m, etl.as_ref());
                 let warn = dropped.clone();
                 let ranged = app.range().is_set();
-                // % paused: whole trace from the model, or over the selected range.
-                let keep = app.in_range();
-                let (paused, span, count) = app.gcs.with(|g| {
-                    let sel: Vec<&Gc> = g.iter().filter(|g| g.complete && keep(g)).collect();
-                    let total: f64 = sel.iter().filter_map(|g| g.pause_ms).sum();
-                    let span = match (sel.first(), sel.iter().filter_map(|g| g.end_ms).reduce(f64::max)) {
-                        (Some(f), Some(l)) if l > f.start_ms => l - f.start_ms,
-                        _ => 0.0,
-                    };
-                    (total, span, sel.len())
-                });
-                let pct = if ranged {
-                    if span > 0.0 { Some(paused * 100.0 / span) } else { None }
+                // % paused: the model's over the whole trace (total pause over the trace's length,
+                // as core defines it), or core's latency figure over the selected range (pause
+                // time inside it over its length). The percentiles follow the range too.
+                let log = app.pauses.get();
+                let range = app.latency_range();
+                let stats = latency::percentiles(&log.0, range);
+                let count = stats.first().map_or(0, |s| s.count);
+                let all = m.rollup.first();
+                let (paused, pct) = if ranged {
+                    let inside = Intervals::new(&log.0.spans, range).total();
+                    let pct = (range.len() > 0.0).then(|| (inside * 100.0 / range.len()).min(100.0));
+                    (inside, pct)
                 } else {
-                    m.rollup.first().and_then(|r| r.pause_time_pct)
+                    (all.map_or(0.0, |r| r.total_pause_ms), all.and_then(|r| r.pause_time_pct))
                 };
+                let span_pct = all.and_then(|r| r.gc_span_pause_pct);
+                let stats_export = stats.clone();
+                let span_ms = m.process.gc_span_ms;
                 let rollup = model::rollup_table(&m);
                 view! {
                     <div class="overview-grid">
@@ -83,9 +88,19 @@ pub fn Overview() -> impl IntoView {
                         </div>
                         <div>
                             <h2>"Time paused"</h2>
-                            <div class="big" id="pause-pct" title="Total pause / span from the first complete GC's pause start to the last GC's end">
-                                {pct.map(|p| format!("{p:.2}%")).unwrap_or_else(|| "–".into())}
-                                {warn.map(|w| view! { <span class="warn" title=w>" ⚠"</span> })}
+                            <div class="pause-pct-row">
+                                <div class="big" id="pause-pct" title=if ranged {
+                                    "Pause time inside the selected range / its length (the complete GCs' pauses, cut at its ends)"
+                                } else {
+                                    "Total pause / the process's time in the trace (its first to its last event); never over 100%"
+                                }>
+                                    {pct.map(|p| format!("{p:.2}%")).unwrap_or_else(|| "–".into())}
+                                    {warn.map(|w| view! { <span class="warn" title=w>" ⚠"</span> })}
+                                </div>
+                                <div class="second" id="gc-span-pct" data-value=span_pct.map(|p| p.to_string())
+                                    title="PerfView's \"% Time paused for Garbage Collection\": total pause over TraceEvent's ProcessDuration, which is the GC span (the first complete GC's pause start to the last GCHeapStats), not the process's time; it can exceed 100% (whole trace)">
+                                    {format!("PerfView's, over the GC span ({}): {}", ms(span_ms), span_pct.map(|p| format!("{p:.2}%")).unwrap_or_else(|| "–".into()))}
+                                </div>
                             </div>
                             <p class="muted">
                                 {format!("{} paused over {} GCs{}", ms(paused), thousands(count as f64), if ranged { " in the selected range" } else { "" })}
@@ -96,6 +111,12 @@ pub fn Overview() -> impl IntoView {
                     </div>
                     <h2>"Pause per GC " <span class="muted small-text">"(hover for the GC, click to open it, drag to select a time range)"</span></h2>
                     <PauseChart />
+                    <div class="table-head">
+                        <h2>"Pause percentiles " <span class="muted small-text">"(nearest rank; complete GCs; the Latency tab has the histogram, budget and MMU)"</span></h2>
+                        <ExportButtons table=Signal::derive(move || latency_tables::percentiles(&stats_export)) />
+                        {ranged.then(|| view! { <span class="muted">"(in the selected range)"</span> })}
+                    </div>
+                    <DataTable id="overview-percentiles" rows=Signal::stored(Rows::all(latency_tables::percentiles(&stats))) />
                     <div class="table-head">
                         <h2>"Rollup by generation"</h2>
                         <ExportButtons table=Signal::derive(move || model::rollup_table(&m)) />

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
 use crate::tables::cell::fmt_column_cell;
-use crate::tables::{Cell, Col, Sort, Table};
+use crate::tables::{Cell, Col, Sort, Table, VERDICT};
 
 /// Height of a row (`table.grid td` in style.css).
 pub const ROW_H: f64 = 22.0;
@@ -179,9 +179,10 @@ pub fn DataTable(
                     .iter()
                     .zip(r.cols.iter())
                     .map(|(cell, c)| {
-                        let raw = matches!(cell, Cell::Num(_)).then(|| cell.raw());
+                        let raw = cell.number().is_some().then(|| cell.raw());
                         let shown = fmt_column_cell(&c.key, c.unit, cell);
-                        view! { <td class:num=c.is_num() data-value=raw>{shown}</td> }
+                        let tone = (c.unit == VERDICT).then(|| shown.clone());
+                        view! { <td class:num=c.is_num() data-value=raw data-tone=tone>{shown}</td> }
                     })
                     .collect_view();
                 match row.gc {
