@@ -203,7 +203,11 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis, budget_ms: f64, settings: &Se
         "<h1>gcscope report: {}</h1>\n<dl>",
         esc(&a.file_name)
     ));
-    for (k, v, _) in model::facts(m, &a.file_name, a.file_size) {
+    let etl = a.etl.iter().flat_map(|e| e.facts());
+    for (k, v, _) in model::facts(m, &a.file_name, a.file_size)
+        .into_iter()
+        .chain(etl)
+    {
         body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v)));
     }
     if let Some(p) = m.rollup.first().and_then(|r| r.pause_time_pct) {

@@ -5,9 +5,13 @@
 //   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--engines chromium,firefox,webkit]
 //                                      [--dist DIR] [--runs N] [--json OUT] [--no-build] [--no-native]
 //                                      [--no-browser] [--app-only] [--worker-prelude JS] [--then-tabs budgets,allocs]
-//                                      [--heaps N]
+//                                      [--heaps N] [--etl]
 //
 // --heaps N generates server-GC traces with N heaps instead (one GCPerHeapHistory per heap per GC).
+// --etl also relogs each generated trace into a plain and a compressed .etl (core/examples/
+// etl_relog.rs: the same GC workload, one process, 64 KiB buffers; MS-XCA Plain LZ77 for the
+// compressed one) and measures those in each engine (timing run, worker alone, decoder alone) and
+// natively, next to the .nettrace's figures.
 // Sizes are MiB; the traces are generated on demand into /tmp (gcscope-scale-<size>mb-<checkout>.nettrace) by
 // the native generator (core/examples/bigtrace.rs) and reused. DIST defaults to dist/ (scripts/build-app.sh).
 // CARGO_TARGET_DIR is honoured for the native tools. Engines alternate within each run. Timings in
@@ -17,7 +21,7 @@
 // worker: JS heap + ArrayBuffer backing stores, which include wasm memory). --app-only skips the
 // worker-alone and decoder-alone runs.
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -38,6 +42,8 @@ const jsonOut = opt('json', '/tmp/gcscope-bench.json');
 // Views opened after loading (their memory is reported apart: the insights are built on first view).
 const thenTabs = opt('then-tabs', '').split(',').filter(Boolean);
 const heaps = Number(opt('heaps', '1'));
+const withEtl = flag('etl');
+const ETL_RELOG = path.join(path.dirname(BENCH_STREAM), 'etl_relog');
 // Each engine, and with --worker-prelude JS each engine again with JS run in the worker before the
 // app's (an A/B of the read path in one run, e.g. 'delete Blob.prototype.stream;' reads slices).
 const prelude = opt('worker-prelude', '');
@@ -56,6 +62,63 @@ function machine() {
 }
 
 const best = (xs, key) => xs.reduce((a, b) => (b[key] < a[key] ? b : a));
+
+/** The generated trace relogged into a plain or a compressed .etl (made once, reused). */
+function etlOf(t, compressed) {
+  const file = t.file.replace(/\.nettrace$/, compressed ? '.compressed.etl' : '.plain.etl');
+  const fresh = existsSync(file) && statSync(file).mtimeMs > statSync(t.file).mtimeMs;
+  if (!fresh) timed(ETL_RELOG, [t.file, file, ...(compressed ? ['--compressed'] : [])]);
+  return { file, bytes: statSync(file).size };
+}
+
+/** The ETL case: native and in-tab throughput of the same workload as a plain and a compressed .etl. */
+async function measureEtl(t, server) {
+  if (!existsSync(ETL_RELOG)) timed('cargo', ['build', '--release', '-p', 'gcscope-core', '--features', 'encode', '--example', 'etl_relog'], { cwd: ROOT });
+  const fresh = async (engine, fn) => {
+    const browser = await launchForMeasuring(engine);
+    try { return await fn(browser); } finally { await browser.close(); }
+  };
+  const out = {};
+  for (const compressed of [false, true]) {
+    const kind = compressed ? 'compressed' : 'plain';
+    const e = etlOf(t, compressed);
+    const r = { file: e.file, bytes: e.bytes, engines: {} };
+    console.log(`\n== ${kind} .etl of the same workload: ${e.file}, ${(e.bytes / 1e6).toFixed(0)} MB`);
+    if (!flag('no-native')) {
+      const stream = [];
+      for (let i = 0; i < runs; i++) { warmFile(e.file); stream.push(JSON.parse(timed(BENCH_STREAM, [e.file]).stdout)); }
+      const s = best(stream, 'decode_s');
+      r.native = { decodeMBs: s.decode_mbps, workerMBs: s.worker_mbps, workerS: s.worker_s, peakRssMiB: s.peak_rss_mb };
+      console.log(`native: decode ${s.decode_mbps} MB/s, worker's path ${s.worker_mbps} MB/s (${s.worker_s} s), peak RSS ${s.peak_rss_mb} MiB`);
+    }
+    if (server) {
+      const per = Object.fromEntries(engines.map((engine) => [engine, { timing: [], worker: [], decode: [] }]));
+      for (let i = 0; i < runs; i++) {
+        for (const engine of engines) {
+          const p = per[engine];
+          p.timing.push(await fresh(engine, async (b) => { const m = await measureOpen(b, server.base, e.file, { sample: false }); await m.close(); return m.result; }));
+          p.worker.push(await fresh(engine, (b) => measureWorkerOnly(b, server.base, e.file)));
+          p.decode.push(await fresh(engine, (b) => measureWorkerOnly(b, server.base, e.file, { decodeOnly: true })));
+        }
+      }
+      for (const engine of engines) {
+        const p = per[engine];
+        const tb = best(p.timing, 'doneMs');
+        const wo = best(p.worker, 'ms');
+        const wd = best(p.decode, 'ms');
+        r.engines[engine] = {
+          app: { doneMs: tb.doneMs, mbPerS: tb.mbPerS, firstRowMs: tb.firstRowMs, rows: tb.shown.rowCount, problems: tb.problems },
+          workerOnly: { ms: wo.ms, mbPerS: wo.mbPerS, error: wo.error },
+          wasmDecodeOnly: { ms: wd.ms, mbPerS: wd.mbPerS, error: wd.error },
+        };
+        console.log(`${engine}: app (timing run) fully shown ${tb.doneMs.toFixed(0)} ms (${tb.mbPerS.toFixed(0)} MB/s of .etl), first GC row ${tb.firstRowMs.toFixed(0)} ms, shown: ${tb.shown.rowCount}${tb.problems.length ? `, problems: ${tb.problems.join(' | ')}` : ''} [runs: ${p.timing.map((x) => `${x.firstRowMs.toFixed(0)}/${x.doneMs.toFixed(0)}`).join(', ')} ms]`);
+        console.log(`  worker alone ${wo.ms.toFixed(0)} ms (${wo.mbPerS.toFixed(0)} MB/s)${wo.error ? `, error: ${wo.error}` : ''} | wasm decoder alone ${wd.ms.toFixed(0)} ms (${wd.mbPerS.toFixed(0)} MB/s)${wd.error ? `, error: ${wd.error}` : ''} | load ${os.loadavg()[0].toFixed(1)}`);
+      }
+    }
+    out[kind] = r;
+  }
+  return out;
+}
 
 async function main() {
   if (!flag('no-build')) buildTools();
@@ -152,6 +215,7 @@ async function main() {
         }
       }
       report.files.push(entry);
+      if (withEtl) entry.etl = await measureEtl(t, server);
     }
   } finally {
     await server?.close();

@@ -36,7 +36,8 @@ pub fn open_blob(app: AppState, name: String, blob: Blob) {
         },
     )));
     let on_event = move |ev| on_job_event(app, &name, ev);
-    if let Err(e) = worker_client::start(Slot::Compare, blob, 0, on_event) {
+    // A machine-wide (ETW) trace B: its process with the most GC pause.
+    if let Err(e) = worker_client::start(Slot::Compare, blob, 0, None, None, on_event) {
         app.other_loading.set(None);
         app.other_error.set(Some(e));
     }
@@ -120,12 +121,14 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
                     })));
                 }
                 (_, error) => app.other_error.set(Some(format!(
-                    "{name}: {}. gcscope compares .nettrace and .netperf files (or a .zip/.gz of one).",
+                    "{name}: {}. gcscope compares EventPipe traces (.nettrace, .netperf) and ETW traces (.etl, .etl.zip), or a .zip/.gz of one.",
                     error.as_deref().unwrap_or("no trace could be read")
                 ))),
             }
         }
         JobEvent::Message(ToUi::Ready) => {}
+        // The rows so far were another process's (an ETW trace: the lead in GC pause changed).
+        JobEvent::Message(ToUi::Reset) => ROWS.with(|r| *r.borrow_mut() = RowLog::default()),
         JobEvent::Crashed(msg) => {
             worker_client::cancel(Slot::Compare);
             app.other_loading.set(None);

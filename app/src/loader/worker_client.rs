@@ -9,10 +9,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
-use crate::protocol::{ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY};
+use crate::protocol::{ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_PID};
 
 struct Job {
     worker: Worker,
+    /// Decoding, or showing a process: a request now would interleave with its messages.
+    busy: bool,
     // Kept alive as long as the worker: the browser calls them.
     _on_message: Closure<dyn Fn(MessageEvent)>,
     _on_error: Closure<dyn Fn(ErrorEvent)>,
@@ -86,11 +88,15 @@ pub fn named(blob: Blob, name: &str) -> Blob {
 
 /// Starts decoding `blob` in a fresh worker for `slot`; `on_event` gets every message until the
 /// job ends or another job replaces it in that slot.
-/// `entry` picks a trace inside a .zip that holds several (0 = the first).
+/// `entry` picks a trace inside a .zip that holds several (0 = the first); `pid` the process of
+/// a machine-wide trace to show (`?pid=`); `keep_bytes` (tests) what the worker may keep of the
+/// other processes.
 pub fn start(
     slot: Slot,
     blob: Blob,
     entry: usize,
+    pid: Option<u32>,
+    keep_bytes: Option<f64>,
     on_event: impl Fn(JobEvent) + 'static,
 ) -> Result<(), String> {
     cancel(slot);
@@ -114,6 +120,12 @@ pub fn start(
                 let request = js_sys::Object::new();
                 let _ = js_sys::Reflect::set(&request, &MSG_BLOB.into(), &blob);
                 let _ = js_sys::Reflect::set(&request, &MSG_ENTRY.into(), &(entry as f64).into());
+                if let Some(pid) = pid {
+                    let _ = js_sys::Reflect::set(&request, &MSG_PID.into(), &(pid as f64).into());
+                }
+                if let Some(k) = keep_bytes {
+                    let _ = js_sys::Reflect::set(&request, &MSG_KEEP_BYTES.into(), &k.into());
+                }
                 if let Err(e) = w.post_message(&request) {
                     cb(JobEvent::Crashed(format!(
                         "cannot send the file to the worker: {e:?}"
@@ -136,6 +148,7 @@ pub fn start(
     CURRENT.with(|c| {
         c.borrow_mut()[slot.index()] = Some(Job {
             worker,
+            busy: true,
             _on_message: on_message,
             _on_error: on_error,
         })
@@ -171,6 +184,31 @@ impl std::io::Read for JsBytes {
         self.at += n;
         Ok(n as usize)
     }
+}
+
+/// The slot's job sent its `Done` but its worker stays: it keeps a machine-wide trace's other
+/// processes, to show one of them at once ([`show_process`]).
+pub fn idle(slot: Slot) {
+    CURRENT.with(|c| {
+        if let Some(job) = c.borrow_mut()[slot.index()].as_mut() {
+            job.busy = false;
+        }
+    });
+}
+
+/// Asks the slot's idle worker to show process `pid` of its trace (its messages come to the job's
+/// callback as a decode's do). False when there is none: start a job for it instead.
+pub fn show_process(slot: Slot, pid: u32) -> bool {
+    CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let Some(job) = c[slot.index()].as_mut().filter(|j| !j.busy) else {
+            return false;
+        };
+        let request = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&request, &MSG_PID.into(), &(pid as f64).into());
+        job.busy = job.worker.post_message(&request).is_ok();
+        job.busy
+    })
 }
 
 /// Stops the slot's current job, if any. Its callbacks are never called again.

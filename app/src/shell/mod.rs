@@ -14,6 +14,7 @@ use crate::widgets::export::download;
 mod keys;
 mod loading;
 mod notices;
+mod processes;
 mod start;
 mod tab_bar;
 
@@ -28,6 +29,8 @@ pub fn App() -> impl IntoView {
         loader::other::fetch_and_open(app, url);
     }
     address_bar::keep_in_step(app, views::normalize);
+    // `?pid=` (the process picker, Back and Forward) switches the process shown.
+    loader::follow_process(app);
     keys::listen(app);
     let samples = start::samples();
 
@@ -132,7 +135,7 @@ pub fn App() -> impl IntoView {
                 <input
                     id="file-input"
                     type="file"
-                    accept=".nettrace,.netperf,.zip,.gz"
+                    accept=".nettrace,.netperf,.etl,.zip,.gz"
                     aria-label="Open a trace file"
                     on:change=on_file
                 />
@@ -140,6 +143,7 @@ pub fn App() -> impl IntoView {
             <main>
                 {move || app.error.get().map(|msg| view! { <div id="error" class="error" role="alert">{msg}</div> })}
                 <notices::ZipEntries />
+                <processes::ProcessPicker />
                 {move || app.loading.get().map(|(name, p)| view! { <loading::Loading name=name progress=p /> })}
                 {move || if app.has_data() {
                     view! { <Results /> }.into_any()

@@ -8,6 +8,7 @@ use gcscope_core::latency::{Options, PauseLog, TimeRange as Range};
 use leptos::prelude::*;
 
 use crate::plot::Axis;
+use crate::protocol::processes::Processes;
 use crate::protocol::{Analysis, Progress};
 use crate::tables::Starts;
 use crate::time_range::TimeRange;
@@ -31,6 +32,9 @@ pub struct AppState {
     /// The analysis with the insights finished from the worker's records and the rows. A lazy
     /// memo: built the first time a view (or the report) reads it, not while the GC table loads.
     pub insight_analysis: Memo<Option<Arc<Analysis>>>,
+    /// A machine-wide (ETW) trace's processes (the picker's list): set when the trace is read,
+    /// kept while the page switches from one process to another.
+    pub processes: RwSignal<Option<Arc<Processes>>>,
     /// The file being read and how far the worker is.
     pub loading: RwSignal<Option<(String, Progress)>>,
     pub error: RwSignal<Option<String>>,
@@ -119,6 +123,7 @@ impl AppState {
             model: RwSignal::new(None),
             analysis,
             insight_analysis,
+            processes: RwSignal::new(None),
             loading: RwSignal::new(None),
             error: RwSignal::new(None),
             vs: RwSignal::new(vs),

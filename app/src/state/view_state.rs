@@ -33,6 +33,9 @@ pub struct ViewState {
     pub tables: BTreeMap<String, SortFilter>,
     /// `?trace=URL`: where the trace was fetched from.
     pub trace: Option<String>,
+    /// `?pid=N`: the process of a machine-wide (ETW) trace shown; `None` = the trace's default
+    /// (the most GC pause).
+    pub pid: Option<u32>,
     /// `?compare=URL`: where the trace it is compared with ("B") was fetched from.
     pub compare: Option<String>,
     /// `?budget=MS`: the pause budget of the Latency tab and the findings; `None` = each one's
@@ -157,6 +160,9 @@ impl ViewState {
         if let Some(t) = &self.trace {
             push("trace", t.clone());
         }
+        if let Some(p) = self.pid {
+            push("pid", p.to_string());
+        }
         if let Some(t) = &self.compare {
             push("compare", t.clone());
         }
@@ -242,6 +248,7 @@ impl ViewState {
             let f = &mut s.filter;
             match k.as_ref() {
                 "trace" if !v.is_empty() => s.trace = Some(v),
+                "pid" => s.pid = v.parse().ok(),
                 "compare" if !v.is_empty() => s.compare = Some(v),
                 // A budget of 0 counts every GC; a window must be positive.
                 "budget" => {
@@ -423,6 +430,7 @@ mod tests {
             ]
             .into(),
             trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
+            pid: Some(3676),
             compare: Some("https://example.com/b.nettrace".into()),
             budget_ms: Some(2.5),
             window_ms: Some(100.0),
@@ -430,7 +438,7 @@ mod tests {
         };
         let q = v.to_query();
         assert!(
-            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&compare=https://example.com/b.nettrace&tab=gcs&gen=0,2"),
+            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&pid=3676&compare=https://example.com/b.nettrace&tab=gcs&gen=0,2"),
             "{q}"
         );
         assert!(q.contains("&budget=2.5&window=100&"), "{q}");
@@ -477,13 +485,15 @@ mod tests {
     #[test]
     fn bad_parameters_are_ignored() {
         let v = ViewState::from_query(
-            "tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ&budget=-1&window=0&compare=",
+            "tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ&budget=-1&window=0&compare=&pid=-3",
         );
         assert_eq!(
-            (v.budget_ms, v.window_ms, v.compare.clone()),
-            (None, None, None)
+            (v.budget_ms, v.window_ms, v.compare.clone(), v.pid),
+            (None, None, None, None)
         );
         assert_eq!(v.budget(), DEFAULT_BUDGET_MS);
+        assert_eq!(ViewState::from_query("pid=4294967296").pid, None);
+        assert_eq!(ViewState::from_query("pid=4294967295").pid, Some(u32::MAX));
         // An unknown tab is the views' to resolve (to the first tab).
         assert_eq!(v.tab.as_deref(), Some("nope"));
         assert_eq!(v.filter.gens, vec![1]);
@@ -515,5 +525,9 @@ mod tests {
         assert!(!a.is_navigation_to(&b));
         b.tab = Some(GC_TABLE.into());
         assert!(a.is_navigation_to(&b));
+        // Another process is a step Back undoes.
+        let mut c = a.clone();
+        c.pid = Some(3988);
+        assert!(a.is_navigation_to(&c));
     }
 }

@@ -2,11 +2,15 @@
 //! figure over the GC span beside it), the worst pauses, pause per GC, the pause percentiles per
 //! kind of GC and the rollup by generation.
 
+use std::sync::Arc;
+
 use gcscope_core::gc::{Gc, GcModel};
 use gcscope_core::latency::{self, Intervals};
 use leptos::prelude::*;
 
-use crate::format::{column_ms, ms, thousands};
+use crate::format::{bytes, column_ms, ms, thousands};
+use crate::protocol::processes::EtlFacts;
+use crate::protocol::Analysis;
 use crate::state::use_app;
 use crate::tables::latency as latency_tables;
 use crate::tables::model;
@@ -15,7 +19,12 @@ use crate::widgets::findings_panel::FindingsPanel;
 use crate::widgets::pause_chart::PauseChart;
 use crate::widgets::table::{DataTable, Rows};
 
-fn dropped_note(m: &GcModel) -> Option<String> {
+/// What was dropped or lost, when anything was: the figures it may skew carry a warning. An ETL
+/// file says what its session lost (events and whole buffers); EventPipe, what the runtime dropped.
+fn dropped_note(m: &GcModel, etl: Option<&EtlFacts>) -> Option<String> {
+    if let Some(e) = etl {
+        return e.lost_note();
+    }
     m.process.dropped_events.filter(|d| *d > 0).map(|d| {
         format!(
             "{} events were dropped by the runtime: GC counts, pauses and sizes may be incomplete",
@@ -34,9 +43,14 @@ pub fn Overview() -> impl IntoView {
                     return view! { <p class="muted">"Reading… the overview appears when the whole trace is read; the GC table fills as GCs are found."</p> }.into_any();
                 };
                 let a = app.analysis.get();
+                if let Some(a) = a.as_ref().filter(|a| no_dotnet(a)) {
+                    return view! { <TraceOnly a=a.clone() m=m.clone() /> }.into_any();
+                }
                 let (name, size) = a.as_ref().map(|a| (a.file_name.clone(), a.file_size)).unwrap_or_default();
-                let facts = model::facts(&m, &name, size);
-                let dropped = dropped_note(&m);
+                let etl = a.as_ref().and_then(|a| a.etl.clone());
+                let mut facts = model::facts(&m, &name, size);
+                facts.extend(etl.iter().flat_map(|e| e.facts()));
+                let dropped = dropped_note(&m, etl.as_ref());
                 let warn = dropped.clone();
                 let ranged = app.range().is_set();
                 // % paused: the model's over the whole trace (total pause over the trace's length,
@@ -66,7 +80,7 @@ pub fn Overview() -> impl IntoView {
                             <dl id="facts" class="facts">
                                 {facts.into_iter().map(|(k, v, help)| {
                                     let id = format!("fact-{}", k.to_lowercase().replace([' ', '/'], "-"));
-                                    let skewed = dropped.is_some() && matches!(k.as_str(), "GCs" | "Events" | "GC events");
+                                    let skewed = dropped.is_some() && matches!(k.as_str(), "GCs" | "Incomplete GCs" | "Events" | "GC events");
                                     view! {
                                         <dt title=help>{k}</dt>
                                         <dd id=id>{v}{skewed.then(|| view! { <span class="warn" title=dropped.clone().unwrap_or_default()>" ⚠ events dropped"</span> })}</dd>
@@ -114,6 +128,42 @@ pub fn Overview() -> impl IntoView {
                 }.into_any()
             }}
         </section>
+    }
+}
+
+/// A machine-wide trace without any .NET process: no process to describe (the notice above the
+/// views says what the trace holds).
+fn no_dotnet(a: &Analysis) -> bool {
+    a.processes.as_ref().is_some_and(|p| {
+        p.with_gcs.is_empty() && p.all.as_ref().is_none_or(|all| all.dotnet_count == 0)
+    })
+}
+
+/// The trace's own facts, for a trace without a .NET process.
+#[component]
+fn TraceOnly(a: Arc<Analysis>, m: Arc<GcModel>) -> impl IntoView {
+    let mut facts = vec![
+        (
+            "File".to_string(),
+            format!("{} ({})", a.file_name, bytes(a.file_size)),
+        ),
+        ("Format".into(), a.format.clone()),
+        ("Trace start".into(), m.process.trace_start_utc.clone()),
+        ("Duration".into(), ms(a.duration_ms)),
+        ("Events".into(), thousands(a.events)),
+    ];
+    facts.extend(a.etl.iter().flat_map(|e| e.facts()).map(|(k, v, _)| (k, v)));
+    view! {
+        <h2>"Trace"</h2>
+        <dl id="facts" class="facts">
+            {facts.into_iter().map(|(k, v)| {
+                let id = format!("fact-{}", k.to_lowercase().replace([' ', '/'], "-"));
+                view! { <dt>{k}</dt><dd id=id>{v}</dd> }
+            }).collect_view()}
+        </dl>
+        <p id="no-process" class="muted">
+            "No .NET process, so no GCs: the notice above says what the trace holds and how to collect GC events; the Events tab lists every provider and event in it."
+        </p>
     }
 }
 
