@@ -4,7 +4,7 @@
 //! default settings); `--json` adds the histograms, CDFs, MMU curves and the figures over time.
 
 use gcscope_core::compare::{self, Comparison, RowLog, Verdict};
-use gcscope_core::findings::{self, Change, ChangeKind, Settings};
+use gcscope_core::findings::{self, Change, Settings};
 use serde::Serialize;
 
 use crate::args::Input;
@@ -76,15 +76,12 @@ fn findings_text(changes: &[Change]) -> String {
         s.push_str("  the same findings, with the same numbers\n");
     }
     for ch in changes {
-        let kind = match ch.kind {
-            ChangeKind::Appeared => "appears",
-            ChangeKind::Disappeared => "gone",
-            ChangeKind::Changed => "changed",
-            ChangeKind::NotComparable => "one side only",
-        };
         s.push_str(&format!(
             "  {:13}  {}  [{}]: {}\n",
-            kind, ch.title, ch.rule, ch.what
+            ch.kind.name(),
+            ch.title,
+            ch.rule,
+            ch.what
         ));
     }
     s

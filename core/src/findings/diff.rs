@@ -23,6 +23,18 @@ pub enum ChangeKind {
     NotComparable,
 }
 
+impl ChangeKind {
+    /// The word `gcscope compare` and the Compare tab show for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeKind::Appeared => "appears",
+            ChangeKind::Disappeared => "gone",
+            ChangeKind::Changed => "changed",
+            ChangeKind::NotComparable => "one side only",
+        }
+    }
+}
+
 /// One rule's change from A to B.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {

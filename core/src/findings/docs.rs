@@ -29,7 +29,8 @@ pub fn markdown() -> String {
          the heap's size): a *warning* for that goal (`--goal`, default throughput) or for any goal, *info* for the others. \
          A threshold marked *chosen* is gcscope's own number where the sources give none: its finding is at most a warning and \
          ranks below the sourced ones of its severity. The pause budget (`--budget`) defaults to {DEFAULT_PAUSE_BUDGET_MS} ms. \
-         When the runtime dropped events, each finding says what that could hide or fake.\n"
+         When events were lost (dropped by the runtime in EventPipe, lost by the ETW \
+         session), each finding says what that could hide or fake.\n"
     );
     let _ = writeln!(
         s,

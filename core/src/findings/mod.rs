@@ -122,7 +122,7 @@ fn verdict_of(findings: &[Finding], checks: &[Check], dropped: Option<u64>) -> S
     };
     if let Some(d) = dropped.filter(|d| *d > 0) {
         v.push_str(&format!(
-            " The runtime dropped {d} events: findings may be missing or their counts low."
+            " {d} events were lost: findings may be missing or their counts low."
         ));
     }
     v

@@ -59,7 +59,7 @@ pub struct Rule {
     pub advice: &'static [(&'static str, &'static str)],
     /// The events it needs and how to capture them.
     pub needs: &'static str,
-    /// What events the runtime dropped could do to it.
+    /// What lost events (the runtime's or the ETW session's) could do to it.
     pub dropped: &'static str,
 }
 

@@ -180,7 +180,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Every rule in the rules' order.
     pub checks: Vec<Check>,
-    /// Events the runtime dropped (the trace's own count), when it says.
+    /// Events lost (the trace's own count: the runtime's dropped events in EventPipe, the ETW
+    /// session's lost events), when it says.
     pub dropped_events: Option<u64>,
     /// One sentence: how many findings of each severity, or that nothing was found and how many
     /// rules were checked.

@@ -65,7 +65,8 @@ pub fn found(
 ) -> Finding {
     let mut caveats = Vec::new();
     if let Some(d) = c.model.process.dropped_events.filter(|d| *d > 0) {
-        caveats.push(format!("The runtime dropped {d} events: {}.", rule.dropped));
+        // EventPipe: the runtime's sequence-number gaps; ETW: the session's lost events.
+        caveats.push(format!("{d} events were lost: {}.", rule.dropped));
     }
     Finding {
         rule: Cow::Borrowed(rule.id),
