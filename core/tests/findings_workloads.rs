@@ -23,7 +23,8 @@ use serde_json::Value;
 const RUNTIME: &str = "Microsoft-Windows-DotNETRuntime";
 const RUNTIMES: [&str; 4] = ["netcore3.1", "net8.0", "net9.0", "net10.0"];
 
-fn dir() -> PathBuf {
+/// The committed fixtures.
+fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces")
 }
 
@@ -118,8 +119,8 @@ struct Workload {
     model: gcscope_core::gc::GcModel,
 }
 
-fn load(rt: &str, w: &str) -> Option<Workload> {
-    let base = dir().join(rt).join(w);
+fn load(root: &Path, rt: &str, w: &str) -> Option<Workload> {
+    let base = root.join(rt).join(w);
     let bytes = std::fs::read(base.with_extension("nettrace")).ok()?;
     let json = |ext: &str| -> Value {
         serde_json::from_slice(&std::fs::read(base.with_extension(ext)).unwrap()).unwrap()
@@ -160,12 +161,11 @@ fn n(v: &Value) -> u32 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}")) as u32
 }
 
-#[test]
-fn induced_lists_the_gcs_the_oracles_collect_calls_ran_by_kind() {
+fn induced_lists_the_gcs_the_oracles_collect_calls_ran_by_kind(root: &Path) -> usize {
     let mut seen = 0;
     for rt in RUNTIMES {
         let name = format!("{rt}/induced");
-        let Some(w) = load(rt, "induced") else {
+        let Some(w) = load(root, rt, "induced") else {
             continue;
         };
         seen += 1;
@@ -218,15 +218,16 @@ fn induced_lists_the_gcs_the_oracles_collect_calls_ran_by_kind() {
         let blocking = want.iter().filter(|g| w.raw.starts[g].2 == 0).count();
         assert_eq!(figure(f, "blocking") as usize, blocking, "{name}");
     }
-    assert_eq!(seen, 4);
+    seen
 }
 
-#[test]
-fn loh_finds_the_gen2_gcs_large_allocations_triggered() {
+fn loh_finds_the_gen2_gcs_large_allocations_triggered(root: &Path) -> usize {
     let mut seen = 0;
     for rt in RUNTIMES {
         let name = format!("{rt}/loh");
-        let Some(w) = load(rt, "loh") else { continue };
+        let Some(w) = load(root, rt, "loh") else {
+            continue;
+        };
         seen += 1;
         let f = finding(&w, "loh-triggered-gen2", &name);
         let want: BTreeSet<u32> = w
@@ -243,15 +244,14 @@ fn loh_finds_the_gen2_gcs_large_allocations_triggered() {
         // The oracle's program allocated 700 large arrays.
         assert_eq!(w.oracle["loh_allocations"].as_u64(), Some(700));
     }
-    assert_eq!(seen, 3);
+    seen
 }
 
-#[test]
-fn pinning_finds_the_pinned_handles_and_objects() {
+fn pinning_finds_the_pinned_handles_and_objects(root: &Path) -> usize {
     let mut seen = 0;
     for rt in RUNTIMES {
         let name = format!("{rt}/pinning");
-        let Some(w) = load(rt, "pinning") else {
+        let Some(w) = load(root, rt, "pinning") else {
             continue;
         };
         seen += 1;
@@ -290,15 +290,16 @@ fn pinning_finds_the_pinned_handles_and_objects() {
             .unwrap();
         assert_eq!(f.evidence.types.first(), Some(&top), "{name}");
     }
-    assert_eq!(seen, 3);
+    seen
 }
 
-#[test]
-fn mempressure_finds_the_memory_pressure_gcs_and_the_load_near_the_hard_limit() {
+fn mempressure_finds_the_memory_pressure_gcs_and_the_load_near_the_hard_limit(
+    root: &Path,
+) -> usize {
     let mut seen = 0;
     for rt in RUNTIMES {
         let name = format!("{rt}/mempressure");
-        let Some(w) = load(rt, "mempressure") else {
+        let Some(w) = load(root, rt, "mempressure") else {
             continue;
         };
         seen += 1;
@@ -356,15 +357,14 @@ fn mempressure_finds_the_memory_pressure_gcs_and_the_load_near_the_hard_limit() 
             );
         }
     }
-    assert_eq!(seen, 3);
+    seen
 }
 
-#[test]
-fn wks_nonconcurrent_finds_its_blocking_gen2_gcs() {
+fn wks_nonconcurrent_finds_its_blocking_gen2_gcs(root: &Path) -> usize {
     let mut seen = 0;
     for rt in RUNTIMES {
         let name = format!("{rt}/wks-nonconcurrent");
-        let Some(w) = load(rt, "wks-nonconcurrent") else {
+        let Some(w) = load(root, rt, "wks-nonconcurrent") else {
             continue;
         };
         seen += 1;
@@ -407,7 +407,7 @@ fn wks_nonconcurrent_finds_its_blocking_gen2_gcs() {
             "{name}"
         );
     }
-    assert_eq!(seen, 3);
+    seen
 }
 
 /// TraceEvent's GCGlobalHeapHistory NumHeaps per GC: the heap-count transitions (from, to) in GC
@@ -426,12 +426,13 @@ fn te_transitions(te: &Value) -> Vec<(u32, u32, u32, u32)> {
         .collect()
 }
 
-#[test]
-fn datas_finds_the_heap_count_changes() {
+fn datas_finds_the_heap_count_changes(root: &Path) -> usize {
     let mut seen = 0;
     for rt in ["net8.0", "net9.0", "net10.0"] {
         let name = format!("{rt}/datas");
-        let Some(w) = load(rt, "datas") else { continue };
+        let Some(w) = load(root, rt, "datas") else {
+            continue;
+        };
         seen += 1;
         let f = finding(&w, "datas", &name);
         let te = te_transitions(&w.te);
@@ -464,5 +465,77 @@ fn datas_finds_the_heap_count_changes() {
             }
         }
     }
-    assert_eq!(seen, 3);
+    seen
+}
+
+// Each check on the committed fixtures, with how many runtimes' fixtures hold its workload.
+type Check = fn(&Path) -> usize;
+const CHECKS: [(&str, Check, usize); 6] = [
+    (
+        "induced",
+        induced_lists_the_gcs_the_oracles_collect_calls_ran_by_kind,
+        4,
+    ),
+    ("loh", loh_finds_the_gen2_gcs_large_allocations_triggered, 3),
+    ("pinning", pinning_finds_the_pinned_handles_and_objects, 3),
+    (
+        "mempressure",
+        mempressure_finds_the_memory_pressure_gcs_and_the_load_near_the_hard_limit,
+        3,
+    ),
+    (
+        "wks-nonconcurrent",
+        wks_nonconcurrent_finds_its_blocking_gen2_gcs,
+        3,
+    ),
+    ("datas", datas_finds_the_heap_count_changes, 3),
+];
+
+/// One test per check on the committed fixtures.
+macro_rules! on_fixtures {
+    ($($test:ident: $i:literal),*) => {$(
+        #[test]
+        fn $test() {
+            let (name, check, fixtures_hold) = CHECKS[$i];
+            assert_eq!(check(&fixtures()), fixtures_hold, "{name}: runtimes checked");
+        }
+    )*};
+}
+on_fixtures!(induced_on_the_fixtures: 0, loh_on_the_fixtures: 1, pinning_on_the_fixtures: 2,
+    mempressure_on_the_fixtures: 3, wks_nonconcurrent_on_the_fixtures: 4, datas_on_the_fixtures: 5);
+
+/// The same checks on freshly generated traces (`tools/tracegen/check-fresh.sh` generates them on
+/// .NET Core 3.1, 8, 9 and 10 and names their directory in `GCSCOPE_FRESH_TRACES`): each fresh
+/// oracle describes its own run. Every workload generated must be there on at least one runtime.
+#[test]
+fn each_workloads_behaviour_is_found_on_fresh_traces() {
+    let Some(root) = std::env::var_os("GCSCOPE_FRESH_TRACES") else {
+        eprintln!(
+            "skipped: GCSCOPE_FRESH_TRACES is not set (tools/tracegen/check-fresh.sh sets it to the \
+             traces it generates)"
+        );
+        return;
+    };
+    let root = PathBuf::from(root);
+    // generate.sh makes every workload unless TRACEGEN_WORKLOADS names fewer.
+    let asked = std::env::var("TRACEGEN_WORKLOADS").ok();
+    for (name, check, _) in CHECKS {
+        if asked
+            .as_deref()
+            .is_some_and(|a| !a.split_whitespace().any(|w| w == name))
+        {
+            eprintln!(
+                "{name}: not generated (TRACEGEN_WORKLOADS={})",
+                asked.as_deref().unwrap_or("")
+            );
+            continue;
+        }
+        let seen = check(&root);
+        eprintln!("{name}: checked on {seen} runtimes in {}", root.display());
+        assert!(
+            seen > 0,
+            "{name}: no runtime in {} has its workload",
+            root.display()
+        );
+    }
 }

@@ -13,5 +13,7 @@ start=$SECONDS
 "$HERE/generate.sh" "$OUT"
 gen=$((SECONDS - start))
 (cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test -p gcscope-core --test generated_traces -- --ignored --nocapture fresh_traces)
+# The findings on them: each workload's designed behaviour, against its fresh oracle and raw events.
+(cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test -p gcscope-core --test findings_workloads -- --nocapture fresh_traces)
 echo "check-fresh: generated in ${gen}s, generated + tested in $((SECONDS - start))s ($OUT)"
 [ "$KEEP" = 1 ] || rm -rf "$OUT"
