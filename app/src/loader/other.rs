@@ -1,12 +1,14 @@
 //! The trace the open one is compared with ("B"): dropped, chosen or pasted, or fetched by address
 //! (`?compare=URL`), it decodes in a worker of its own (`Slot::Compare`) while the first stays
-//! shown. Its rows are not kept: what a comparison needs of them (pauses and heap points,
-//! `compare::RowLog`) is taken from each batch as it comes, and the rows dropped.
+//! shown. What the figures' comparison needs of its rows (pauses and heap points,
+//! `compare::RowLog`) is taken from each batch as it comes; the rows themselves are kept without
+//! their per-heap histories (~1.7 KB a GC, as `gcscope compare` keeps them) for B's findings.
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
 use gcscope_core::compare::RowLog;
+use gcscope_core::gc::Gc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::Blob;
@@ -21,11 +23,19 @@ use super::worker_client::{self, JobEvent, Slot};
 thread_local! {
     /// B's pauses and heap points, gathered while its worker reads.
     static ROWS: RefCell<RowLog> = RefCell::new(RowLog::default());
+    /// B's rows so far (without per-heap histories, which no rule reads), for its findings.
+    static GCS: RefCell<Vec<Gc>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Forgets what B's reading gathered so far.
+fn forget_rows() {
+    ROWS.with(|r| *r.borrow_mut() = RowLog::default());
+    GCS.with(|g| *g.borrow_mut() = Vec::new());
 }
 
 /// Decodes `blob` as the trace to compare with; the views show the comparison when it is read.
 pub fn open_blob(app: AppState, name: String, blob: Blob) {
-    ROWS.with(|r| *r.borrow_mut() = RowLog::default());
+    forget_rows();
     app.other.set(None);
     app.other_error.set(None);
     app.other_loading.set(Some((
@@ -85,7 +95,7 @@ pub fn fetch_and_open(app: AppState, url: String) {
 /// Ends the comparison: B's worker stops, B is forgotten, the address drops `compare=`.
 pub fn leave(app: AppState) {
     worker_client::cancel(Slot::Compare);
-    ROWS.with(|r| *r.borrow_mut() = RowLog::default());
+    forget_rows();
     app.other.set(None);
     app.other_loading.set(None);
     app.other_error.set(None);
@@ -99,14 +109,23 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
                 *progress = p;
             }
         }),
-        JobEvent::Message(ToUi::Gcs { rows, .. }) => ROWS.with(|r| {
-            let mut log = r.borrow_mut();
-            rows.iter().for_each(|g| log.add(g));
-        }),
+        JobEvent::Message(ToUi::Gcs { rows, .. }) => {
+            ROWS.with(|r| {
+                let mut log = r.borrow_mut();
+                rows.iter().for_each(|g| log.add(g));
+            });
+            GCS.with(|g| {
+                g.borrow_mut().extend(rows.into_iter().map(|mut r| {
+                    r.heaps = Vec::new();
+                    r
+                }))
+            });
+        }
         JobEvent::Message(ToUi::Done(mut a)) => {
             worker_client::cancel(Slot::Compare);
             app.other_loading.set(None);
             let rows = ROWS.with(|r| std::mem::take(&mut *r.borrow_mut()));
+            let gcs = GCS.with(|g| std::mem::take(&mut *g.borrow_mut()));
             match (a.model.take(), &a.error) {
                 (Some(model), error) if a.events > 0.0 => {
                     if let Some(e) = error {
@@ -118,6 +137,7 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
                         name: a.file_name.clone(),
                         model: Arc::new(model),
                         rows,
+                        gcs: Arc::new(gcs),
                     })));
                 }
                 (_, error) => app.other_error.set(Some(format!(
@@ -128,7 +148,7 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
         }
         JobEvent::Message(ToUi::Ready) => {}
         // The rows so far were another process's (an ETW trace: the lead in GC pause changed).
-        JobEvent::Message(ToUi::Reset) => ROWS.with(|r| *r.borrow_mut() = RowLog::default()),
+        JobEvent::Message(ToUi::Reset) => forget_rows(),
         JobEvent::Crashed(msg) => {
             worker_client::cancel(Slot::Compare);
             app.other_loading.set(None);

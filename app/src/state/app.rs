@@ -58,6 +58,8 @@ pub struct OtherTrace {
     pub name: String,
     pub model: Arc<GcModel>,
     pub rows: RowLog,
+    /// Its rows without per-heap histories, for its findings.
+    pub gcs: Arc<Vec<Gc>>,
 }
 
 impl OtherTrace {

@@ -1,5 +1,6 @@
 //! Compare: the open trace (A, the baseline) and a second one (B) side by side: their facts, every
 //! figure with B - A, % and whether B is better (core's `compare`, as `gcscope compare A B`), the
+//! findings that appear, disappear or change (`findings::diff`, as `gcscope compare`), the
 //! pause histograms, CDFs and MMU curves overlaid, and allocation rate and heap size over time.
 //! Whole traces (the time range is A's alone); the pause budget is the Latency tab's.
 //!
@@ -20,6 +21,7 @@ use crate::plot::Axis;
 use crate::state::use_app;
 use crate::tables::compare as tables;
 use crate::widgets::chart::{BucketChart, LineChart, LogChart, Series};
+use crate::widgets::findings_diff::FindingsDiff;
 use crate::widgets::table::{DataTable, Rows};
 use crate::widgets::table_panel::TablePanel;
 
@@ -221,6 +223,7 @@ fn side_by_side(c: Arc<Comparison>) -> impl IntoView {
         <p class="muted">"Whole traces (the time range applies to A's own views). B − A for every figure, % of A, and which way is better; pause budget "
             {move || crate::format::ms(app.vs.with(|v| v.budget()))} " (set on the Latency tab)."</p>
         <p id="compare-summary">{summary}</p>
+        <FindingsDiff />
         <div class="latency-grid">
             <div>
                 <h2>"Facts"</h2>

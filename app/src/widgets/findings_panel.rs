@@ -9,15 +9,15 @@ use std::sync::Arc;
 use gcscope_core::findings::{self, Finding, Goal, Report, Severity, DEFAULT_PAUSE_BUDGET_MS};
 use leptos::prelude::*;
 
-use crate::state::use_app;
 use crate::state::view_state::GC_TABLE;
+use crate::state::{use_app, AppState};
 use crate::tables::findings::{checks_table, figure, settings};
 use crate::tables::SortFilter;
 
 use super::table::{DataTable, Rows};
 
 /// The report for the trace and the settings in the address bar; `None` until the model is in.
-fn report_memo() -> Memo<Option<Arc<Report>>> {
+pub fn report_memo() -> Memo<Option<Arc<Report>>> {
     let app = use_app();
     Memo::new_with_compare(
         move |_| {
@@ -27,6 +27,19 @@ fn report_memo() -> Memo<Option<Arc<Report>>> {
         },
         |a, b| a != b,
     )
+}
+
+/// Shows only `gcs` in the GC table: the other filters are cleared, the time range too.
+pub fn show_only(app: AppState, gcs: &[u32]) {
+    let mut only = gcs.to_vec();
+    only.sort_unstable();
+    only.dedup();
+    app.set_vs(move |s| {
+        s.filter = Default::default();
+        s.filter.only = only;
+        s.sort = None;
+        s.tab = Some(GC_TABLE.into());
+    })
 }
 
 fn sev_class(s: Severity) -> &'static str {
@@ -103,21 +116,7 @@ fn FindingItem(f: Finding) -> impl IntoView {
     let n = gcs.len();
     let first = gcs.first().copied();
     let range = ev.range_ms;
-    let show_gcs = {
-        let mut only = gcs.clone();
-        only.sort_unstable();
-        only.dedup();
-        move |_| {
-            let only = only.clone();
-            app.set_vs(move |s| {
-                // Only the finding's GCs: the other filters are cleared, the time range too.
-                s.filter = Default::default();
-                s.filter.only = only;
-                s.sort = None;
-                s.tab = Some(GC_TABLE.into());
-            })
-        }
-    };
+    let show_gcs = move |_| show_only(app, &gcs);
     let show_range = move |_| {
         if let Some((a, b)) = range {
             app.set_range(a, b.max(a + 0.001));
@@ -134,6 +133,8 @@ fn FindingItem(f: Finding) -> impl IntoView {
                 {f.threshold.chosen.then(|| view! { <span class="chip muted" title="The sources give no number: the threshold is gcscope's own">"gcscope's threshold"</span> })}
             </div>
             <p class="finding-summary">{f.summary.clone()}</p>
+            // What lost events could hide or fake here, in sight rather than under the details.
+            {f.caveats.iter().map(|c| view! { <p class="warn finding-caveat">{format!("⚠ {c}")}</p> }).collect_view()}
             <div class="finding-links">
                 {(n > 0).then(|| view! {
                     <button class="link finding-gcs" data-count=n.to_string() on:click=show_gcs>
@@ -174,7 +175,6 @@ fn FindingItem(f: Finding) -> impl IntoView {
                 <ul class="finding-advice">
                     {f.advice.iter().map(|a| view! { <li>{a.text.to_string()}<span class="muted">{format!(" ({})", a.source)}</span></li> }).collect_view()}
                 </ul>
-                {f.caveats.iter().map(|c| view! { <p class="warn finding-caveat">{format!("⚠ {c}")}</p> }).collect_view()}
             </details>
         </li>
     }

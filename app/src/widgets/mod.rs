@@ -12,11 +12,13 @@
 //! - [`facts`]: lists of figures with their definitions, and the notes that say why a view is empty.
 //! - [`export`]: CSV/JSON buttons and file downloads.
 //! - [`findings_panel::FindingsPanel`]: the ranked findings with links to their evidence, the
-//!   goal and the pause budget (the Overview's top).
+//!   goal and the pause budget (the Overview's top); [`findings_diff::FindingsDiff`]: those that
+//!   appear, disappear or change from A to B (the Compare tab).
 
 pub mod chart;
 pub mod export;
 pub mod facts;
+pub mod findings_diff;
 pub mod findings_panel;
 pub mod pause_chart;
 pub mod table;
