@@ -281,6 +281,18 @@ test('Compare: the findings that appear, disappear or change from A to B, as gcs
   await page.locator('#gc-table tbody tr[data-gc]').first().waitFor();
   const aShown = await page.$$eval('#gc-table tbody tr[data-gc]', (trs) => trs.map((tr) => Number(tr.dataset.gc)));
   assert.deepEqual(aShown, [...new Set(gcsOf(ra, gone.rule))].sort((x, y) => x - y));
+
+  // B a local file: no address to open it by, so its GCs are listed on the tab.
+  await page.click('#tab-compare');
+  await page.click('#leave-compare');
+  await page.setInputFiles('#compare-input', path.join(FIXTURES, b));
+  await page.locator('#compare-findings-list').waitFor({ timeout: 60_000 });
+  assert.equal(await page.locator('#compare-findings-list .compare-b-gcs').count(), 0);
+  const listed = await page.$$eval('#compare-findings-list > li', (lis) => lis.map((li) => [li.dataset.rule, li.querySelector('.compare-b-list')?.textContent ?? '']));
+  for (const [rule, text] of listed) {
+    const g = gcsOf(rb, rule);
+    assert.equal(text, g.length ? g.slice(0, 200).map((n) => `#${n}`).join(', ') + (g.length > 200 ? `, … ${g.length - 200} more` : '') : '', rule);
+  }
   assert.deepEqual(problems, []);
   await context.close();
 });
