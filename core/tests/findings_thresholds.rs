@@ -488,11 +488,11 @@ fn dropped_events_are_named_with_each_finding() {
     assert!(
         f.caveats
             .iter()
-            .any(|c| c.contains("dropped 7 events") && c.contains("hides an induced GC")),
+            .any(|c| c.contains("7 events were lost") && c.contains("hides an induced GC")),
         "{:?}",
         f.caveats
     );
-    assert!(r.verdict.contains("dropped 7 events"), "{}", r.verdict);
+    assert!(r.verdict.contains("7 events were lost"), "{}", r.verdict);
 }
 
 /// Definitive signs rank first, then the goal's warnings; sourced thresholds before chosen ones.
