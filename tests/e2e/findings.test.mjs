@@ -16,12 +16,12 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { ROOT, SHARED, ENGINE, OUT, serveDist, launch, openApp } from './harness.mjs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { GCSCOPE, TARGET, ensureTrace } from '../bench/scale-lib.mjs';
+import { FIXTURES, openWithFixtures } from './inputs.mjs';
 
 // Chromium's screenshots are the documentation's; the other engines' go to tests/output/<engine>/.
 const DOCS = ENGINE === 'chromium' ? path.join(ROOT, 'docs/screenshots') : OUT;
-const FIXTURES = path.join(ROOT, 'fixtures/traces');
 const FIX = (v, name) => path.join(FIXTURES, v, `${name}.nettrace`);
 const PERFVIEW_X64 = path.join(SHARED, 'traces/perfview/net.4.5.2.x64.etl.zip');
 const ETL_MACHINE = path.join(TARGET, 'release/examples/etl_machine');
@@ -66,22 +66,6 @@ async function pick(page, pid) {
   await page.locator(`#process-table tr.current[data-pid="${pid}"]`).waitFor({ timeout: 60_000, state: 'attached' });
   await page.locator('#report').waitFor({ timeout: 60_000 });
   await page.locator('#findings-verdict').waitFor();
-}
-
-/** The page with the fixtures served at remote/ (for ?trace= and ?compare= addresses). */
-async function openWithFixtures(query) {
-  const app = await openApp(browser, server.base);
-  await app.page.route('**/remote/**', async (route, request) => {
-    const rel = decodeURIComponent(new URL(request.url()).pathname.split('/remote/')[1]);
-    const file = path.join(FIXTURES, rel);
-    if (!file.startsWith(FIXTURES) || !existsSync(file)) return route.fulfill({ status: 404, body: 'no such fixture' });
-    await route.fulfill({ status: 200, body: await readFile(file), contentType: 'application/octet-stream' });
-  });
-  // The start page's fetch of the samples' list ends first: a navigation that cut it off would be
-  // a NetworkError on the page in Firefox.
-  await app.page.locator('#sample-0').waitFor({ timeout: 30_000 });
-  await app.page.goto(server.base + query);
-  return app;
 }
 
 async function open(page, file) {
@@ -249,7 +233,7 @@ test('Compare: the findings that appear, disappear or change from A to B, as gcs
   const [ra, rb] = [cli(path.join(FIXTURES, a)), cli(path.join(FIXTURES, b))];
   const kinds = new Set(want.map((c) => c.kind));
   assert.ok(kinds.has('appeared') && kinds.has('disappeared'), JSON.stringify([...kinds]));
-  const { page, context, problems } = await openWithFixtures(`?trace=remote/${a}&compare=remote/${b}&tab=compare`);
+  const { page, context, problems } = await openWithFixtures(browser, server.base, `?trace=remote/${a}&compare=remote/${b}&tab=compare`);
   await page.locator('#compare-findings-list').waitFor({ timeout: 60_000 });
   const shown = await page.$$eval('#compare-findings-list > li', (lis) => lis.map((li) => ({
     rule: li.dataset.rule,

@@ -13,8 +13,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, serveDist, launch, openApp, dropFile } from './harness.mjs';
 import { GCSCOPE } from '../bench/scale-lib.mjs';
+import { FIXTURES, openWithFixtures } from './inputs.mjs';
 
-const FIXTURES = path.join(ROOT, 'fixtures/traces');
 let server, browser;
 
 before(async () => {
@@ -26,20 +26,6 @@ before(async () => {
   browser = await launch();
 });
 after(async () => { await browser?.close(); await server?.close(); });
-
-/** The app with the fixtures served beside it at `remote/<runtime>/<name>.nettrace` (by address,
- * from its own origin), then `query` opened. */
-async function openWithFixtures(query = '') {
-  const app = await openApp(browser, server.base);
-  await app.page.route('**/remote/**', async (route, request) => {
-    const rel = decodeURIComponent(new URL(request.url()).pathname.split('/remote/')[1]);
-    const file = path.join(FIXTURES, rel);
-    if (!file.startsWith(FIXTURES) || !existsSync(file)) return route.fulfill({ status: 404, body: 'no such fixture' });
-    await route.fulfill({ status: 200, body: await readFile(file), contentType: 'application/octet-stream' });
-  });
-  if (query) await app.page.goto(server.base + query);
-  return app;
-}
 
 const FIX = (v, name) => path.join(FIXTURES, v, `${name}.nettrace`);
 const te = async (file) => JSON.parse(await readFile(file.replace(/\.nettrace$/, '.traceevent.json'), 'utf8'));
@@ -93,7 +79,7 @@ test('Latency tab: percentiles, budget, worst windows and MMU as gcscope latency
   const file = FIX('net8.0', 'server');
   const ref = await te(file);
   const query = '?trace=remote/net8.0/server.nettrace&tab=latency&budget=2&window=5';
-  const { page, context, problems } = await openWithFixtures(query);
+  const { page, context, problems } = await openWithFixtures(browser, server.base, query);
   await page.locator('#pause-percentiles').waitFor({ timeout: 60_000 });
   const want = await checkLatency(page, file, ['--budget', '2', '--window', '5']);
   // TraceEvent's own analysis: every GC complete, its longest pause.
@@ -131,7 +117,7 @@ test('Overview: pause percentiles as gcscope summary has them, and PerfView\'s %
   // makes them differ: core/tests/model_fixtures.rs).
   const file = FIX('net8.0', 'wks-nonconcurrent');
   const ref = await te(file);
-  const { page, context, problems } = await openWithFixtures('?trace=remote/net8.0/wks-nonconcurrent.nettrace');
+  const { page, context, problems } = await openWithFixtures(browser, server.base, '?trace=remote/net8.0/wks-nonconcurrent.nettrace');
   await page.locator('#overview-percentiles').waitFor({ timeout: 60_000 });
   sameRows(await table(page, 'overview-percentiles'), cli('summary', file, '--json').pauses, 'pauses');
   // PerfView: TraceEvent's total pause over its ProcessDuration (the GC span).
@@ -165,7 +151,7 @@ test('Compare: two traces by address side by side with gcscope compare\'s differ
   // Workstation against server GC, two traces whose pauses are TraceEvent's to the µs.
   const [a, b] = [FIX('net8.0', 'wks-nonconcurrent'), FIX('net8.0', 'server')];
   const [refA, refB] = [await te(a), await te(b)];
-  const { page, context, problems } = await openWithFixtures(
+  const { page, context, problems } = await openWithFixtures(browser, server.base,
     '?trace=remote/net8.0/wks-nonconcurrent.nettrace&compare=remote/net8.0/server.nettrace');
   // The Compare tab shows both.
   await page.click('#tab-compare');
