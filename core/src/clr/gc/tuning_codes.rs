@@ -167,11 +167,7 @@ pub struct FlagTable {
 pub const ADJUSTMENT_REASONS: FlagTable = FlagTable {
     none: "init_adjustment_reason",
     bits: &[
-        (
-            1,
-            "limited_by_bounds",
-            "step cut by the bounds on the heap count (growth per step, the budget's maximum, the cores, 1 heap)",
-        ),
+        (1, "limited_by_bounds", "step cut by the heap-count bounds"),
         (
             2,
             "cannot_adjust_budget",
@@ -206,6 +202,9 @@ pub const FREQUENCY_REASONS: FlagTable = FlagTable {
     ],
 };
 
+/// Which text of a bit's entry (its name or its words).
+type Pick = fn(&(u16, &'static str, &'static str)) -> &'static str;
+
 impl FlagTable {
     /// The runtime's names of the bits set, joined with `|` (bits it does not define as one hex
     /// number); the empty set's name for 0.
@@ -213,30 +212,26 @@ impl FlagTable {
         if v == 0 {
             return self.none.into();
         }
-        let mut parts: Vec<String> = self
-            .bits
-            .iter()
-            .filter(|b| v & b.0 != 0)
-            .map(|b| String::from(b.1))
-            .collect();
-        let unknown = v & !self.known();
-        if unknown != 0 {
-            parts.push(alloc::format!("{unknown:#x}"));
-        }
-        parts.join("|")
+        self.each(v, |b| b.1, "").join("|")
     }
 
     /// What each bit set means, in words (unknown bits as "unknown reason 0xN").
     pub fn words(&self, v: u16) -> Vec<String> {
+        self.each(v, |b| b.2, "unknown reason ")
+    }
+
+    /// One text per bit of `v` the table defines (`pick` chooses which), then the bits it does
+    /// not define as one hex number after `unknown`.
+    fn each(&self, v: u16, pick: Pick, unknown: &str) -> Vec<String> {
         let mut out: Vec<String> = self
             .bits
             .iter()
             .filter(|b| v & b.0 != 0)
-            .map(|b| String::from(b.2))
+            .map(|b| String::from(pick(b)))
             .collect();
-        let unknown = v & !self.known();
-        if unknown != 0 {
-            out.push(alloc::format!("unknown reason {unknown:#x}"));
+        let rest = v & !self.known();
+        if rest != 0 {
+            out.push(alloc::format!("{unknown}{rest:#x}"));
         }
         out
     }
