@@ -189,6 +189,8 @@ test('DATAS tab: a row, a change\'s link and a chart mark open their GC', async 
   assert.match(await page.url(), new RegExp(`[?&]gc=${g}\\b`));
   assert.equal(await page.locator(`#datas-per-gc tbody tr.selected`).getAttribute('data-gc'), String(g));
   const c = j.changes[0].gc;
+  // The detail panel covers the page's right side, where a sentence's link can end up.
+  await page.keyboard.press('Escape');
   await page.click(`#datas-why li[data-gc="${c}"] button`);
   assert.match(await page.locator('#detail-title').textContent(), new RegExp(`GC #${c}\\b`));
   const last = j.changes[j.changes.length - 1].gc;
