@@ -6,12 +6,13 @@
 //! `gc_heap::dynamic_heap_count_data_t`: the enums `decide_change_condition`,
 //! `decide_adjustment_reason`, `hc_change_freq_reason` and `adjust_metric`, with the
 //! `should_change`, `should_change_hc` and `get_hc_change_freq_factors` that set them; the event is
-//! fired by `gc_heap::calculate_new_heap_count` (gc.cpp, `dynamic_heap_count.cpp` on main) with the
-//! four codes cast to integers in the order ChangeDecision, AdjReason, HcChangeFreqFactor,
-//! HcFreqReason, AdjMetric. Read in two snapshots of dotnet/runtime's GC (forks
-//! willibrandon/runtime@961301d3 and MichalPetryka/runtime@e8b5f1a5, the .NET 9/10 DATAS code):
-//! the values are the same in both; the committed 9.0.5 and 10.0.11 traces only carry values from
-//! these tables (`core/tests/datas_codes.rs`).
+//! fired (`GCEventFireSizeAdaptationTuning_V1`, in the heap-count calculation; read in
+//! dotnet/runtime's main, where it moved out of gc.cpp) with the codes cast to integers in the
+//! order ChangeDecision, AdjReason, HcChangeFreqFactor, HcFreqReason, AdjMetric. The enums were
+//! read in two snapshots of gcpriv.h with the .NET 9/10 DATAS code (forks of dotnet/runtime:
+//! willibrandon/runtime@961301d3 and MichalPetryka/runtime@e8b5f1a5; the release tags themselves
+//! could not be listed): the values are the same in both, and the committed 9.0.5 and 10.0.11
+//! traces carry only values from these tables (`core/tests/datas_codes.rs`).
 //!
 //! `decide_change_condition` is one value; the reasons are bit sets (the runtime ORs them). A value
 //! or bit this table does not know is kept and shown as its number, never an error.
