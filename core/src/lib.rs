@@ -22,6 +22,7 @@ pub mod event;
 pub mod filter;
 pub mod gc;
 pub mod nettrace;
+pub mod parts;
 pub mod read;
 pub mod reader;
 pub mod sort;

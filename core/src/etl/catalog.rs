@@ -32,6 +32,8 @@ pub struct Catalog {
     providers: Vec<String>,
     entries: Vec<Entry>,
     index: BTreeMap<Key, u32>,
+    /// Each entry's key, in entry order.
+    keys: Vec<Key>,
     last: Option<(Key, u32)>,
     filter: Option<Box<Filter>>,
     /// Skipped records per provider index.
@@ -120,7 +122,42 @@ impl Catalog {
         });
         let i = (self.entries.len() - 1) as u32;
         self.index.insert(key, i);
+        self.keys.push(key);
         i
+    }
+
+    /// Entries defined so far.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Adds what a part's own catalog counted (see [`super::part`]): its entries, defined here in
+    /// the part's order of first sight where they are new (the order the sequential decoder would
+    /// have defined them in, the part's records coming after every record counted here), and their
+    /// counts. Returns the index here of each of the part's entries.
+    pub fn absorb(&mut self, part: &Catalog) -> Vec<u32> {
+        let mut to = Vec::with_capacity(part.entries.len());
+        for (e, &key) in part.entries.iter().zip(&part.keys) {
+            let i = match self.index.get(&key) {
+                Some(&i) => i,
+                None => self.define(&source_of(key), key.3, key),
+            };
+            let mine = &mut self.entries[i as usize];
+            mine.count += e.count;
+            if !mine.deliver && e.count > 0 {
+                let p = mine.provider as usize;
+                if p >= self.skipped_per_provider.len() {
+                    self.skipped_per_provider.resize(p + 1, 0);
+                }
+                self.skipped_per_provider[p] += e.count;
+            }
+            to.push(i);
+        }
+        to
     }
 
     /// Records seen per provider, id and name, sorted by them.
@@ -141,6 +178,25 @@ impl Catalog {
             .enumerate()
             .filter(|(_, &n)| n > 0)
             .map(|(i, &n)| (self.providers[i].as_str(), n))
+    }
+}
+
+/// The source a key was made from, as far as naming it reads it (a provider event's opcode is not
+/// part of its name).
+fn source_of(key: Key) -> Source {
+    let (kind, guid, n, _) = key;
+    match kind {
+        0 => Source::Provider {
+            guid,
+            id: n,
+            opcode: 0,
+        },
+        1 => Source::Class {
+            guid,
+            opcode: n as u8,
+        },
+        2 => Source::Kernel { hook: n },
+        _ => Source::Instance,
     }
 }
 

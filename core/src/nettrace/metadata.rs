@@ -60,6 +60,48 @@ pub struct MetadataStore {
     sparse: BTreeMap<u32, u32>,
     /// The consumer's filter; none delivers everything.
     filter: Option<Box<Filter>>,
+    /// Bumped by every change of what an id means (a definition, a flush of the ids).
+    changes: u64,
+}
+
+/// What a part of the trace needs of the metadata to decode event blocks on its own
+/// ([`crate::parts`]): which entry each id stands for, and per entry what the rows' decoding reads.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MetaView {
+    entries: Vec<EntryView>,
+    dense: Vec<u32>,
+    sparse: BTreeMap<u32, u32>,
+}
+
+/// One entry of a [`MetaView`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EntryView {
+    pub version: u32,
+    pub deliver: bool,
+    /// The event's name depends on its payload (see [`Metadata::payload_named`]).
+    pub payload_named: bool,
+}
+
+impl MetaView {
+    /// Entry index for a metadata id.
+    #[inline]
+    pub fn lookup(&self, id: u32) -> Option<u32> {
+        let i = if id < DENSE_IDS {
+            match self.dense.get(id as usize) {
+                Some(&i) if i != 0 => i - 1,
+                _ => return None,
+            }
+        } else {
+            *self.sparse.get(&id)?
+        };
+        // A view from elsewhere (a worker's message) is not trusted to be consistent.
+        (i < self.entries.len() as u32).then_some(i)
+    }
+
+    #[inline]
+    pub fn entry(&self, index: u32) -> Option<&EntryView> {
+        self.entries.get(index as usize)
+    }
 }
 
 impl MetadataStore {
@@ -93,9 +135,32 @@ impl MetadataStore {
         &self.providers[index as usize]
     }
 
+    /// The ids and entries as a part of the trace needs them (see [`MetaView`]).
+    pub fn view(&self) -> MetaView {
+        MetaView {
+            entries: self
+                .entries
+                .iter()
+                .map(|m| EntryView {
+                    version: m.version,
+                    deliver: m.deliver,
+                    payload_named: m.payload_named,
+                })
+                .collect(),
+            dense: self.dense.clone(),
+            sparse: self.sparse.clone(),
+        }
+    }
+
+    /// Changes of what ids mean so far (definitions, flushes): equal counts, equal [`view`](Self::view)s.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Sets the consumer's filter and decides again for the entries already defined.
     pub fn set_filter(&mut self, filter: Option<Box<Filter>>) {
         self.filter = filter;
+        self.changes += 1;
         for i in 0..self.entries.len() {
             let m = &self.entries[i];
             let deliver = self.decide(m.provider, m.event_id, m.version);
@@ -112,6 +177,7 @@ impl MetadataStore {
     /// Forgets every id (V6 sequence point with the flush-metadata flag). Entries stay allocated until
     /// `compact` because buffered events may still refer to them.
     pub fn clear_ids(&mut self) {
+        self.changes += 1;
         self.dense.clear();
         self.sparse.clear();
     }
@@ -146,6 +212,7 @@ impl MetadataStore {
         m.payload_named = provider == crate::clr::names::RUNTIME_PROVIDER
             && m.event_id == crate::clr::ids::runtime::GC_DYNAMIC_EVENT;
         m.deliver = self.decide(m.provider, m.event_id, m.version);
+        self.changes += 1;
         self.entries.push(m);
         let index = (self.entries.len() - 1) as u32;
         if id < DENSE_IDS {
