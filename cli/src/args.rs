@@ -19,9 +19,20 @@ pub struct Input {
     /// Which process of an ETW trace to read, by name (without .exe, any case)
     #[arg(long, value_name = "NAME")]
     pub process: Option<String>,
+    /// Threads that decode the trace (default: the machine's cores; 1: read on one thread)
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
 }
 
 impl Input {
+    /// Threads to decode with: `--jobs`, else the cores the process may use.
+    pub fn jobs(&self) -> usize {
+        match self.jobs {
+            Some(n) => n as usize,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
     /// The process the command line names.
     pub fn choice(&self) -> ProcessChoice {
         match (self.pid, &self.process) {

@@ -73,7 +73,7 @@ pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, Dynam
     let mut key = String::new();
     // Every process unless one is named (as TraceEvent's baselines count).
     let pid = crate::load::chosen_pid(input)?;
-    let (_, stats) = crate::load::read_trace(path, &mut |_, e| {
+    let (_, stats) = crate::load::read_trace(input, &mut |_, e| {
         if pid.is_some_and(|p| p != e.process_id) {
             return;
         }

@@ -16,6 +16,7 @@ mod insight;
 mod load;
 mod memory;
 mod out;
+mod parallel;
 mod pins;
 mod reasons;
 mod roots;

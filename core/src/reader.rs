@@ -261,7 +261,7 @@ impl TraceReader {
     }
 
     /// For [`crate::parts`]: see [`etl::Decoder::absorb_catalog`].
-    pub(crate) fn absorb_etl_catalog(&mut self, part: &etl::catalog::Catalog) -> Vec<u32> {
+    pub(crate) fn absorb_etl_catalog(&mut self, part: &[(etl::catalog::Key, u64)]) -> Vec<u32> {
         match &mut self.stream.etl {
             Some(e) => e.absorb_catalog(part),
             None => Vec::new(),

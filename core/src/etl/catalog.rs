@@ -14,7 +14,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 /// A record kind's key: source kind tag, GUID, id/opcode/hook, version.
-type Key = (u8, Guid, u16, u8);
+pub type Key = (u8, Guid, u16, u8);
 
 pub struct Entry {
     /// Interned provider index.
@@ -135,25 +135,34 @@ impl Catalog {
         self.entries.is_empty()
     }
 
-    /// Adds what a part's own catalog counted (see [`super::part`]): its entries, defined here in
-    /// the part's order of first sight where they are new (the order the sequential decoder would
-    /// have defined them in, the part's records coming after every record counted here), and their
-    /// counts. Returns the index here of each of the part's entries.
-    pub fn absorb(&mut self, part: &Catalog) -> Vec<u32> {
-        let mut to = Vec::with_capacity(part.entries.len());
-        for (e, &key) in part.entries.iter().zip(&part.keys) {
+    /// Each entry's key and count, in entry order (what [`absorb`](Self::absorb) takes).
+    pub fn counts(&self) -> Vec<(Key, u64)> {
+        self.keys
+            .iter()
+            .zip(&self.entries)
+            .map(|(&k, e)| (k, e.count))
+            .collect()
+    }
+
+    /// Adds what a part's own catalog counted (its [`counts`](Self::counts), see [`super::part`]):
+    /// its entries, defined here in the part's order of first sight where they are new (the order
+    /// the sequential decoder would have defined them in, the part's records coming after every
+    /// record counted here), and their counts. Returns the index here of each of the part's entries.
+    pub fn absorb(&mut self, part: &[(Key, u64)]) -> Vec<u32> {
+        let mut to = Vec::with_capacity(part.len());
+        for &(key, count) in part {
             let i = match self.index.get(&key) {
                 Some(&i) => i,
                 None => self.define(&source_of(key), key.3, key),
             };
             let mine = &mut self.entries[i as usize];
-            mine.count += e.count;
-            if !mine.deliver && e.count > 0 {
+            mine.count += count;
+            if !mine.deliver && count > 0 {
                 let p = mine.provider as usize;
                 if p >= self.skipped_per_provider.len() {
                     self.skipped_per_provider.resize(p + 1, 0);
                 }
-                self.skipped_per_provider[p] += e.count;
+                self.skipped_per_provider[p] += count;
             }
             to.push(i);
         }

@@ -276,7 +276,7 @@ impl Decoder {
 
     /// Adds a part's catalog to the decoder's (see [`catalog::Catalog::absorb`]); returns the index
     /// here of each of the part's entries.
-    pub fn absorb_catalog(&mut self, part: &catalog::Catalog) -> Vec<u32> {
+    pub fn absorb_catalog(&mut self, part: &[(catalog::Key, u64)]) -> Vec<u32> {
         self.catalog.absorb(part)
     }
 

@@ -9,7 +9,7 @@
 //! decodes it, and everything after it, sequentially, which reports the error as always.
 
 use super::buffer::{BufferHeader, HEADER_LEN};
-use super::catalog::Catalog;
+use super::catalog::{Catalog, Key};
 use super::merge::{Held, HeldBuffer};
 use super::{lz77, read_records, Counters};
 use crate::filter::Filter;
@@ -29,16 +29,24 @@ pub struct BufferPiece {
 }
 
 /// A part's result: one piece per buffer, in file order, until the part stopped.
-#[derive(Default)]
-pub struct EtlPart {
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EtlOutput {
     pub buffers: Vec<BufferPiece>,
     pub events: Vec<Held>,
     pub bytes: Vec<u8>,
-    /// Every record kind the part's buffers hold, in order of first sight, with counts.
-    pub catalog: Catalog,
+    /// Every record kind the part's buffers hold, in order of first sight, with counts (see
+    /// [`Catalog::absorb`]).
+    pub catalog: Vec<(Key, u64)>,
     /// The buffer (index among the part's buffers) the part could not read: the merge decodes it
     /// and everything after it sequentially. None: every buffer is in `buffers`.
     pub stopped: Option<u32>,
+}
+
+/// A part being decoded.
+#[derive(Default)]
+pub struct EtlPart {
+    out: EtlOutput,
+    catalog: Catalog,
     /// Decompressed records of the current buffer (reused).
     scratch: Vec<u8>,
     held: HeldBuffer,
@@ -56,14 +64,20 @@ impl EtlPart {
     /// Reads the next buffer of the part (`bytes`: the whole buffer, header first). Returns false
     /// (and records nothing of it) if the part must stop here.
     pub fn decode_buffer(&mut self, bytes: &[u8]) -> bool {
-        if self.stopped.is_some() {
+        if self.out.stopped.is_some() {
             return false;
         }
         let ok = bytes.len() >= HEADER_LEN && self.read(bytes).is_some();
         if !ok {
-            self.stopped = Some(self.buffers.len() as u32);
+            self.out.stopped = Some(self.out.buffers.len() as u32);
         }
         ok
+    }
+
+    /// What the part read.
+    pub fn finish(mut self) -> EtlOutput {
+        self.out.catalog = self.catalog.counts();
+        self.out
     }
 
     fn read(&mut self, bytes: &[u8]) -> Option<()> {
@@ -90,14 +104,14 @@ impl EtlPart {
         held.processor = h.processor as u32;
         read_records(&mut self.catalog, &mut counters, records, false, &mut held);
         self.scratch = scratch;
-        self.buffers.push(BufferPiece {
+        self.out.buffers.push(BufferPiece {
             processor: held.processor,
             events: held.events.len() as u32,
             bytes: held.bytes.len() as u32,
             counters,
         });
-        self.events.extend_from_slice(&held.events);
-        self.bytes.extend_from_slice(&held.bytes);
+        self.out.events.extend_from_slice(&held.events);
+        self.out.bytes.extend_from_slice(&held.bytes);
         self.held = held;
         Some(())
     }

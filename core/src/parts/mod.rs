@@ -99,7 +99,7 @@ impl Task {
 /// What a part made of a task.
 pub enum Output {
     EventPipe(nettrace::part::NetPart),
-    Etw(Box<etl::part::EtlPart>),
+    Etw(Box<etl::part::EtlOutput>),
 }
 
 /// The boundary pass: frames the file into units and cuts it into [`Task`]s (see the module docs).
@@ -433,11 +433,10 @@ pub fn decode(task: &Task, bytes: &[u8], filter: Option<FilterFn>) -> Output {
                     None => false,
                 };
                 if !ok {
-                    part.stopped = Some(part.buffers.len() as u32);
                     break;
                 }
             }
-            Output::Etw(Box::new(part))
+            Output::Etw(Box::new(part.finish()))
         }
     }
 }
@@ -528,7 +527,7 @@ fn merge_eventpipe(
 fn merge_etw(
     reader: &mut TraceReader,
     task: &Task,
-    part: etl::part::EtlPart,
+    part: etl::part::EtlOutput,
     sink: &mut Sink<'_>,
 ) -> Result<Merged> {
     // The part's catalog counts every buffer it read: it is merged whole, before its first buffer,
