@@ -29,6 +29,9 @@ cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
 cargo test --release -p gcscope-core --features encode --test encode_roundtrip
 # The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
 cargo test --release -p gcscope-core --features encode --test etl_writer
+# Parallel decoding gives the sequential result on generated NetTrace and ETW traces too, and the
+# ordering buffer's budget holds on the crafted trace it is for (~1 min).
+cargo test --release -p gcscope-core --features encode --test parts_identity --test sort_budget
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh

@@ -292,10 +292,14 @@ impl TraceReader {
         self.stream.update_stats(&mut self.stats);
     }
 
-    /// Bytes currently buffered for an incomplete unit (for memory accounting; for ETW files also
-    /// the merge window).
+    /// Bytes currently buffered: an incomplete unit, and the events held for ordering (EventPipe's
+    /// time-ordering buffer, as it counts itself; an ETW file's merge window).
     pub fn buffered_bytes(&self) -> usize {
-        self.stream.pending.len() + self.stream.etl.as_ref().map_or(0, |e| e.buffered_bytes())
+        self.stream.pending.len()
+            + match &self.stream.etl {
+                Some(e) => e.buffered_bytes(),
+                None => self.stream.decoder.sorted_bytes(),
+            }
     }
 }
 

@@ -169,3 +169,83 @@ fn cut_and_damaged_traces_decode_the_same_in_parts() {
         variants.len()
     );
 }
+
+/// Generated traces (the benchmark's workload, `encode::workload`): workstation V5, server GC with
+/// 4 heaps in V4, a GC-dense one; and each relogged into ETW, plain and compressed (8 processors'
+/// buffers interleaved, as a real session writes them; the workstation one is big enough for the
+/// ETW merge window to release events before the end).
+#[cfg(feature = "encode")]
+#[test]
+fn generated_traces_decode_the_same_in_parts() {
+    use gcscope_core::encode::etl::{Options, Relogger};
+    use gcscope_core::encode::workload::{generate, Config};
+    use gcscope_core::encode::Flavor;
+    let configs = [
+        (
+            "workstation, V5",
+            Config {
+                target_bytes: 40 << 20,
+                ..Config::default()
+            },
+        ),
+        (
+            "server GC with 4 heaps, V4",
+            Config {
+                target_bytes: 8 << 20,
+                flavor: Flavor::V4,
+                heaps: 4,
+                seed: 7,
+                ..Config::default()
+            },
+        ),
+        (
+            "GC-dense",
+            Config {
+                target_bytes: 6 << 20,
+                threads: 1,
+                gen0_budget: 1 << 20,
+                seed: 11,
+                ..Config::default()
+            },
+        ),
+    ];
+    for (name, cfg) in configs {
+        let mut bytes = Vec::new();
+        generate(&cfg, &mut |b| bytes.extend_from_slice(b));
+        for setup in SETUPS {
+            let (line, share) = check_identity(name, &bytes, setup, false);
+            eprintln!("{line}");
+            assert!(share > 0.9, "{line}");
+        }
+        for compressed in [false, true] {
+            let mut relog: Option<Relogger> = None;
+            let mut r = gcscope_core::TraceReader::new();
+            let mut sink = |info: &gcscope_core::event::TraceInfo,
+                            e: &gcscope_core::event::Event<'_>| {
+                relog
+                    .get_or_insert_with(|| {
+                        Relogger::new(
+                            Options {
+                                compressed,
+                                processors: 8,
+                                perf_freq: info.qpc_frequency,
+                                header_timestamp: info.sync_time_qpc,
+                                ..Options::default()
+                            },
+                            info.process_id,
+                        )
+                    })
+                    .event(e)
+            };
+            r.push_with_info(&bytes, &mut sink).unwrap();
+            r.finish_with_info(&mut sink).unwrap();
+            let etl = relog.expect("events").writer.finish();
+            let what = format!("{name}, relogged to ETW (compressed: {compressed})");
+            for setup in &SETUPS[..2] {
+                let (line, share) = check_identity(&what, &etl, *setup, false);
+                eprintln!("{line}");
+                assert!(share > 0.9, "{line}");
+            }
+        }
+    }
+}

@@ -135,6 +135,11 @@ impl Decoder {
         self.meta.set_filter(filter);
     }
 
+    /// Bytes held in the time-ordering buffer (see [`crate::sort::Sorter::buffered_bytes`]).
+    pub fn sorted_bytes(&self) -> usize {
+        self.sorter.buffered_bytes()
+    }
+
     /// Sets the sort buffer's budget (see [`crate::sort::MAX_BUFFERED_BYTES`]); before any event.
     pub fn set_sort_budget(&mut self, bytes: usize) {
         if self.sorter.is_empty() {

@@ -11,9 +11,10 @@ use crate::error::{Error, Result};
 use crate::read::Cursor;
 use crate::sort::{Pending, ARENA};
 
-/// Delivered events of one block between two checks of the sort buffer's budget (a block of the
-/// runtime's holds a few thousand events at most; a crafted one can hold millions).
-pub const CHECK_EVERY: u32 = 1 << 14;
+/// Delivered events of one block between two checks of the sort buffer's budget (7 MiB of records):
+/// the runtime's blocks (~100 KB) hold fewer even of 2-byte events, so only a crafted block, which
+/// can hold millions, is checked before its end.
+pub const CHECK_EVERY: u32 = 1 << 17;
 
 /// What the decoder knows of one metadata id when an event refers to it.
 #[derive(Debug, Clone, Copy)]
