@@ -19,7 +19,8 @@ pub struct Input {
     /// Which process of an ETW trace to read, by name (without .exe, any case)
     #[arg(long, value_name = "NAME")]
     pub process: Option<String>,
-    /// Threads that decode the trace (default: the machine's cores; 1: read on one thread)
+    /// Threads that read the trace: N - 1 decode parts of it while one merges them and builds the
+    /// model (default: the machine's cores; 1: everything on one thread)
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
 }

@@ -16,7 +16,8 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         t.push_str(&dynamic.footnote());
         if stats.out_of_order_events > 0 {
             t.push_str(&format!(
-                "{} events came after later ones (ETW buffers written too late for the merge window)\n",
+                "{} events came after later ones (ETW buffers written too late for the merge \
+                 window, or more events than the decoder orders at once)\n",
                 stats.out_of_order_events
             ));
         }

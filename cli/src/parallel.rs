@@ -1,9 +1,10 @@
 //! Reading one trace file on several threads (`--jobs N`), with core's parts
 //! ([`gcscope_core::parts`]): the calling thread runs the boundary pass, reading only the block
-//! headers and the small blocks between them, and hands the tasks it cuts to N threads, which read
-//! their own byte ranges of the file (`pread`) and decode them; it merges their results in file
-//! order into the one reader, which delivers the events to the sink exactly as a sequential read
-//! does. The merge and the sink (the GC model) run on the calling thread while the threads decode.
+//! headers and the small blocks between them, and hands the tasks it cuts to N - 1 threads, which
+//! read their own byte ranges of the file (`pread`) and decode them; it merges their results in
+//! file order into the one reader, which delivers the events to the sink exactly as a sequential
+//! read does. The merge and the sink (the GC model, about half the work) run on the calling thread
+//! while the others decode: N threads in all.
 //! A .zip or .gz, and whatever the parts leave, is read by the calling thread from the offset the
 //! merge says.
 
@@ -23,8 +24,9 @@ const PLAN_READ: usize = 64 << 10;
 /// Bytes the sequential tail is read in.
 const TAIL_READ: usize = 1 << 20;
 
-/// Reads `file` through `reader` (filtered with `filter`, as the parts are) on `jobs` threads,
-/// delivering events to `sink`. Returns the reader's result (an I/O error is the outer `Err`).
+/// Reads `file` through `reader` (filtered with `filter`, as the parts are) on `jobs` threads (at
+/// least 2: this one and the decoding ones), delivering events to `sink`. Returns the reader's
+/// result (an I/O error is the outer `Err`).
 pub fn read(
     file: &File,
     path: &str,
@@ -33,14 +35,15 @@ pub fn read(
     jobs: usize,
     sink: &mut Sink<'_>,
 ) -> Result<DecodeResult<()>, String> {
+    let decoders = jobs.max(2) - 1;
     // Tasks planned and not merged yet: enough to keep every thread busy while the merge waits
     // for the oldest, few enough to bound the memory (a task is 4 MiB of blocks).
-    let ahead = 2 * jobs + 2;
+    let ahead = 2 * decoders + 2;
     std::thread::scope(|s| {
         let (task_tx, task_rx) = mpsc::channel::<Arc<Task>>();
         let task_rx = Arc::new(Mutex::new(task_rx));
         let (out_tx, out_rx) = mpsc::channel::<(u64, Output)>();
-        for _ in 0..jobs {
+        for _ in 0..decoders {
             let (rx, tx) = (task_rx.clone(), out_tx.clone());
             s.spawn(move || decode_tasks(file, &rx, &tx, filter));
         }

@@ -154,6 +154,7 @@ fn cut_and_damaged_traces_decode_the_same_in_parts() {
                     read_extra: 3,
                     reverse: true,
                     tail_chunk: 4096,
+                    wire: n == 7,
                 };
                 let (got, _) = in_parts(b, setup, split);
                 assert!(

@@ -85,6 +85,7 @@ fn the_crafted_trace_decodes_the_same_in_parts() {
                 read_extra: 0,
                 reverse: true,
                 tail_chunk: 1 << 20,
+                wire: n == 7,
             };
             let (got, went) = in_parts(&bytes, setup, split);
             assert!(got == want, "{n} parts: {}", got.first_difference(&want));

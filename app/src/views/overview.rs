@@ -20,6 +20,20 @@ fn dropped_note(m: &GcModel) -> Option<String> {
     })
 }
 
+/// Events the decoder delivered out of time order (see `Process::out_of_order_events`).
+fn out_of_order_note(m: &GcModel) -> Option<String> {
+    let n = m.process.out_of_order_events;
+    (n > 0).then(|| {
+        format!(
+            "⚠ {} events may be out of order: the trace holds more events than the decoder keeps \
+             in order at once (no sequence points, or ETW buffers written late), so some came \
+             after later ones. Pauses and other figures that pair events in time may be off \
+             around them.",
+            thousands(n as f64)
+        )
+    })
+}
+
 #[component]
 pub fn Overview() -> impl IntoView {
     let app = use_app();
@@ -34,6 +48,7 @@ pub fn Overview() -> impl IntoView {
                 let facts = model::facts(&m, &name, size);
                 let dropped = dropped_note(&m);
                 let warn = dropped.clone();
+                let late = out_of_order_note(&m);
                 let ranged = app.range().is_set();
                 // % paused: whole trace from the model, or over the selected range.
                 let keep = app.in_range();
@@ -66,6 +81,7 @@ pub fn Overview() -> impl IntoView {
                                     }
                                 }).collect_view()}
                             </dl>
+                            {late.map(|l| view! { <p id="out-of-order" class="warn">{l}</p> })}
                         </div>
                         <div>
                             <h2>"Time paused"</h2>

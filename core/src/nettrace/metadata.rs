@@ -102,6 +102,46 @@ impl MetaView {
     pub fn entry(&self, index: u32) -> Option<&EntryView> {
         self.entries.get(index as usize)
     }
+
+    /// Appends the view's bytes (see [`crate::parts::wire`]).
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
+        for e in &self.entries {
+            out.extend_from_slice(&e.version.to_le_bytes());
+            out.push(u8::from(e.deliver) | u8::from(e.payload_named) << 1);
+        }
+        out.extend_from_slice(&(self.dense.len() as u32).to_le_bytes());
+        for d in &self.dense {
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.sparse.len() as u32).to_le_bytes());
+        for (id, i) in &self.sparse {
+            out.extend_from_slice(&id.to_le_bytes());
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+
+    /// Reads what [`encode`](Self::encode) wrote.
+    pub fn decode(c: &mut Cursor<'_>) -> Result<MetaView> {
+        let mut v = MetaView::default();
+        for _ in 0..c.u32("entries")? {
+            let version = c.u32("entry version")?;
+            let flags = c.u8("entry flags")?;
+            v.entries.push(EntryView {
+                version,
+                deliver: flags & 1 != 0,
+                payload_named: flags & 2 != 0,
+            });
+        }
+        for _ in 0..c.u32("dense ids")? {
+            v.dense.push(c.u32("dense id")?);
+        }
+        for _ in 0..c.u32("sparse ids")? {
+            let id = c.u32("sparse id")?;
+            v.sparse.insert(id, c.u32("sparse entry")?);
+        }
+        Ok(v)
+    }
 }
 
 impl MetadataStore {

@@ -46,7 +46,7 @@ mod label {
 }
 
 /// Thread table and label lists.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct V6State {
     /// thread index -> OS thread id.
     threads: BTreeMap<u64, u64>,
@@ -57,7 +57,42 @@ pub struct V6State {
     changes: u64,
 }
 
+/// Equal tables (however many blocks changed them).
+impl PartialEq for V6State {
+    fn eq(&self, o: &Self) -> bool {
+        self.threads == o.threads && self.versions == o.versions
+    }
+}
+
 impl V6State {
+    /// Appends the tables' bytes (see [`crate::parts::wire`]).
+    pub fn encode(&self, out: &mut alloc::vec::Vec<u8>) {
+        out.extend_from_slice(&(self.threads.len() as u32).to_le_bytes());
+        for (i, t) in &self.threads {
+            out.extend_from_slice(&i.to_le_bytes());
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.versions.len() as u32).to_le_bytes());
+        for (l, v) in &self.versions {
+            out.extend_from_slice(&l.to_le_bytes());
+            out.push(*v);
+        }
+    }
+
+    /// Reads what [`encode`](Self::encode) wrote.
+    pub fn decode(c: &mut Cursor<'_>) -> Result<V6State> {
+        let mut s = V6State::default();
+        for _ in 0..c.u32("threads")? {
+            let i = c.u64("thread index")?;
+            s.threads.insert(i, c.u64("thread id")?);
+        }
+        for _ in 0..c.u32("label lists")? {
+            let l = c.u32("label list")?;
+            s.versions.insert(l, c.u8("version")?);
+        }
+        Ok(s)
+    }
+
     /// Blocks that may have changed the tables so far (see [`crate::parts`]).
     pub fn changes(&self) -> u64 {
         self.changes

@@ -25,6 +25,8 @@
 //! pushes the rest of the file into the reader as usual, as it does from [`Planner::tail`] at the
 //! end. A compressed container (.zip, .gz) is not split: its whole stream is the tail.
 
+pub mod wire;
+
 use crate::container::{sniff, Kind};
 use crate::decode::{DecodeStats, Sink};
 use crate::error::Result;

@@ -146,6 +146,9 @@ pub struct Split {
     pub reverse: bool,
     /// Chunk size for the bytes the sequential decoder reads after the parts.
     pub tail_chunk: usize,
+    /// Tasks and outputs go through [`parts::wire`], as to and from a Web Worker (a task carries
+    /// its context only when it differs from the one the worker had).
+    pub wire: bool,
 }
 
 /// The planner, fed as a caller reading the file where it asks would: returns the tasks.
@@ -192,11 +195,36 @@ pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
     if split.reverse {
         order.reverse();
     }
+    // What the (one) worker was given last: the original, and its copy from the bytes.
+    let (mut last_sent, mut worker_context) = (None, None);
     for i in order {
         let t = &tasks[i];
         let start = (t.offset as usize).min(bytes.len());
         let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
-        outputs[i] = Some(parts::decode(t, &bytes[start..end], filter));
+        if !split.wire {
+            outputs[i] = Some(parts::decode(t, &bytes[start..end], filter));
+            continue;
+        }
+        let changed = match (&last_sent, &t.context) {
+            (Some(a), Some(b)) => !std::sync::Arc::ptr_eq(a, b),
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        let sent = parts::wire::task_to_bytes(t, changed);
+        let (got, own) =
+            parts::wire::task_from_bytes(&sent, worker_context.as_ref()).expect("task from bytes");
+        assert_eq!(own, changed);
+        assert_eq!(got.steps, t.steps);
+        if t.context.is_some() {
+            assert_eq!(got.context.as_deref(), t.context.as_deref());
+        }
+        if t.context.is_some() {
+            last_sent = t.context.clone();
+        }
+        worker_context = got.context.clone();
+        let out = parts::decode(&got, &bytes[start..end], filter);
+        let (records, payloads) = parts::wire::output_to_bytes(out);
+        outputs[i] = Some(parts::wire::output_from_bytes(&records, payloads).expect("output"));
     }
     let with_blocks = tasks.iter().filter(|t| t.has_blocks()).count();
     let mut r = reader(setup);
@@ -271,6 +299,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             read_extra: [0, 1, 4096, 1 << 20][i],
             reverse: i % 2 == 1,
             tail_chunk: [1 << 20, 7, 4096, 1 << 16][i],
+            wire: i >= 2,
         });
     }
     if thorough {
@@ -280,6 +309,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             read_extra: 1,
             reverse: true,
             tail_chunk: 1,
+            wire: true,
         });
     }
     let mut line = Vec::new();
