@@ -84,7 +84,7 @@ pub fn read(
                     done.insert(i, o);
                 }
             } else {
-                parts::decode(&task, &[], filter)
+                parts::decode(&task, Vec::new(), filter)
             };
             match parts::merge(reader, &task, output, sink) {
                 Ok(Merged::Done) => {}
@@ -121,7 +121,6 @@ fn decode_tasks(
     out: &mpsc::Sender<(u64, Output)>,
     filter: Option<FilterFn>,
 ) {
-    let mut buf = Vec::new();
     loop {
         let task = match tasks.lock() {
             Ok(rx) => match rx.recv() {
@@ -130,16 +129,18 @@ fn decode_tasks(
             },
             Err(_) => return,
         };
-        buf.resize(task.len as usize, 0);
+        // The part keeps the bytes (its events' payloads point into them): one buffer per task.
+        let mut buf = vec![0u8; task.len as usize];
         // A short read (the file changed, an I/O error) makes the part stop where its bytes end;
         // the calling thread then reads from there itself and reports what is wrong.
         let n = read_full(file, &mut buf, task.offset);
+        buf.truncate(n);
         // A part that panicked (a bug) leaves its task to the sequential decoder rather than
         // leave the merge waiting.
         let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            parts::decode(&task, &buf[..n], filter)
+            parts::decode(&task, buf, filter)
         }))
-        .unwrap_or_else(|_| parts::decode(&task, &[], filter));
+        .unwrap_or_else(|_| parts::decode(&task, Vec::new(), filter));
         if out.send((task.index, output)).is_err() {
             return;
         }

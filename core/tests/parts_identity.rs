@@ -155,6 +155,7 @@ fn cut_and_damaged_traces_decode_the_same_in_parts() {
                     reverse: true,
                     tail_chunk: 4096,
                     wire: n == 7,
+                    pieces: None,
                 };
                 let (got, _) = in_parts(b, setup, split);
                 assert!(

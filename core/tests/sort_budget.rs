@@ -86,6 +86,7 @@ fn the_crafted_trace_decodes_the_same_in_parts() {
                 reverse: true,
                 tail_chunk: 1 << 20,
                 wire: n == 7,
+                pieces: None,
             };
             let (got, went) = in_parts(&bytes, setup, split);
             assert!(got == want, "{n} parts: {}", got.first_difference(&want));

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
-use crate::protocol::{ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY};
+use crate::protocol::{ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY, MSG_WORKERS, MSG_WORKER_JS};
 
 struct Job {
     worker: Worker,
@@ -35,6 +35,31 @@ fn asset_url(name: &str) -> Result<String, JsValue> {
         .and_then(|d| d.base_uri().ok().flatten())
         .ok_or_else(|| JsValue::from_str("no document base URI"))?;
     Ok(Url::new_with_base(name, &base)?.href())
+}
+
+/// Most workers a file is decoded on: past ~8 the merge, which one worker does, is the limit
+/// (docs/performance.md has the projection).
+const MAX_WORKERS: u32 = 8;
+
+/// How many workers decode a file (the decoding worker included): the page's `?workers=N` if given
+/// (benchmarks, tests), else one per core but the page's, and at least two: on a 2-core machine the
+/// page is nearly idle while a file loads (it redraws rows every few seconds), and one worker
+/// decoding parts while the other merges them is ~1.7-1.9x faster than one alone.
+pub fn decoding_workers() -> u32 {
+    let window = web_sys::window();
+    let asked = window
+        .as_ref()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| {
+            form_urlencoded::parse(q.trim_start_matches('?').as_bytes())
+                .find(|(k, _)| k == "workers")
+                .and_then(|(_, v)| v.parse::<u32>().ok())
+        });
+    if let Some(n) = asked {
+        return n.clamp(1, MAX_WORKERS);
+    }
+    let cores = window.map_or(1.0, |w| w.navigator().hardware_concurrency()) as u32;
+    cores.saturating_sub(1).clamp(2, MAX_WORKERS)
 }
 
 /// Trunk builds the worker as a classic (no-modules) script that defines `wasm_bindgen`; a tiny
@@ -87,6 +112,12 @@ pub fn start(
                 let request = js_sys::Object::new();
                 let _ = js_sys::Reflect::set(&request, &MSG_BLOB.into(), &blob);
                 let _ = js_sys::Reflect::set(&request, &MSG_ENTRY.into(), &(entry as f64).into());
+                let workers = decoding_workers();
+                let _ =
+                    js_sys::Reflect::set(&request, &MSG_WORKERS.into(), &(workers as f64).into());
+                if let Ok(js) = asset_url("worker.js") {
+                    let _ = js_sys::Reflect::set(&request, &MSG_WORKER_JS.into(), &js.into());
+                }
                 if let Err(e) = w.post_message(&request) {
                     cb(JobEvent::Crashed(format!(
                         "cannot send the file to the worker: {e:?}"

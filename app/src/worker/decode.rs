@@ -10,10 +10,12 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
 
 use super::chunks::{js_err, ChunkSource, Pumped};
+use super::parts::Source;
 
 use crate::protocol::{
-    Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_ROWS, ENV_TYPE, MODE_DECODE_ONLY,
-    MSG_BLOB, MSG_ENTRY, MSG_MODE,
+    Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS, ENV_TYPE,
+    ENV_WORKERS, MODE_DECODE_ONLY, MODE_PART, MSG_BLOB, MSG_ENTRY, MSG_MODE, MSG_WORKERS,
+    MSG_WORKER_JS,
 };
 
 /// Minimum interval between progress messages.
@@ -31,15 +33,20 @@ pub fn run_worker() {
     let reply = scope.clone();
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
         let reply = reply.clone();
+        let data = msg.data();
+        let mode = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
+            .ok()
+            .and_then(|m| m.as_string());
+        if mode.as_deref() == Some(MODE_PART) {
+            // This is a part worker of another decoding worker (see `parts`).
+            super::part::on_task(&reply, &data);
+            return;
+        }
         wasm_bindgen_futures::spawn_local(async move {
-            let data = msg.data();
-            let decode_only = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
-                .ok()
-                .and_then(|m| m.as_string())
-                .is_some_and(|m| m == MODE_DECODE_ONLY);
+            let decode_only = mode.as_deref() == Some(MODE_DECODE_ONLY);
             let result = match request(data) {
-                Some((blob, _)) if decode_only => decode_only_blob(&reply, &blob).await,
-                Some((blob, entry)) => decode_blob(&reply, &blob, entry).await,
+                Some(r) if decode_only => decode_only_blob(&reply, &r.blob).await,
+                Some(r) => decode_blob(&reply, r).await,
                 None => Err("the worker expects a Blob or File".to_string()),
             };
             if let Err(message) = result {
@@ -56,18 +63,39 @@ pub fn run_worker() {
     post(&scope, &ToUi::Ready);
 }
 
-/// A bare `Blob` (entry 0) or `{ blob, entry }` (see `protocol::MSG_BLOB`).
-fn request(data: JsValue) -> Option<(Blob, usize)> {
+/// What the page asks for: a file, which trace of it, and how many workers may decode it.
+struct Request {
+    blob: Blob,
+    entry: usize,
+    /// Workers that may decode the file, this one included (1: this one alone).
+    workers: u32,
+    /// The worker's script, to start the others.
+    worker_js: Option<String>,
+}
+
+/// A bare `Blob` (entry 0, one worker) or `{ blob, entry, workers, worker_js }` (see
+/// `protocol::MSG_BLOB`).
+fn request(data: JsValue) -> Option<Request> {
     if let Some(blob) = data.dyn_ref::<Blob>() {
-        return Some((blob.clone(), 0));
+        return Some(Request {
+            blob: blob.clone(),
+            entry: 0,
+            workers: 1,
+            worker_js: None,
+        });
     }
-    let blob = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_BLOB)).ok()?;
-    let entry = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_ENTRY))
-        .ok()
-        .and_then(|e| e.as_f64())
-        .filter(|e| *e >= 0.0 && e.fract() == 0.0)
-        .unwrap_or(0.0) as usize;
-    Some((blob.dyn_into::<Blob>().ok()?, entry))
+    let get = |k: &str| js_sys::Reflect::get(&data, &JsValue::from_str(k)).ok();
+    let count = |k: &str| {
+        get(k)
+            .and_then(|e| e.as_f64())
+            .filter(|e| *e >= 0.0 && e.fract() == 0.0)
+    };
+    Some(Request {
+        blob: get(MSG_BLOB)?.dyn_into::<Blob>().ok()?,
+        entry: count(MSG_ENTRY).unwrap_or(0.0) as usize,
+        workers: count(MSG_WORKERS).unwrap_or(1.0).clamp(1.0, 64.0) as u32,
+        worker_js: get(MSG_WORKER_JS).and_then(|j| j.as_string()),
+    })
 }
 
 /// Writes into a JS byte array from the start.
@@ -124,6 +152,8 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
                 &a.error.as_deref().map_or(JsValue::NULL, JsValue::from_str),
             );
             set(ENV_DECODE_MS, &JsValue::from_f64(a.decode_ms));
+            set(ENV_WORKERS, &JsValue::from_f64(a.workers as f64));
+            set(ENV_PART_BYTES, &JsValue::from_f64(a.part_bytes));
         }
         _ => {}
     }
@@ -161,11 +191,14 @@ async fn decode_only_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Re
     Ok(())
 }
 
-async fn decode_blob(
-    scope: &DedicatedWorkerGlobalScope,
-    blob: &Blob,
-    entry: usize,
-) -> Result<(), String> {
+async fn decode_blob(scope: &DedicatedWorkerGlobalScope, request: Request) -> Result<(), String> {
+    let Request {
+        blob,
+        entry,
+        workers,
+        worker_js,
+    } = request;
+    let blob = &blob;
     let started = js_sys::Date::now();
     let name = blob
         .dyn_ref::<File>()
@@ -184,8 +217,11 @@ async fn decode_blob(
     let mut sent = 0usize;
     let mut last_progress = 0.0;
     let mut last_rows = 0.0;
-    let mut source = ChunkSource::new(blob)?;
+    // A .zip's other traces are read by this worker alone (their entries are not split).
+    let workers = if entry == 0 { workers } else { 1 };
+    let mut source = Source::open(blob, workers, worker_js, Some(gcscope_core::gc::interest))?;
     let error = loop {
+        source.note_workers();
         // Each event's payload is decoded once for the model and the insights.
         let mut feed = |ev: &Event<'_>| gcscope_core::gc::feed(&mut model, &mut insights, ev);
         match source.pump(&mut reader, &mut feed).await? {
@@ -212,11 +248,13 @@ async fn decode_blob(
         if now - last_progress >= PROGRESS_EVERY_MS {
             last_progress = now;
             let p = Progress {
-                bytes: source.offset,
+                bytes: source.offset(),
                 total,
                 events: reader.stats().events as f64,
                 elapsed_ms: now - started,
                 gcs: sent as f64,
+                workers: source.workers(),
+                one_worker: source.one_worker(),
             };
             post(scope, &ToUi::Progress(p));
         }
@@ -241,6 +279,7 @@ async fn decode_blob(
         .map(<[_]>::to_vec)
         .unwrap_or_default();
     analysis.entry = entry;
+    (analysis.workers, analysis.part_bytes) = source.used();
     post(scope, &ToUi::Done(Box::new(analysis)));
     Ok(())
 }

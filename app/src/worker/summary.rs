@@ -50,6 +50,8 @@ pub fn summarize(reader: &TraceReader, file_name: &str, file_size: f64) -> Analy
         error: None,
         trace_entries: Vec::new(),
         entry: 0,
+        workers: 1,
+        part_bytes: 0.0,
         insight_inputs: None,
         insights: None,
     }

@@ -1,8 +1,8 @@
 //! A part of an EventPipe trace, decoded on its own ([`crate::parts`] splits the file and merges the
 //! parts back). A part decodes event blocks (and counts stack blocks) with the metadata and thread
 //! tables the sequential decoder has before them ([`PartContext`]), through the same row loop
-//! ([`super::rows`]), and records what each block does: its delivered events with their payloads,
-//! and its counts ([`BlockPiece`]). The merge ([`super::Decoder::apply_piece`]) then does, in file
+//! ([`super::rows`]), and records what each block does: its delivered events (their payloads stay
+//! where they are, in the part's bytes) and its counts ([`BlockPiece`]). The merge ([`super::Decoder::apply_piece`]) then does, in file
 //! order, exactly what the sequential decoder does with the block, so the events come out the same.
 //!
 //! What a part cannot reproduce from its context it leaves: at a metadata definition inside an event
@@ -89,6 +89,7 @@ pub struct NetPart {
     pub blocks: Vec<BlockPiece>,
     /// Delivered events; `payload_start` points into [`payloads`](Self::payloads).
     pub events: Vec<Pending>,
+    /// The part's bytes, which hold the payloads (not copied out of them).
     pub payloads: Vec<u8>,
     pub runs: Vec<SeqRun>,
     pub skips: Vec<SkipCount>,
@@ -98,7 +99,8 @@ pub struct NetPart {
 }
 
 impl NetPart {
-    /// Decodes the next block of the part: `kind`, its content `content` at stream offset `at`.
+    /// Decodes the next block of the part: `kind`, its content `content` at stream offset `at`,
+    /// `content_offset` bytes into the part's bytes (which become [`payloads`](Self::payloads)).
     /// Returns false (and records nothing of it) if the part must stop here.
     pub fn decode_block(
         &mut self,
@@ -106,16 +108,16 @@ impl NetPart {
         kind: BlockKind,
         content: &[u8],
         at: u64,
+        content_offset: usize,
     ) -> bool {
         if self.stopped.is_some() {
             return false;
         }
-        let marks = (
-            self.events.len(),
-            self.payloads.len(),
-            self.runs.len(),
-            self.skips.len(),
-        );
+        if content_offset.saturating_add(content.len()) > u32::MAX as usize {
+            self.stopped = Some(self.blocks.len() as u32);
+            return false;
+        }
+        let marks = (self.events.len(), self.runs.len(), self.skips.len());
         let mut c = Cursor::new(content, at);
         let piece = match kind {
             BlockKind::Stacks => {
@@ -133,6 +135,8 @@ impl NetPart {
                     piece: BlockPiece::default(),
                     last_run: None,
                     last_skip: None,
+                    content_end: (content_offset + content.len()) as u32,
+                    rows_base: 0,
                 };
                 rows::decode(&mut c, dialect, &mut out).map(|()| out.piece)
             }
@@ -145,9 +149,8 @@ impl NetPart {
             Err(_) => {
                 // The sequential decoder reads this block again and says what is wrong with it.
                 self.events.truncate(marks.0);
-                self.payloads.truncate(marks.1);
-                self.runs.truncate(marks.2);
-                self.skips.truncate(marks.3);
+                self.runs.truncate(marks.1);
+                self.skips.truncate(marks.2);
                 self.stopped = Some(self.blocks.len() as u32);
                 false
             }
@@ -169,11 +172,16 @@ struct Recorder<'c, 'p> {
     last_run: Option<usize>,
     /// Index in `part.skips` of the last entry skipped in this block.
     last_skip: Option<usize>,
+    /// Where the block's content ends in the part's bytes, and where its rows start.
+    content_end: u32,
+    rows_base: u32,
 }
 
 impl<'r> RowSink<'r> for Recorder<'_, '_> {
     fn begin(&mut self, rows: &'r [u8]) {
         self.piece.rows_len = rows.len() as u32;
+        // The rows are the end of the block's content.
+        self.rows_base = self.content_end - rows.len() as u32;
     }
 
     fn define(&mut self, _payload: &[u8], at: u64) -> crate::error::Result<()> {
@@ -268,13 +276,10 @@ impl<'r> RowSink<'r> for Recorder<'_, '_> {
     }
 
     #[inline]
-    fn deliver(&mut self, mut p: Pending, payload: &[u8], at: u64) -> Result<()> {
-        if self.part.payloads.len() + payload.len() > u32::MAX as usize {
-            return Err(leave(at));
-        }
-        p.payload_start = self.part.payloads.len() as u32;
+    fn deliver(&mut self, mut p: Pending, _payload: &[u8], _at: u64) -> Result<()> {
+        // The payload stays in the part's bytes (the block's rows start at `rows_base` in them).
+        p.payload_start += self.rows_base;
         p.chunk = ARENA;
-        self.part.payloads.extend_from_slice(payload);
         self.part.events.push(p);
         self.piece.events += 1;
         Ok(())

@@ -125,6 +125,10 @@ pub struct Planner {
     context: Option<(u64, Arc<PartContext>)>,
     /// The ETL file's buffers are framed: the first one (the logfile header) is done.
     etl_started: bool,
+    /// Where the caller's piece of the file ends (see [`set_limit`](Self::set_limit)).
+    limit: Option<u64>,
+    /// The limit when the current task took its first block: its blocks end in that piece.
+    task_limit: Option<u64>,
 }
 
 impl Planner {
@@ -137,6 +141,23 @@ impl Planner {
     /// [`new`](Self::new) with every task of `bytes` bytes of blocks (at least one block).
     pub fn with_task_bytes(filter: Option<FilterFn>, bytes: u64) -> Self {
         Self::build(filter, bytes, bytes)
+    }
+
+    /// A planner whose tasks end where the caller's bytes do ([`set_limit`](Self::set_limit)): a
+    /// caller that reads the file in pieces and hands each piece to a part whole (the app reads a
+    /// `Blob` once and transfers its buffers to the workers) gets tasks that fit its pieces.
+    pub fn cut_at_limits(filter: Option<FilterFn>) -> Self {
+        let mut p = Self::build(filter, u64::MAX, u64::MAX);
+        p.limit = Some(0);
+        p
+    }
+
+    /// The caller's piece of the file (the one the bytes it gives end in) ends at `end`. A block
+    /// that ends past it is not taken: [`want`](Self::want) asks for the whole block, for the
+    /// caller to read it and give the end of the piece it ends in. A task's blocks all end in the
+    /// piece its first block ended in: a block that ends past it starts the next task.
+    pub fn set_limit(&mut self, end: u64) {
+        self.limit = Some(end);
     }
 
     fn build(filter: Option<FilterFn>, first: u64, max: u64) -> Self {
@@ -158,6 +179,8 @@ impl Planner {
             max_task,
             context: None,
             etl_started: false,
+            limit: None,
+            task_limit: None,
         }
     }
 
@@ -247,6 +270,7 @@ impl Planner {
         match frame {
             Frame::NeedMore(n) => Unit::Need(n),
             Frame::Sequential => self.stop(),
+            Frame::Block { len, .. } if self.past_limit(len as u64, tasks) => Unit::Need(len),
             Frame::Block {
                 kind,
                 len,
@@ -296,6 +320,9 @@ impl Planner {
             self.inline_step(first);
             return Unit::Done(size);
         }
+        if self.past_limit(size as u64, tasks) {
+            return Unit::Need(size);
+        }
         let step = TaskStep::Part {
             at: 0,
             len: size as u32,
@@ -305,6 +332,16 @@ impl Planner {
         };
         self.part_step(step, size as u64, tasks);
         Unit::Done(size)
+    }
+
+    /// Whether a block of `len` bytes at the position ends past the caller's piece (closing the
+    /// current task first if it ends past that task's piece).
+    fn past_limit(&mut self, len: u64, tasks: &mut Vec<Task>) -> bool {
+        let end = self.pos + len;
+        if self.task_limit.is_some_and(|l| end > l) {
+            self.close(tasks);
+        }
+        self.limit.is_some_and(|l| end > l)
     }
 
     /// A unit the merge decodes itself (its bytes are `unit`).
@@ -341,6 +378,9 @@ impl Planner {
             self.close(tasks);
         }
         let pos = self.pos;
+        if self.task.as_ref().is_none_or(|t| t.len == 0) {
+            self.task_limit = self.limit;
+        }
         let task = self.open_task();
         if task.len == 0 {
             task.offset = pos;
@@ -373,6 +413,7 @@ impl Planner {
     }
 
     fn close(&mut self, tasks: &mut Vec<Task>) {
+        self.task_limit = None;
         if let Some(t) = self.task.take() {
             self.next_index += 1;
             tasks.push(t);
@@ -389,8 +430,9 @@ enum Unit {
 }
 
 /// Decodes one task on its own: `bytes` are the file's `task.offset..task.offset + task.len`
-/// (shorter if the file is: the part stops where they end). `filter` must be the planner's.
-pub fn decode(task: &Task, bytes: &[u8], filter: Option<FilterFn>) -> Output {
+/// (shorter if the file is: the part stops where they end). `filter` must be the planner's. An
+/// EventPipe part keeps the bytes (its events' payloads point into them: nothing is copied).
+pub fn decode(task: &Task, bytes: Vec<u8>, filter: Option<FilterFn>) -> Output {
     let blocks = task.steps.iter().filter_map(|s| match *s {
         TaskStep::Part {
             at,
@@ -410,11 +452,15 @@ pub fn decode(task: &Task, bytes: &[u8], filter: Option<FilterFn>) -> Output {
             };
             for (at, len, start, content_len, kind) in blocks {
                 let content = usize::try_from(at).ok().and_then(|at| {
-                    let unit = bytes.get(at..at.checked_add(len as usize)?)?;
-                    unit.get(start as usize..(start as usize).checked_add(content_len as usize)?)
+                    let unit_end = at.checked_add(len as usize)?;
+                    let from = at.checked_add(start as usize)?;
+                    let to = from.checked_add(content_len as usize)?.min(unit_end);
+                    Some((from, bytes.get(from..to)?))
                 });
                 let ok = match content {
-                    Some(c) => part.decode_block(ctx, kind, c, task.offset + at + u64::from(start)),
+                    Some((from, c)) => {
+                        part.decode_block(ctx, kind, c, task.offset + at + u64::from(start), from)
+                    }
                     None => false,
                 };
                 if !ok {
@@ -422,6 +468,7 @@ pub fn decode(task: &Task, bytes: &[u8], filter: Option<FilterFn>) -> Output {
                     break;
                 }
             }
+            part.payloads = bytes;
             Output::EventPipe(part)
         }
         Format::Etw => {

@@ -284,22 +284,14 @@ fn net_from_bytes(c: &mut Cursor<'_>, payloads: Vec<u8>) -> Result<NetPart> {
             stacks: c.u64("stacks")?,
         });
     }
-    let n = count(c, 52)?;
+    // The bulk of a message: fixed 52-byte records, read without a check per field.
+    let n = count(c, EVENT_RECORD)?;
+    let records = c.bytes(n * EVENT_RECORD, "events")?;
     p.events.reserve(n);
-    for _ in 0..n {
-        p.events.push(Pending {
-            timestamp: c.i64("timestamp")?,
-            thread_id: c.u64("thread")?,
-            capture_thread_id: c.u64("capture thread")?,
-            metadata: c.u32("metadata")?,
-            version: c.u32("version")?,
-            sequence: c.u32("sequence")?,
-            processor: c.u32("processor")?,
-            stack_id: c.u32("stack")?,
-            payload_start: c.u32("payload start")?,
-            payload_len: c.u32("payload length")?,
-            chunk: ARENA,
-        });
+    for r in records.chunks_exact(EVENT_RECORD) {
+        if let Ok(r) = <&[u8; EVENT_RECORD]>::try_from(r) {
+            p.events.push(event_record(r));
+        }
     }
     for _ in 0..count(c, 16)? {
         p.runs.push(SeqRun {
@@ -316,6 +308,31 @@ fn net_from_bytes(c: &mut Cursor<'_>, payloads: Vec<u8>) -> Result<NetPart> {
         });
     }
     Ok(p)
+}
+
+/// Bytes of one event in a [`NetPart`] message.
+const EVENT_RECORD: usize = 52;
+
+fn event_record(r: &[u8; EVENT_RECORD]) -> Pending {
+    let u32_at = |i: usize| u32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+    let u64_at = |i: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&r[i..i + 8]);
+        u64::from_le_bytes(b)
+    };
+    Pending {
+        timestamp: u64_at(0) as i64,
+        thread_id: u64_at(8),
+        capture_thread_id: u64_at(16),
+        metadata: u32_at(24),
+        version: u32_at(28),
+        sequence: u32_at(32),
+        processor: u32_at(36),
+        stack_id: u32_at(40),
+        payload_start: u32_at(44),
+        payload_len: u32_at(48),
+        chunk: ARENA,
+    }
 }
 
 fn etw_to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
@@ -367,6 +384,9 @@ fn etw_to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
     (w.0, p.bytes)
 }
 
+/// Bytes of one event in an [`EtlOutput`] message.
+const HELD_RECORD: usize = 29;
+
 fn etw_from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput> {
     let stopped = c.u32("stopped")?;
     let mut p = EtlOutput {
@@ -396,18 +416,24 @@ fn etw_from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput> {
             counters: k,
         });
     }
-    let n = count(c, 29)?;
+    let n = count(c, HELD_RECORD)?;
+    let records = c.bytes(n * HELD_RECORD, "events")?;
     p.events.reserve(n);
-    for _ in 0..n {
-        p.events.push(Held {
-            timestamp: c.i64("timestamp")?,
-            entry: c.u32("entry")?,
-            thread_id: c.u32("thread")?,
-            process_id: c.u32("process")?,
-            pointer_size: c.u8("pointer size")?,
-            payload_start: c.u32("payload start")?,
-            payload_len: c.u32("payload length")?,
-        });
+    for r in records.chunks_exact(HELD_RECORD) {
+        if let Ok(r) = <&[u8; HELD_RECORD]>::try_from(r) {
+            let u32_at = |i: usize| u32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+            let mut ts = [0u8; 8];
+            ts.copy_from_slice(&r[0..8]);
+            p.events.push(Held {
+                timestamp: i64::from_le_bytes(ts),
+                entry: u32_at(8),
+                thread_id: u32_at(12),
+                process_id: u32_at(16),
+                pointer_size: r[20],
+                payload_start: u32_at(21),
+                payload_len: u32_at(25),
+            });
+        }
     }
     for _ in 0..count(c, 28)? {
         let kind = c.u8("kind")?;

@@ -149,18 +149,35 @@ pub struct Split {
     /// Tasks and outputs go through [`parts::wire`], as to and from a Web Worker (a task carries
     /// its context only when it differs from the one the worker had).
     pub wire: bool,
+    /// The caller reads the file in pieces of this many bytes, in order, and the tasks end where
+    /// its pieces do ([`Planner::cut_at_limits`], as the app does); `task_bytes` is then unused.
+    pub pieces: Option<usize>,
 }
 
 /// The planner, fed as a caller reading the file where it asks would: returns the tasks.
 pub fn plan(bytes: &[u8], filter: Option<FilterFn>, split: Split) -> (Vec<Task>, Planner) {
-    let mut planner = Planner::with_task_bytes(filter, split.task_bytes);
+    let mut planner = match split.pieces {
+        Some(_) => Planner::cut_at_limits(filter),
+        None => Planner::with_task_bytes(filter, split.task_bytes),
+    };
     let mut tasks = Vec::new();
+    // With pieces: the bytes read so far end here.
+    let mut held = 0usize;
     while let Some((at, need)) = planner.want() {
         let at = at as usize;
-        let end = at
+        let mut end = at
             .saturating_add(need)
             .saturating_add(split.read_extra)
             .min(bytes.len());
+        if let Some(piece) = split.pieces {
+            while held < at.saturating_add(need).min(bytes.len()) {
+                held = (held + piece).min(bytes.len());
+            }
+            // The end of the piece the last byte asked for is in, as the app tells it.
+            let last = at + need.max(1) - 1;
+            planner.set_limit(((last / piece + 1) * piece).min(held) as u64);
+            end = end.min(held).max(at);
+        }
         if at >= bytes.len() || end - at < need {
             // The file ends before what it needs: what is there, then the end.
             if at < bytes.len() {
@@ -190,6 +207,20 @@ pub struct Went {
 pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
     let filter = setup.filter;
     let (tasks, planner) = plan(bytes, filter, split);
+    if let Some(piece) = split.pieces {
+        // Every block of a task ends in the same piece (so a caller can hand the piece on whole).
+        for t in &tasks {
+            let ends: Vec<u64> = t
+                .steps
+                .iter()
+                .filter_map(|s| match s {
+                    TaskStep::Part { at, len, .. } => Some((t.offset + at + u64::from(*len) - 1) / piece as u64),
+                    TaskStep::Inline { .. } => None,
+                })
+                .collect();
+            assert!(ends.windows(2).all(|w| w[0] == w[1]), "task {} spans pieces {ends:?}", t.index);
+        }
+    }
     let mut outputs: Vec<Option<parts::Output>> = (0..tasks.len()).map(|_| None).collect();
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     if split.reverse {
@@ -202,7 +233,7 @@ pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
         let start = (t.offset as usize).min(bytes.len());
         let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
         if !split.wire {
-            outputs[i] = Some(parts::decode(t, &bytes[start..end], filter));
+            outputs[i] = Some(parts::decode(t, bytes[start..end].to_vec(), filter));
             continue;
         }
         let changed = match (&last_sent, &t.context) {
@@ -222,7 +253,7 @@ pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
             last_sent = t.context.clone();
         }
         worker_context = got.context.clone();
-        let out = parts::decode(&got, &bytes[start..end], filter);
+        let out = parts::decode(&got, bytes[start..end].to_vec(), filter);
         let (records, payloads) = parts::wire::output_to_bytes(out);
         outputs[i] = Some(parts::wire::output_from_bytes(&records, payloads).expect("output"));
     }
@@ -300,8 +331,18 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             reverse: i % 2 == 1,
             tail_chunk: [1 << 20, 7, 4096, 1 << 16][i],
             wire: i >= 2,
+            pieces: None,
         });
     }
+    // Read in pieces of about a fifth of the file, tasks cut where they end, through the wire.
+    splits.push(Split {
+        task_bytes: 0,
+        read_extra: 4096,
+        reverse: false,
+        tail_chunk: 1 << 20,
+        wire: true,
+        pieces: Some(bytes.len() / 5 + 13),
+    });
     if thorough {
         // One block per task, the planner given exactly what it asks for plus a byte.
         splits.push(Split {
@@ -310,6 +351,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             reverse: true,
             tail_chunk: 1,
             wire: true,
+            pieces: None,
         });
     }
     let mut line = Vec::new();
