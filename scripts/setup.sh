@@ -10,17 +10,37 @@ WBG_VERSION=$(awk '$0=="name = \"wasm-bindgen\"" {getline; gsub(/version = |"/,"
 
 log() { printf '[setup] %s\n' "$*"; }
 
-# 1. Debian packages: headless Chromium + its driver (browser tests), mono-mcs + unzip (trace generator).
+# 1. Debian packages: the three browser engines the end-to-end tests run in (Chromium + its driver,
+#    also for the wasm tests; Firefox ESR; WebKitGTK's MiniBrowser + WebKitWebDriver, in Xvfb),
+#    mono-mcs + unzip (trace generator).
+MINIBROWSER=/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser
 need_apt=()
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+command -v firefox-esr >/dev/null || need_apt+=(firefox-esr)
+{ command -v WebKitWebDriver >/dev/null && [ -x "$MINIBROWSER" ]; } || need_apt+=(webkit2gtk-driver)
+command -v Xvfb >/dev/null || need_apt+=(xvfb)
 command -v mcs >/dev/null || need_apt+=(mono-mcs)
 command -v unzip >/dev/null || need_apt+=(unzip)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  log "apt-get install ${need_apt[*]}"
+  log "apt-get install ${need_apt[*]} (the browsers: about 2 minutes)"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
+# Debian serves only the newest build of each browser (security updates replace the old ones), so
+# the versions cannot be pinned; they are checked against the ones the tests were last run with
+# (README, "Browsers tested") and reported: a new major version is worth a look, not a failure.
+TESTED_BROWSERS="chromium=156 firefox-esr=153 libwebkit2gtk-4.1-0=2.50"
+browsers=""
+for pv in $TESTED_BROWSERS; do
+  pkg=${pv%%=*} want=${pv#*=}
+  have=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo none)
+  browsers+=" $pkg $have,"
+  case "$have" in
+    "$want".*|"$want"esr*) ;;
+    *) log "note: $pkg is $have; the end-to-end tests were last run with $want.x" ;;
+  esac
+done
 
 # 2. Rust target for the app and the wasm tests.
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -40,10 +60,19 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBG_VERSION
   cargo install wasm-bindgen-cli --version "$WBG_VERSION"
 fi
 
-# 4. npm packages: playwright-core (drives Debian's chromium) and binaryen's wasm-opt (pinned in package-lock).
+# 4. npm packages, exact versions (package.json) and their dependencies (package-lock): the drivers
+#    of the three engines (playwright-core for Chromium, puppeteer-core for Firefox over WebDriver
+#    BiDi, selenium-webdriver for WebKitWebDriver) and binaryen's wasm-opt.
+# npm keeps what it installed in node_modules/.package-lock.json: the lock's packages less its root.
+lock_installed() {
+  node -e 'const read = (f) => { const j = JSON.parse(require("fs").readFileSync(f, "utf8")); delete j.packages[""]; return JSON.stringify(j.packages); };
+    process.exit(read("tests/package-lock.json") === read("tests/node_modules/.package-lock.json") ? 0 : 1)' 2>/dev/null
+}
 if [ ! -x tests/node_modules/.bin/wasm-opt ] || [ ! -d tests/node_modules/playwright-core ] \
-   || ! cmp -s tests/package-lock.json tests/node_modules/.package-lock.json 2>/dev/null; then
+   || [ ! -d tests/node_modules/puppeteer-core ] || [ ! -d tests/node_modules/selenium-webdriver ] \
+   || ! lock_installed; then
   log "npm ci in tests/"
   (cd tests && npm ci --no-audit --no-fund --loglevel=error)
 fi
 log "ready: trunk $(trunk --version | awk '{print $2}'), wasm-bindgen $WBG_VERSION, $(tests/node_modules/.bin/wasm-opt --version)"
+log "browsers:${browsers%,}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, native unit/integration tests, wasm tests in headless
-# Chromium, then the end-to-end tests against the built app. Installs what is missing first.
+# Chromium, then the end-to-end tests against the built app in Chromium, Firefox ESR and WebKitGTK.
+# Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -25,13 +26,18 @@ cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknow
 
 step "native tests (core, cli, app logic)"
 cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
-# The test-only encoder round-trips (in release: one of them writes and reads back 300 MB).
-cargo test --release -p gcscope-core --features encode --test encode_roundtrip
+# The test-only encoder round-trips (in release: one of them writes and reads back 300 MB), and
+# comparisons of generated traces whose differences are known.
+cargo test --release -p gcscope-core --features encode --test encode_roundtrip --test compare
 # The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
 cargo test --release -p gcscope-core --features encode --test etl_writer
 # Parallel decoding gives the sequential result on generated NetTrace and ETW traces too, and the
 # ordering buffer's budget holds on the crafted trace it is for (~1 min).
 cargo test --release -p gcscope-core --features encode --test parts_identity --test sort_budget
+
+step "DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON"
+cargo build --release -p gcscope-cli
+scripts/duckdb-check.sh target/release/gcscope
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
@@ -46,8 +52,10 @@ scripts/build-app.sh
 step "fuzzing, bounded: 30 s per target (scripts/fuzz.sh SECONDS for longer runs)"
 scripts/fuzz.sh 30
 
-step "end-to-end tests in headless Chromium"
-# The scale test compares the app with the native CLI on a generated 100 MB trace.
+step "end-to-end tests in Chromium, Firefox ESR and WebKitGTK (one engine after another)"
+# The scale test compares the app with the native CLI on a generated 100 MB trace; the ETW test
+# writes machine-wide .etl files with etl_machine.
 cargo build --release -p gcscope-cli
-cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream
+cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream --example etl_machine
+# Fails when any engine fails; prints each engine's duration (GCSCOPE_ENGINES=firefox for one).
 (cd tests && npm test)

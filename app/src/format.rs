@@ -61,6 +61,16 @@ pub fn column_ms(v: f64) -> String {
     format!("{} ms", grouped(v, decimals))
 }
 
+/// A pause histogram bucket's lower edge, short enough to label a bar: "0", "20µs", "5ms", "1s".
+pub fn bucket_edge(lo_ms: f64) -> String {
+    match lo_ms {
+        v if v <= 0.0 => "0".into(),
+        v if v < 1.0 => format!("{}µs", (v * 1000.0).round()),
+        v if v < 1000.0 => format!("{v}ms"),
+        v => format!("{}s", v / 1000.0),
+    }
+}
+
 /// Labels for the ticks of one time axis, all in one unit: seconds when the largest tick is 10 s
 /// or more (`"0 s"`, `"19.29 s"`), else ms, with the decimals the step between ticks needs.
 pub fn axis_ms(ticks: &[f64]) -> Vec<String> {
@@ -101,6 +111,18 @@ pub fn trace_ms(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bucket_edges_read_in_their_own_unit() {
+        let edges: Vec<String> = [0.0, 0.01, 0.5, 1.0, 20.0, 500.0, 1000.0, 5000.0]
+            .into_iter()
+            .map(bucket_edge)
+            .collect();
+        assert_eq!(
+            edges,
+            ["0", "10µs", "500µs", "1ms", "20ms", "500ms", "1s", "5s"]
+        );
+    }
 
     #[test]
     fn an_axis_has_one_unit() {

@@ -19,7 +19,8 @@
 //!   one line in `views::TABS` (key, title, component): the tab bar, keys 1-9 and `?tab=` follow.
 //!   Its tables: `tables/NAME.rs` (rows as cells, native-tested, the report can print them), shown
 //!   with `widgets::table_panel::TablePanel` (sort/filter kept by `TableState::in_url("name")` or
-//!   `kept`); its charts: `widgets::chart::LineChart`.
+//!   `kept`); its charts: `widgets::chart::LineChart` (over time), `LogChart` (log x axis) or
+//!   `BucketChart` (bars over buckets).
 //! - **A new column of the GC table**: a getter in `tables/columns.rs`; its label, unit and
 //!   definition come from core's definitions (add the figure in `core/src/gc/definitions/`).
 //! - **A new event version**: in core (`core/src/clr/`), the one match arm that decodes it; the app

@@ -106,6 +106,94 @@ pub fn nice_max(v: f64) -> f64 {
     10.0 * p
 }
 
+/// A logarithmic axis from `lo` to `hi` (both > 0) across the chart's width: window sizes of the
+/// MMU curve and pause lengths of the CDF span several decades.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogAxis {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl LogAxis {
+    /// An axis over the positive `values` (1 to 10 when there are none), widened to whole
+    /// decades so that its ticks fall at its ends.
+    pub fn over(values: impl Iterator<Item = f64>) -> LogAxis {
+        let (lo, hi) = values
+            .filter(|v| *v > 0.0 && v.is_finite())
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            });
+        if hi <= 0.0 {
+            return LogAxis { lo: 1.0, hi: 10.0 };
+        }
+        let lo = 10f64.powf(lo.log10().floor());
+        let hi = 10f64.powf(hi.log10().ceil()).max(lo * 10.0);
+        LogAxis { lo, hi }
+    }
+
+    /// The x of `v` (values at or below `lo` at 0).
+    pub fn x(&self, v: f64) -> f64 {
+        if v <= self.lo {
+            return 0.0;
+        }
+        ((v / self.lo).log10() / (self.hi / self.lo).log10()).min(1.0) * WIDTH as f64
+    }
+
+    /// The decades from `lo` to `hi`, with their place (0 to 1) across the width.
+    pub fn decades(&self) -> Vec<(f64, f64)> {
+        let n = (self.hi / self.lo).log10().round() as i32;
+        (0..=n)
+            .map(|i| {
+                let v = self.lo * 10f64.powi(i);
+                (v, self.x(v) / WIDTH as f64)
+            })
+            .collect()
+    }
+}
+
+/// A line through (x, y) points on a log x axis, y from 0 to `ymax`: an SVG path (the points are
+/// few: a curve's window sizes, a CDF's ranks).
+pub fn log_line_path(axis: &LogAxis, points: &[(f64, f64)], ymax: f64) -> String {
+    let mut d = String::new();
+    for &(x, y) in points {
+        let cmd = if d.is_empty() { 'M' } else { 'L' };
+        let h = HEIGHT - (y / ymax).clamp(0.0, 1.0) * (HEIGHT - 2.0);
+        d.push_str(&format!("{cmd}{:.1} {h:.1}", axis.x(x)));
+    }
+    d
+}
+
+/// Bars of several series over the same buckets, side by side in each bucket's slot (buckets
+/// equally wide): one SVG path of rectangles per series, heights scaled to `max`.
+pub fn grouped_bars(series: &[Vec<f64>], max: f64) -> Vec<String> {
+    let buckets = series.iter().map(Vec::len).max().unwrap_or(0);
+    if buckets == 0 {
+        return vec![String::new(); series.len()];
+    }
+    let slot = WIDTH as f64 / buckets as f64;
+    let bar = slot * 0.8 / series.len().max(1) as f64;
+    series
+        .iter()
+        .enumerate()
+        .map(|(k, values)| {
+            let mut d = String::new();
+            for (i, v) in values.iter().enumerate() {
+                if *v <= 0.0 {
+                    continue;
+                }
+                let h = ((v / max).clamp(0.0, 1.0) * (HEIGHT - 2.0)).max(1.0);
+                let x = i as f64 * slot + slot * 0.1 + k as f64 * bar;
+                d.push_str(&format!(
+                    "M{x:.1} {HEIGHT}V{:.1}H{:.1}V{HEIGHT}Z",
+                    HEIGHT - h,
+                    x + bar
+                ));
+            }
+            d
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +248,51 @@ mod tests {
         assert_eq!(
             d,
             "M10 81.0L10 160.0L10 2.0L10 160.0L900 160.0L900 160.0L900 158.4"
+        );
+    }
+
+    #[test]
+    fn a_log_axis_spans_whole_decades_and_places_them_evenly() {
+        let a = LogAxis::over([1.0, 3.0, 250.0].into_iter());
+        assert_eq!((a.lo, a.hi), (1.0, 1000.0));
+        let d = a.decades();
+        assert_eq!(
+            d.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [1.0, 10.0, 100.0, 1000.0]
+        );
+        for (i, (_, at)) in d.iter().enumerate() {
+            assert!((at - i as f64 / 3.0).abs() < 1e-12);
+        }
+        assert_eq!(a.x(0.5), 0.0);
+        assert_eq!(a.x(1e6), WIDTH as f64);
+        // Nothing to show: one decade.
+        assert_eq!(
+            LogAxis::over([0.0, -1.0].into_iter()),
+            LogAxis { lo: 1.0, hi: 10.0 }
+        );
+        // One value: the decade around it.
+        assert_eq!(
+            LogAxis::over([0.03].into_iter()),
+            LogAxis { lo: 0.01, hi: 0.1 }
+        );
+    }
+
+    #[test]
+    fn grouped_bars_put_each_series_in_its_own_part_of_a_bucket() {
+        let paths = grouped_bars(&[vec![1.0, 0.0, 2.0], vec![2.0, 2.0, 0.0]], 2.0);
+        // A bar per non-empty bucket: 2 for A, 2 for B.
+        assert_eq!(paths[0].matches('M').count(), 2);
+        assert_eq!(paths[1].matches('M').count(), 2);
+        // Bucket 0 of 3 (slot 333.3): A's bar starts at 10% of the slot, B's right after it.
+        assert!(
+            paths[0].starts_with("M33.3 160V81.0H166.7V160Z"),
+            "{}",
+            paths[0]
+        );
+        assert!(
+            paths[1].starts_with("M166.7 160V2.0H300.0V160Z"),
+            "{}",
+            paths[1]
         );
     }
 }

@@ -4,6 +4,7 @@
 use gcscope_core::gc::{Gc, GcModel};
 
 use gcscope_core::gc::insights::Insights;
+use gcscope_core::latency::{self, Latency, Options, PauseLog, TimeRange as Range};
 
 use crate::plot::{self, Axis};
 use crate::protocol::Analysis;
@@ -85,13 +86,68 @@ fn pause_svg(m: &GcModel, gcs: &[Gc]) -> String {
     )
 }
 
-pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
+/// The latency figures of the whole trace (as `gcscope latency --budget B`): % time paused both
+/// ways, pause percentiles, the budget, the histogram and the MMU curve (a chart and its table).
+fn latency_html(m: &GcModel, l: &Latency) -> String {
+    let mut s = String::from("<h2>Latency</h2>\n<dl>");
+    let all = m.rollup.first();
+    let pct = |p: Option<f64>| p.map_or_else(|| "–".to_string(), |p| format!("{p:.2}%"));
+    s.push_str(&format!(
+        "<dt>Time paused</dt><dd>{} (total pause over the trace&#39;s length)</dd>",
+        pct(all.and_then(|r| r.pause_time_pct))
+    ));
+    s.push_str(&format!(
+        "<dt>PerfView&#39;s % time paused</dt><dd>{} (over the GC span, {})</dd>",
+        pct(all.and_then(|r| r.gc_span_pause_pct)),
+        esc(&crate::format::ms(m.process.gc_span_ms))
+    ));
+    let b = &l.budget;
+    s.push_str(&format!(
+        "<dt>Pause budget {}</dt><dd>{} of {} GCs over ({}), {} over in all</dd></dl>\n",
+        esc(&crate::format::ms(b.budget_ms)),
+        b.over_budget,
+        b.gcs,
+        pct(b.over_budget_pct),
+        esc(&crate::format::ms(b.time_over_budget_ms))
+    ));
+    s.push_str(&table_html(&tables::latency::percentiles(&l.pauses)));
+    if !b.worst_gcs.is_empty() {
+        s.push_str(&table_html(&tables::latency::worst_gcs(b)));
+    }
+    s.push_str(&table_html(&tables::latency::worst_windows(b)));
+    s.push_str(&table_html(&tables::latency::histogram(&l.histogram)));
+    // The MMU curve over a log axis of window sizes.
+    let pts: Vec<(f64, f64)> = l
+        .mmu
+        .iter()
+        .map(|p| (p.window_ms, p.min_utilization_pct))
+        .collect();
+    let axis = plot::LogAxis::over(pts.iter().map(|p| p.0));
+    s.push_str(&format!(
+        "<h2>Minimum mutator utilization</h2><p class=\"m\">The lowest share of any window of each size that the program ran: 0 to 100% up the side, window sizes {} to {} across (log scale).</p>\
+<svg viewBox=\"0 0 {} {}\" preserveAspectRatio=\"none\" class=\"chart\" role=\"img\" aria-label=\"Minimum mutator utilization\"><path d=\"{}\" stroke=\"#2457c5\" fill=\"none\"/></svg>",
+        esc(&crate::format::ms(axis.lo)),
+        esc(&crate::format::ms(axis.hi)),
+        plot::WIDTH,
+        plot::HEIGHT,
+        plot::log_line_path(&axis, &pts, 100.0)
+    ));
+    s.push_str(&table_html(&tables::latency::mmu(&l.mmu)));
+    s
+}
+
+/// The report of the trace `m` (its rows `gcs`), with the latency figures for a pause budget.
+pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis, budget_ms: f64) -> String {
     let mut body = String::new();
     body.push_str(&format!(
         "<h1>gcscope report: {}</h1>\n<dl>",
         esc(&a.file_name)
     ));
-    for (k, v, _) in model::facts(m, &a.file_name, a.file_size) {
+    let etl = a.etl.iter().flat_map(|e| e.facts());
+    for (k, v, _) in model::facts(m, &a.file_name, a.file_size)
+        .into_iter()
+        .chain(etl)
+    {
         body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v)));
     }
     if let Some(p) = m.rollup.first().and_then(|r| r.pause_time_pct) {
@@ -100,10 +156,20 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
     body.push_str("</dl>\n");
     body.push_str(&table_html(&model::rollup_table(m)));
     body.push_str(&pause_svg(m, gcs));
+    let opts = Options {
+        budget_ms,
+        ..Options::default()
+    };
+    let whole = Range::new(0.0, m.process.trace_duration_ms);
+    body.push_str(&latency_html(
+        m,
+        &latency::analyze(&PauseLog::from_gcs(gcs), whole, &opts),
+    ));
     body.push_str(&table_html(&model::reasons_table(m, false)));
     body.push_str(&table_html(&model::reasons_table(m, true)));
     body.push_str(&table_html(&pins::pins_table(m)));
     body.push_str(&table_html(&pins::kinds_table(m)));
+    body.push_str(&datas_html(m));
     let cols: Vec<&columns::Column> = columns::DEFAULT_COLUMNS
         .iter()
         .filter_map(|c| columns::by_id(c))
@@ -125,6 +191,43 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis) -> String {
 <title>gcscope report: {}</title><style>{CSS}</style></head><body>\n{body}\n<p class=\"m\">Made by gcscope in the browser; figures are defined in docs/model.md.</p></body></html>\n",
         esc(&a.file_name)
     )
+}
+
+/// DATAS, where the trace has it: why the heap count changed (one sentence per change), the
+/// changes with their decisions, GCs per heap count and every decision (the DATAS tab's per-GC
+/// samples and heap counts are left to the app and `gcscope datas --json`).
+fn datas_html(m: &GcModel) -> String {
+    use crate::tables::datas;
+    let d = &m.datas;
+    if !datas::has_view(d) {
+        return String::new();
+    }
+    let (all, starts) = (TimeRange::default(), tables::Starts::new());
+    let mut s = format!(
+        "<h2>DATAS</h2>\n<p>{}</p>\n",
+        esc(&gcscope_core::gc::mode::label(&m.process))
+    );
+    if let Some(w) = datas::why_most_heaps(d) {
+        s.push_str(&format!("<p><strong>{}</strong></p>\n", esc(&w)));
+    }
+    let why = datas::change_marks(d, &all, &starts);
+    if !why.is_empty() {
+        s.push_str("<ol>");
+        for c in &why {
+            s.push_str(&format!("<li>{}</li>", esc(&c.why)));
+        }
+        s.push_str("</ol>\n");
+    }
+    for t in [
+        datas::changes(d, &all, &starts),
+        datas::by_heap_count(d, &all),
+        datas::decisions(d, &all, &starts),
+    ] {
+        if !t.rows.is_empty() {
+            s.push_str(&table_html(&t));
+        }
+    }
+    s
 }
 
 /// The insights' whole-trace tables (the per-GC ones are in the app and `gcscope <view> --json`);
@@ -181,7 +284,7 @@ mod tests {
             insights: Some(crate::protocol::insights::bounded(ins)),
             ..Default::default()
         };
-        let html = html(&m, &gcs, &a);
+        let html = html(&m, &gcs, &a, 10.0);
         let alloc = html.find("Top allocating types").expect("allocation table");
         let first_row = &html[alloc..][..html[alloc..].find("</tr>\n<tr>").unwrap() + 400];
         assert!(first_row.contains("System.Byte[]"), "{first_row}");
@@ -192,6 +295,78 @@ mod tests {
             assert!(html.contains(title), "{title}");
         }
         assert!(!html.contains("<script"));
+    }
+
+    /// The report's latency figures are core's for the whole trace and the budget asked for: the
+    /// percentiles as `gcscope latency --json` has them (its JSON's numbers in the table's cells).
+    #[test]
+    fn report_has_the_latency_figures() {
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/traces/net8.0/server.nettrace"
+        ))
+        .unwrap();
+        let mut m = gcscope_core::gc::analyze(&bytes).unwrap();
+        let gcs = std::mem::take(&mut m.gcs);
+        let html = html(&m, &gcs, &Analysis::default(), 2.0);
+        let opts = Options {
+            budget_ms: 2.0,
+            ..Options::default()
+        };
+        let l = latency::analyze(
+            &PauseLog::from_gcs(&gcs),
+            Range::new(0.0, m.process.trace_duration_ms),
+            &opts,
+        );
+        let b = &l.budget;
+        assert!(b.over_budget > 0);
+        assert!(html.contains(&format!(
+            "<dt>Pause budget 2.000 ms</dt><dd>{} of {} GCs over",
+            b.over_budget, b.gcs
+        )));
+        for id in [
+            "pause-percentiles",
+            "budget-gcs",
+            "budget-windows",
+            "pause-histogram",
+            "mmu",
+        ] {
+            assert!(html.contains(&format!("<table id=\"{id}\">")), "{id}");
+        }
+        let p99 = l.pauses[0].p99_ms.unwrap();
+        assert!(html.contains(&format!(
+            "<td class=\"n\">{}</td>",
+            crate::format::column_ms(p99)
+        )));
+        assert!(html.contains("PerfView&#39;s % time paused"));
+    }
+
+    /// A DATAS trace's report says why the heap count changed, sentence for sentence as
+    /// `gc::datas::explain`, with the changes and decisions; a workstation trace's has no DATAS.
+    #[test]
+    fn report_has_the_datas_summary() {
+        let report = |path: &str| {
+            let bytes = std::fs::read(format!(
+                "{}/../fixtures/traces/{path}.nettrace",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
+            let mut m = gcscope_core::gc::analyze(&bytes).unwrap();
+            let gcs = std::mem::take(&mut m.gcs);
+            (html(&m, &gcs, &Analysis::default(), 10.0), m)
+        };
+        let (html, m) = report("net10.0/datas");
+        let why = gcscope_core::gc::datas::explain(&m.datas);
+        assert!(!why.is_empty());
+        for w in &why {
+            assert!(html.contains(&format!("<li>{}</li>", esc(w))), "{w}");
+        }
+        for id in ["datas-changes", "datas-by-heap-count", "datas-decisions"] {
+            assert!(html.contains(&format!("<table id=\"{id}\">")), "{id}");
+        }
+        assert!(html.contains("<h2>DATAS</h2>\n<p>server, DATAS: 1-2 heaps"));
+        let (html, _) = report("net10.0/wks-concurrent");
+        assert!(!html.contains("<h2>DATAS</h2>"));
     }
 
     #[test]

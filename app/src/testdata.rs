@@ -21,6 +21,7 @@ pub fn gc(number: u32) -> Gc {
         suspend_ms: Some(0.1),
         pause_ms: Some(1.0),
         bgc_final_pause_ms: None,
+        bgc_pauses: Vec::new(),
         since_previous_gc_ms: Some(9.0),
         pause_pct: Some(10.0),
         gen0_allocated_bytes: Some(1000),

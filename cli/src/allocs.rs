@@ -4,7 +4,7 @@
 use gcscope_core::gc::insights::{AllocBin, KindBytes, TypeAlloc};
 use serde::Serialize;
 
-use crate::args::JsonOpts;
+use crate::args::{JsonOpts, RangeOpts};
 use crate::insight::{load, mb, pct, print_json};
 use crate::table::{Align, Table};
 
@@ -28,12 +28,9 @@ struct AllocsJson {
 pub struct Opts {
     #[command(flatten)]
     pub out: JsonOpts,
-    /// Only the allocation ticks from this time on (ms from the trace start)
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    pub from: Option<f64>,
-    /// Only the allocation ticks up to this time (ms from the trace start)
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    pub to: Option<f64>,
+    /// Only the allocation ticks in this time range
+    #[command(flatten)]
+    pub range: RangeOpts,
     /// How many types to list, most sampled bytes first
     #[arg(long, value_name = "N", default_value_t = DEFAULT_TOP)]
     pub top: usize,
@@ -41,7 +38,7 @@ pub struct Opts {
 
 pub fn run(opts: &Opts) -> Result<(), String> {
     let json = opts.out.json("allocs")?;
-    let (from, to, top) = (opts.from, opts.to, opts.top);
+    let (from, to, top) = (opts.range.from, opts.range.to, opts.top);
     let (_, ins) = load(&opts.out.input)?;
     let a = &ins.allocations;
     let (lo, hi) = (

@@ -5,14 +5,16 @@
 
 use std::io::Write;
 
-use gcscope_core::gc::definitions::GC_FIELDS;
+use gcscope_core::gc::definitions::{gc_field, GC_FIELDS};
 use gcscope_core::gc::{Gc, Generations};
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::args::{Input, JsonCsvOpts};
 use crate::load::DRAIN_EVERY;
+use crate::many::{each_trace, ManyOpts};
 use crate::out::Out;
+use crate::rows_out::{typed_cell, Column, Kind, Writer};
 use crate::summary::load_draining_every;
 use crate::table::{self, Align, StreamingTable};
 
@@ -30,12 +32,98 @@ pub struct Opts {
     /// Only GCs with this trigger, by name or number ('induced': all induced GCs)
     #[arg(long, value_name = "R")]
     pub reason: Option<String>,
+    #[command(flatten)]
+    pub many: ManyOpts,
 }
 
 pub fn run(opts: &Opts) -> Result<(), String> {
     let mut out = Out::stdout();
-    write(opts, DRAIN_EVERY, &mut out)?;
+    let (files, table) = opts.many.traces(&opts.out.input.file)?;
+    if table {
+        write_table(opts, &files, &mut out)?;
+    } else {
+        write(opts, DRAIN_EVERY, &mut out)?;
+    }
     out.finish()
+}
+
+/// The columns of one table over several traces: `trace`, then the CSV's, typed from their
+/// definitions' units (lists of records are counts, lists of names text).
+pub fn table_columns() -> Vec<(Column, String)> {
+    let mut cols = vec![(
+        Column {
+            name: "trace".into(),
+            kind: Kind::Text,
+        },
+        String::new(),
+    )];
+    for (name, pointer) in csv_columns() {
+        let path = pointer.trim_start_matches('/').replace('/', ".");
+        let kind = gc_field(&path).map_or(Kind::Int, |d| Kind::of_unit(d.unit));
+        cols.push((Column { name, kind }, pointer));
+    }
+    cols
+}
+
+/// Every trace's GCs that pass the filter as one table, in `--csv`, `--jsonl` or `--parquet`;
+/// the aligned table (no format) is printed trace by trace under its name.
+fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Result<(), String> {
+    if opts.out.json {
+        return Err(
+            "--json prints one trace's GCs as an array; for several traces use --jsonl, --csv or --parquet"
+                .into(),
+        );
+    }
+    let filter = Filter::from_opts(opts);
+    let Some(format) = opts.many.format(opts.out.csv) else {
+        return each_trace(files, |f| {
+            let _ = writeln!(out, "== {f}");
+            let input = opts.out.input.with_file(f);
+            let rows = Rows {
+                input: &input,
+                filter: &filter,
+                drain_every: DRAIN_EVERY,
+            };
+            human(&rows, out)?;
+            let _ = writeln!(out);
+            Ok(())
+        });
+    };
+    let cols = table_columns();
+    let mut w = Writer::new(&format, cols.iter().map(|c| c.0.clone()).collect(), out)?;
+    let mut failed = None;
+    let read = each_trace(files, |f| {
+        let input = opts.out.input.with_file(f);
+        let rows = Rows {
+            input: &input,
+            filter: &filter,
+            drain_every: DRAIN_EVERY,
+        };
+        each_row(&rows, &mut |gc| {
+            if failed.is_some() {
+                return;
+            }
+            let v = match serde_json::to_value(gc) {
+                Ok(v) => v,
+                Err(e) => return failed = Some(e.to_string()),
+            };
+            let mut values = vec![Some(Value::String(f.to_string()))];
+            values.extend(
+                cols[1..]
+                    .iter()
+                    .map(|(c, p)| typed_cell(c.kind, v.pointer(p))),
+            );
+            if let Err(e) = w.row(values) {
+                failed = Some(e);
+            }
+        })?;
+        Ok(())
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    w.finish()?;
+    read
 }
 
 /// The rows of `opts`' trace in its format, taken from the model every `drain_every` events.
@@ -211,6 +299,7 @@ pub fn csv_columns() -> Vec<(String, String)> {
     for d in GC_FIELDS {
         let f = d.field;
         if f.starts_with("heaps.")
+            || f.starts_with("bgc_pauses.")
             || f.starts_with("pinned_objects.")
             || f.starts_with("pinned_plugs.")
         {
@@ -224,6 +313,7 @@ pub fn csv_columns() -> Vec<(String, String)> {
             cols.push((f.replace('.', "_"), format!("/{}", f.replace('.', "/"))));
         }
     }
+    cols.push(("bgc_pauses".into(), "/bgc_pauses".into()));
     cols.push(("heaps".into(), "/heaps".into()));
     cols.push(("pinned_objects".into(), "/pinned_objects".into()));
     cols.push(("pinned_plugs".into(), "/pinned_plugs".into()));
@@ -276,7 +366,6 @@ mod tests {
     use crate::summary::load_model;
     use crate::table::Table;
     use clap::Parser;
-    use gcscope_core::gc::definitions::gc_field;
 
     /// `gcscope gcs`' options from a command line after `gcs`.
     fn opts(args: &[&str]) -> Result<Opts, clap::Error> {

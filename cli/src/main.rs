@@ -7,22 +7,28 @@
 mod allocs;
 mod args;
 mod budgets;
+mod compare;
 mod counters;
 mod datas;
 mod events;
 mod gcs;
 mod handles;
 mod insight;
+mod latency;
 mod load;
+mod many;
 mod memory;
 mod out;
 mod parallel;
 mod pins;
 mod reasons;
 mod roots;
+mod rows_out;
 mod summary;
+mod summary_table;
 mod suspensions;
 mod table;
+mod traces;
 
 use std::process::ExitCode;
 
@@ -54,14 +60,25 @@ enum Command {
     /// Event counts by Provider/EventName (TraceEvent naming)
     #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
     Events(args::JsonOpts),
-    /// Process facts and GC rollup by generation
-    #[command(after_help = "Example:\n  gcscope summary trace.nettrace --json")]
-    Summary(args::JsonOpts),
+    /// Process facts, GC rollup and pause percentiles (one row per trace for several)
+    #[command(after_help = "Examples:\n  \
+        gcscope summary trace.nettrace --json\n  \
+        gcscope summary traces/ --csv > fleet.csv   one row per trace in the folder")]
+    Summary(summary::Opts),
+    /// Pause percentiles, histogram, budget and minimum mutator utilization (MMU)
+    #[command(after_help = "Examples:\n  \
+        gcscope latency trace.nettrace --budget 5             GCs over 5 ms, worst windows\n  \
+        gcscope latency trace.nettrace --from 1000 --to 2000 --json")]
+    Latency(latency::Opts),
+    /// Two traces side by side: B - A for every figure, and which way is better
+    #[command(after_help = "Example:\n  gcscope compare before.nettrace after.nettrace")]
+    Compare(compare::Opts),
     /// One row per GC, streamed as the trace is read (JSON: every figure, see docs/model.md)
     #[command(after_help = "Examples:\n  \
         gcscope gcs trace.nettrace --min-pause 5             GCs that paused 5 ms or more\n  \
         gcscope gcs trace.nettrace --gen 2 --reason induced  induced gen2 GCs\n  \
-        gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC")]
+        gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC\n  \
+        gcscope gcs traces/ --parquet gcs.parquet            every trace in the folder, one table")]
     Gcs(gcs::Opts),
     /// Trigger and condemn reasons, GCs per generation
     #[command(after_help = "Example:\n  gcscope reasons trace.nettrace")]
@@ -138,9 +155,16 @@ fn main() -> ExitCode {
             return ExitCode::from(args::EXIT_USAGE);
         }
     }
+    // `--json` (one trace's array or object) with several traces or a folder: use a table format.
+    if let Some((name, msg)) = json_with_many(&cli.command) {
+        eprintln!("gcscope {name}: {msg}; see 'gcscope {name} --help'");
+        return ExitCode::from(args::EXIT_USAGE);
+    }
     let result = match &cli.command {
         Command::Events(o) => events::run(o),
         Command::Summary(o) => summary::run(o),
+        Command::Latency(o) => latency::run(o),
+        Command::Compare(o) => compare::run(o),
         Command::Gcs(o) => gcs::run(o),
         Command::Reasons(o) => reasons::run(o),
         Command::Pins(o) => pins::run(o),
@@ -167,11 +191,24 @@ fn main() -> ExitCode {
     }
 }
 
+/// `gcs --json` or `summary --json` given several traces or a folder: the subcommand and why not.
+fn json_with_many(command: &Command) -> Option<(&'static str, &'static str)> {
+    let (name, json, first, more) = match command {
+        Command::Gcs(o) => ("gcs", o.out.json, &o.out.input.file, &o.many.more),
+        Command::Summary(o) => ("summary", o.out.json, &o.out.input.file, &o.many.more),
+        _ => return None,
+    };
+    let many = !more.is_empty() || std::path::Path::new(first).is_dir();
+    (json && many).then_some((
+        name,
+        "--json prints one trace; for several traces or a folder use --jsonl, --csv or --parquet",
+    ))
+}
+
 /// The subcommands that print a table or `--json` only, with their name and options.
 fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts)> {
     Some(match command {
         Command::Events(o) => ("events", o),
-        Command::Summary(o) => ("summary", o),
         Command::Reasons(o) => ("reasons", o),
         Command::Pins(o) => ("pins", o),
         Command::Handles(o) => ("handles", o),
@@ -180,6 +217,7 @@ fn json_only_options(command: &Command) -> Option<(&'static str, &args::JsonOpts
         Command::Roots(o) => ("roots", o),
         Command::Suspensions(o) => ("suspensions", o),
         Command::Memory(o) => ("memory", o),
+        Command::Latency(o) => ("latency", &o.out),
         Command::Datas(o) => ("datas", o),
         _ => return None,
     })

@@ -2,11 +2,15 @@
 
 use std::io::Write;
 
+use gcscope_core::compare::RowLog;
 use gcscope_core::gc::{Gc, GcModel};
+use gcscope_core::latency::{self, PauseStats, TimeRange};
 use serde::Serialize;
 
-use crate::args::{Input, JsonOpts};
+use crate::args::{Input, JsonCsvOpts};
 use crate::load::{load_process, Rows, DRAIN_EVERY};
+use crate::many::ManyOpts;
+use crate::out::Out;
 use crate::table::{self, Align, Table};
 
 /// Decodes FILE and builds its GC model (of the chosen process), streaming the file through the
@@ -21,6 +25,18 @@ pub fn load_model(input: &Input) -> Result<GcModel, String> {
 /// summaries still cover every GC; its `gcs` holds only the last few.
 pub fn load_summaries(input: &Input) -> Result<GcModel, String> {
     load_process(input, false, Rows::Drop { every: DRAIN_EVERY }).map(|(model, _)| model)
+}
+
+/// [`load_summaries`] that also keeps what latency figures and comparisons need of each row (a
+/// pause record and a heap point, ~100 bytes a GC) as the rows go by.
+pub fn load_digest(input: &Input) -> Result<(GcModel, RowLog), String> {
+    let mut rows = RowLog::default();
+    let m = load_draining_every(input, DRAIN_EVERY, &mut |gc: Gc| rows.add(&gc))?;
+    // The rows still held at the end are the last ones, not handed out yet.
+    for gc in &m.gcs {
+        rows.add(gc);
+    }
+    Ok((m, rows))
 }
 
 /// [`load_model`] that hands every row to `row` as soon as it is final, in GC order, taking the
@@ -49,6 +65,8 @@ pub fn print(s: &str) -> Result<(), String> {
 struct SummaryJson<'a> {
     process: &'a gcscope_core::gc::ProcessFacts,
     rollup: &'a [gcscope_core::gc::GenRollup],
+    /// Pause percentiles of the whole trace (`gcscope latency` has the rest).
+    pauses: &'a [PauseStats],
     condemn_reasons: &'a gcscope_core::gc::CondemnBreakdown,
     handles: HandleCounts,
     pinning: PinCounts,
@@ -73,13 +91,47 @@ struct PinCounts {
     types: usize,
 }
 
-pub fn run(opts: &JsonOpts) -> Result<(), String> {
-    let json = opts.json("summary")?;
-    let m = load_summaries(&opts.input)?;
+/// `gcscope summary`'s options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Opts {
+    /// FILE, --json (one trace) and --csv (one row per trace: facts, rollup, pause percentiles)
+    #[command(flatten)]
+    pub out: JsonCsvOpts,
+    #[command(flatten)]
+    pub many: ManyOpts,
+}
+
+/// A trace's summaries and its pause percentiles over the whole trace.
+fn load_with_percentiles(input: &Input) -> Result<(GcModel, Vec<PauseStats>), String> {
+    let (m, rows) = load_digest(input)?;
+    let range = TimeRange::new(0.0, m.process.trace_duration_ms);
+    let pauses = latency::percentiles(&rows.pauses, range);
+    Ok((m, pauses))
+}
+
+pub fn run(opts: &Opts) -> Result<(), String> {
+    let (files, many) = opts.many.traces(&opts.out.input.file)?;
+    if many || opts.out.csv {
+        if opts.out.json {
+            return Err(
+                "--json prints one trace's summary; for several traces use --csv, --jsonl or --parquet"
+                    .into(),
+            );
+        }
+        let mut out = Out::stdout();
+        let format = opts.many.format(opts.out.csv);
+        // Every trace's process as the command line chooses it (--pid/--process).
+        let load = |f: &str| load_with_percentiles(&opts.out.input.with_file(f));
+        crate::summary_table::write(&files, format, load, &mut out)?;
+        return out.finish();
+    }
+    let json = opts.out.json;
+    let (m, pauses) = load_with_percentiles(&opts.out.input)?;
     if json {
         let j = SummaryJson {
             process: &m.process,
             rollup: &m.rollup,
+            pauses: &pauses,
             condemn_reasons: &m.condemn_reasons,
             handles: HandleCounts {
                 has_events: m.handles.has_events,
@@ -101,7 +153,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         s.push('\n');
         return print(&s);
     }
-    print(&human(&m))
+    print(&human(&m, &pauses))
 }
 
 /// The first `n` characters of `s`, with "..." when cut (the whole text is in --json).
@@ -115,7 +167,7 @@ pub fn clip(s: &str, n: usize) -> String {
     }
 }
 
-fn human(m: &GcModel) -> String {
+fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
     let p = &m.process;
     let mut s = String::new();
     let or = |v: &Option<String>| v.clone().unwrap_or_else(|| "(not in trace)".into());
@@ -174,9 +226,19 @@ fn human(m: &GcModel) -> String {
         ));
     }
     s.push_str(&format!(
-        "GCs        {} ({} incomplete), GC span {:.1} ms\n\n",
+        "GCs        {} ({} incomplete), GC span {:.1} ms\n",
         p.gc_count, p.incomplete_gc_count, p.gc_span_ms
     ));
+    if let Some(all) = m.rollup.first() {
+        s.push_str(&format!(
+            "Paused     {}% of the trace ({:.1} of {:.1} ms); PerfView's % (over the GC span): {}%\n",
+            table::pct(all.pause_time_pct),
+            all.total_pause_ms,
+            p.trace_duration_ms,
+            table::pct(all.gc_span_pause_pct)
+        ));
+    }
+    s.push('\n');
 
     s.push_str("GC rollup by generation (complete GCs; times in ms, sizes in MB = 10^6 bytes)\n");
     let mut t = Table::new(&[
@@ -186,7 +248,7 @@ fn human(m: &GcModel) -> String {
         ("Max pause", Align::Right),
         ("Mean pause", Align::Right),
         ("Total pause", Align::Right),
-        ("% pause", Align::Right),
+        ("% paused", Align::Right),
         ("Max peak", Align::Right),
         ("Alloc MB", Align::Right),
         ("Promoted MB", Align::Right),
@@ -209,6 +271,9 @@ fn human(m: &GcModel) -> String {
         ]);
     }
     s.push_str(&t.render());
+
+    s.push_str("\nPause percentiles (complete GCs; ms; nearest rank: p99 = the ceil(0.99 n)-th shortest)\n");
+    s.push_str(&percentile_table(pauses));
 
     if !m.condemn_reasons.by_trigger.is_empty() {
         s.push_str("\nTrigger reasons (GCs per generation)\n");
@@ -254,4 +319,33 @@ fn human(m: &GcModel) -> String {
         ));
     }
     s
+}
+
+/// Pause percentiles per kind of GC, as a table (kinds without GCs left out, "all" always shown).
+pub fn percentile_table(pauses: &[PauseStats]) -> String {
+    let mut t = Table::new(&[
+        ("GCs", Align::Left),
+        ("Count", Align::Right),
+        ("p50", Align::Right),
+        ("p90", Align::Right),
+        ("p95", Align::Right),
+        ("p99", Align::Right),
+        ("p99.9", Align::Right),
+        ("Max", Align::Right),
+        ("Mean", Align::Right),
+    ]);
+    for p in pauses.iter().filter(|p| p.count > 0 || p.kind == "all") {
+        t.row(vec![
+            p.kind.replace('_', " "),
+            p.count.to_string(),
+            table::ms(p.p50_ms),
+            table::ms(p.p90_ms),
+            table::ms(p.p95_ms),
+            table::ms(p.p99_ms),
+            table::ms(p.p999_ms),
+            table::ms(p.max_ms),
+            table::ms(p.mean_ms),
+        ]);
+    }
+    t.render()
 }

@@ -28,7 +28,26 @@ fn fixture(rt: &str, name: &str) -> String {
 /// Every subcommand with the options its help must list (beyond FILE, --pid, --process and --help).
 const SUBCOMMANDS: &[(&str, &[&str])] = &[
     ("events", &["--json"]),
-    ("summary", &["--json"]),
+    (
+        "summary",
+        &[
+            "--json",
+            "--csv",
+            "--jsonl",
+            "--parquet <PATH>",
+            "[FILE]...",
+        ],
+    ),
+    (
+        "latency",
+        &[
+            "--json",
+            "--from <MS>",
+            "--to <MS>",
+            "--budget <MS>",
+            "--window <MS>",
+        ],
+    ),
     (
         "gcs",
         &[
@@ -37,6 +56,9 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "--gen <N>",
             "--min-pause <MS>",
             "--reason <R>",
+            "--jsonl",
+            "--parquet <PATH>",
+            "[FILE]...",
         ],
     ),
     ("reasons", &["--json"]),

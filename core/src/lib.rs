@@ -12,6 +12,7 @@
 extern crate alloc;
 
 pub mod clr;
+pub mod compare;
 pub mod container;
 pub mod decode;
 #[cfg(feature = "encode")]
@@ -21,6 +22,7 @@ pub mod etl;
 pub mod event;
 pub mod filter;
 pub mod gc;
+pub mod latency;
 pub mod nettrace;
 pub mod parts;
 pub mod read;

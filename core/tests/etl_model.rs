@@ -253,3 +253,99 @@ fn framework_gc_mode_and_pointer_size_agree_with_traceevent() {
         assert_eq!(want, Some("workstation"));
     }
 }
+
+/// Every process of the trace, for the page that says what a trace without GCs holds: the kernel
+/// names each process once (TraceEvent's counts: one Process/DCStart per process alive at the
+/// rundown, a Process/Start per process started while tracing, a Process/Defunct per zombie), the
+/// .NET processes are the ones that wrote runtime events, and the first named ones are the ones the
+/// baseline's first DCStart lines show. `finish_parts` gives each model as `finish_all` does, in
+/// any order (the first process taken must not change how the others' counts are read).
+#[test]
+fn every_process_of_a_machine_wide_trace() {
+    if common::shared_dir().is_none() {
+        return;
+    }
+    for trace in ["net.4.5.2.x64", "net.4.5.2.x86"] {
+        let (counts, lines) = baseline(trace);
+        let shared = common::shared_dir().unwrap();
+        let bytes = std::fs::read(shared.join(format!("traces/perfview/{trace}.etl.zip"))).unwrap();
+        let read = || {
+            let mut reader = TraceReader::new().with_filter(gc::interest);
+            let mut router = ProcessRouter::bounded();
+            reader
+                .push_with_info(&bytes, &mut |i, e| router.on_event(i, e))
+                .unwrap();
+            reader
+                .finish_with_info(&mut |i, e| router.on_event(i, e))
+                .unwrap();
+            (reader, router)
+        };
+        let (reader, mut router) = read();
+        let kernel = |name: &str| {
+            counts
+                .get(&format!("Windows Kernel/Process/{name}"))
+                .copied()
+        };
+        let named = kernel("DCStart").unwrap()
+            + kernel("Start").unwrap_or(0)
+            + kernel("Defunct").unwrap_or(0);
+        let all = router.all_processes(usize::MAX);
+        assert_eq!(
+            (all.dotnet_count + all.other_count) as u64,
+            named,
+            "{trace}: processes"
+        );
+        // The .NET processes: every one with GC events, and those are the ones with GC/Start lines.
+        let with_gcs: Vec<u32> = router.processes().iter().map(|p| p.process_id).collect();
+        let dotnet: Vec<u32> = all.dotnet.iter().map(|p| p.process_id).collect();
+        assert!(with_gcs.iter().all(|p| dotnet.contains(p)), "{trace}");
+        for l in lines
+            .iter()
+            .filter(|l| l.name == "Microsoft-Windows-DotNETRuntime/GC/Start")
+        {
+            assert!(
+                with_gcs.contains(&l.attrs["PID"].parse().unwrap()),
+                "{trace}"
+            );
+        }
+        assert!(all.others.iter().all(|p| !dotnet.contains(&p.process_id)));
+        for l in lines
+            .iter()
+            .filter(|l| l.name == "Windows Kernel/Process/DCStart")
+        {
+            let pid: u32 = l.attrs["ProcessID"].parse().unwrap();
+            let p = all
+                .dotnet
+                .iter()
+                .chain(&all.others)
+                .find(|p| p.process_id == pid)
+                .unwrap_or_else(|| panic!("{trace}: pid {pid} not listed"));
+            assert_eq!(
+                p.name.as_deref(),
+                Some(l.attrs["PName"].as_str()),
+                "{trace}"
+            );
+        }
+        let limited = router.all_processes(3);
+        assert_eq!(
+            (limited.dotnet.len().min(3), limited.others.len()),
+            (all.dotnet.len().min(3), 3)
+        );
+        assert_eq!(limited.other_count, all.other_count);
+        // finish_parts, the least paused process first, equals finish_all.
+        let whole: BTreeMap<u32, GcModel> = read()
+            .1
+            .finish_all(Some(reader.stats()))
+            .into_iter()
+            .map(|(pid, m, _)| (pid, m))
+            .collect();
+        for pid in with_gcs.iter().rev() {
+            let (m, _) = router.finish_parts(*pid, Some(reader.stats())).unwrap();
+            assert_eq!(&m, &whole[pid], "{trace}: pid {pid}");
+        }
+        assert!(
+            router.finish_parts(with_gcs[0], None).is_none(),
+            "taken once"
+        );
+    }
+}

@@ -223,6 +223,7 @@ fn check_trace(path: &Path, problems: &mut Vec<String>) -> String {
     let handles = check_handles(&d, &oracle, problems);
     check_memory_pressure(&d, &oracle, problems);
     check_heaps(&d, &oracle, problems);
+    check_pause_time(&bytes, &te, problems);
     check_dynamic_events(&d, problems);
     check_mode(&bytes, &d, &oracle, &te, problems);
     let c = &oracle["collection_count"];
@@ -415,6 +416,31 @@ fn check_against_traceevent_gcs(d: &Decoded, te: &Json, problems: &mut Vec<Strin
             .take(5)
             .collect();
         problems.push(format!("GCs differ from TraceEvent's: {}", diff.join("; ")));
+    }
+}
+
+/// % time paused (the GC model's): its denominators are TraceEvent's session length (the
+/// process's time in the trace) and GC span (ProcessDuration, PerfView's denominator), and the
+/// figure is never over 100%.
+fn check_pause_time(bytes: &[u8], te: &Json, problems: &mut Vec<String>) {
+    let Ok(m) = gcscope_core::gc::analyze(bytes) else {
+        return problems.push("the GC model failed".into());
+    };
+    let num = |j: &Json| match j {
+        Json::Num(n) => *n,
+        other => panic!("expected a number, found {other:?}"),
+    };
+    let span = num(&te["gc_stats"]["ProcessDuration"]);
+    if (m.process.gc_span_ms - span).abs() > 0.01 {
+        problems.push(format!(
+            "GC span {} ms, TraceEvent's ProcessDuration {span} ms",
+            m.process.gc_span_ms
+        ));
+    }
+    let pct = m.rollup[0].pause_time_pct.unwrap_or(0.0);
+    let want = m.rollup[0].total_pause_ms * 100.0 / m.process.trace_duration_ms;
+    if pct > 100.0 || (pct - want).abs() > 1e-9 {
+        problems.push(format!("% time paused {pct}, want {want} (<= 100)"));
     }
 }
 

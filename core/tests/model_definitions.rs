@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use gcscope_core::gc::definitions::{
-    gc_field, markdown, Doc, Root, PROCESS_FIELDS, ROLLUP_FIELDS, TABLES,
+    gc_field, markdown, Doc, Root, COMPARE_FIELDS, LATENCY_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS,
+    TABLES,
 };
 use gcscope_core::gc::{analyze, Generations};
 use serde_json::Value;
@@ -130,6 +131,60 @@ fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
         .map(|d| d.field.to_string())
         .collect();
     assert_eq!(leaves, summary_defs, "model summary fields vs definitions");
+}
+
+#[test]
+fn every_latency_field_has_a_definition_and_every_definition_a_field() {
+    use gcscope_core::latency::{analyze as latency, Options, PauseLog, TimeRange};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces/net8.0");
+    let mut leaves = BTreeSet::new();
+    for w in ["wks-concurrent", "server"] {
+        let m = analyze(&std::fs::read(dir.join(format!("{w}.nettrace"))).unwrap()).unwrap();
+        let range = TimeRange::new(0.0, m.process.trace_duration_ms);
+        // A 1 ms budget, so that the worst GCs' list has rows.
+        let opts = Options {
+            budget_ms: 1.0,
+            ..Options::default()
+        };
+        let l = latency(&PauseLog::from_gcs(&m.gcs), range, &opts);
+        let mut all = BTreeSet::new();
+        paths(&serde_json::to_value(&l).unwrap(), "", &mut all);
+        leaves.extend(
+            all.iter()
+                .filter(|p| !all.iter().any(|q| q.starts_with(&format!("{p}."))))
+                .cloned(),
+        );
+    }
+    let defs: BTreeSet<String> = LATENCY_FIELDS.iter().map(|d| d.field.to_string()).collect();
+    assert_eq!(leaves, defs, "latency fields vs definitions");
+}
+
+#[test]
+fn every_comparison_field_has_a_definition_and_every_definition_a_field() {
+    use gcscope_core::compare::{compare, RowLog};
+    use gcscope_core::latency::Options;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
+    let digest = |p: &str| {
+        let m = analyze(&std::fs::read(dir.join(p)).unwrap()).unwrap();
+        let mut rows = RowLog::default();
+        for g in &m.gcs {
+            rows.add(g);
+        }
+        rows.digest(p.into(), &m, &Options::default())
+    };
+    let c = compare(
+        &digest("net8.0/wks-concurrent.nettrace"),
+        &digest("netcore3.1/server.nettrace"),
+    );
+    let mut all = BTreeSet::new();
+    paths(&serde_json::to_value(&c).unwrap(), "", &mut all);
+    let leaves: BTreeSet<String> = all
+        .iter()
+        .filter(|p| !all.iter().any(|q| q.starts_with(&format!("{p}."))))
+        .cloned()
+        .collect();
+    let defs: BTreeSet<String> = COMPARE_FIELDS.iter().map(|d| d.field.to_string()).collect();
+    assert_eq!(leaves, defs, "comparison fields vs definitions");
 }
 
 #[test]

@@ -18,9 +18,10 @@
 //!    Where a generation held no objects before the GC, TraceEvent says 0 and the model `null`.
 //! 3. Background GC histories: when a background GC ends while a foreground GC is restarting the
 //!    runtime, its GCGlobalHeapHistory/GCPerHeapHistory arrive before that GC's RestartEEEnd;
-//!    TraceEvent gives them to the foreground GC, the model to the background GC (its thread and
-//!    its gen2 condemned generation say so). Per-heap figures of the GCs around a background GC
-//!    (the BGC, GCs that ran during it, and the one after) are therefore not compared.
+//!    TraceEvent gives them to the foreground GC, the model to the background GC (the runtime
+//!    marks its GCGlobalHeapHistory with the Concurrent mechanism). Per-heap figures of the GCs
+//!    around a background GC (the BGC, GCs that ran during it, and the one after) are therefore
+//!    not compared; which GC each history goes to is (`each_gc_has_the_global_history_...`).
 //! 4. Allocated since the previous GC: TraceEvent measures from the GC just before in the list
 //!    (which may be a background GC whose records describe the heap when it started, or have
 //!    none); the model measures from the last blocking GC that ended before this one began. The
@@ -1127,4 +1128,107 @@ fn traceevent_heap_count_is_the_first_gcs_under_datas() {
         "net8.0/datas, net9.0 and net10.0 datas and datas-tuned"
     );
     assert!(wrong_in_traceevent > 100, "{wrong_in_traceevent}");
+}
+
+/// Which GC each GCGlobalHeapHistory (and the GCPerHeapHistory events after it) belongs to, against
+/// TraceEvent 3.1.3 on every committed trace: every GC TraceEvent gives a history has the same
+/// heap count, condemned generation and gen0 budget in the model, and as many per-heap records.
+/// TraceEvent gives a history to the GC in progress, else (server GC) to the background GC that
+/// just ended, whichever thread fires it. Two differences, each checked here:
+/// * a background GC's history (the runtime marks it with the Concurrent mechanism) that arrives
+///   while a foreground GC is still restarting: TraceEvent gives it to that GC, over the GC's own
+///   (note 3); the model gives it to the background GC, and the foreground GC keeps its own;
+/// * a server background GC's history after its GCHeapStats at 1 heap (DATAS): TraceEvent 3.1.3
+///   takes 1 heap for workstation GC and drops it; the model gives it to the background GC.
+#[test]
+fn each_gc_has_the_global_history_traceevent_gives_it() {
+    type History = (u32, u8, u64);
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    for f in all() {
+        let ours = |g: &Gc| -> Option<History> {
+            Some((g.heap_count?, g.condemned_gen?, g.gen0_budget_bytes?))
+        };
+        let concurrent = |g: &Gc| {
+            g.global_mechanisms
+                .as_ref()
+                .is_some_and(|m| m.iter().any(|x| x == "Concurrent"))
+        };
+        // Background GCs' histories that TraceEvent gave to a foreground GC.
+        let mut misplaced: Vec<History> = Vec::new();
+        let mut with_te_history = Vec::new();
+        for t in f.te["gcs"].as_array().unwrap() {
+            let n = t["Number"].as_u64().unwrap() as u32;
+            let Some(g) = f.model.gcs.iter().find(|g| g.number == n) else {
+                problems.push(format!("{} GC {n}: not in the model", f.name));
+                continue;
+            };
+            let h = &t["GlobalHeapHistory"];
+            let Some(heaps) = h["NumHeaps"].as_u64() else {
+                continue;
+            };
+            with_te_history.push(n);
+            let theirs: History = (
+                heaps as u32,
+                h["CondemnedGeneration"].as_u64().unwrap() as u8,
+                h["FinalYoungestDesired"].as_u64().unwrap(),
+            );
+            let te_concurrent = h["GlobalMechanisms"]
+                .as_str()
+                .unwrap()
+                .split(", ")
+                .any(|m| m == "Concurrent");
+            if te_concurrent && t["Type"] != "BackgroundGC" {
+                misplaced.push(theirs);
+                // Its own history: a blocking one, of the generation it collected.
+                if concurrent(g) || g.condemned_gen != Some(g.gen) {
+                    problems.push(format!(
+                        "{} GC {n}: its own history, not the background GC's: {:?}",
+                        f.name,
+                        ours(g)
+                    ));
+                }
+                continue;
+            }
+            compared += 1;
+            let te_heap_records = t["PerHeapCondemnedReasons"].as_array().map_or(0, Vec::len);
+            if ours(g) != Some(theirs) || g.heaps.len() != te_heap_records {
+                problems.push(format!(
+                    "{} GC {n} ({:?}): model {:?} with {} heap records, TraceEvent {theirs:?} with {te_heap_records}",
+                    f.name,
+                    g.gc_type,
+                    ours(g),
+                    g.heaps.len()
+                ));
+            }
+        }
+        // A history the model has and TraceEvent has not: a background GC's own.
+        for g in &f.model.gcs {
+            let Some(h) = ours(g).filter(|_| !with_te_history.contains(&g.number)) else {
+                continue;
+            };
+            let placed = misplaced.iter().position(|m| *m == h);
+            let dropped_at_one_heap = h.0 == 1;
+            if g.gc_type != GcType::Background
+                || !concurrent(g)
+                || !(placed.is_some() || dropped_at_one_heap)
+            {
+                problems.push(format!(
+                    "{} GC {} ({:?}): history {h:?} that TraceEvent gives no GC",
+                    f.name, g.number, g.gc_type
+                ));
+            }
+            if let Some(i) = placed {
+                misplaced.remove(i);
+            }
+        }
+        if !misplaced.is_empty() {
+            problems.push(format!(
+                "{}: background GC histories {misplaced:?} on no background GC",
+                f.name
+            ));
+        }
+    }
+    assert!(compared > 1500, "{compared} GCs compared");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -174,7 +174,11 @@ fn blocking_gc_figures_match_the_hand_arithmetic() {
             && close(all.mean_pause_ms, 1.0)
     );
     assert!(close(m.process.gc_span_ms, 10.9));
-    assert!(close(all.pause_time_pct.unwrap(), 2.0 * 100.0 / 10.9));
+    // % time paused: over the process's time in the trace (its last event, GC 2's restart at
+    // 21.0 ms); PerfView's over the GC span.
+    assert!(close(m.process.trace_duration_ms, 21.0));
+    assert!(close(all.pause_time_pct.unwrap(), 2.0 * 100.0 / 21.0));
+    assert!(close(all.gc_span_pause_pct.unwrap(), 2.0 * 100.0 / 10.9));
     assert_eq!(all.total_allocated_bytes, 300_000 + 3_813_000);
     // Condemn breakdown: both GCs low_ephemeral; the gen0 GC's budget gen (0) is its own gen.
     let by = |n: &str| {
@@ -249,6 +253,13 @@ fn background_gc_with_a_foreground_gc_streams_and_sums_its_pauses() {
     // Pause = initial (100.50 - 100.00 = 0.50) + final (105.30 - 105.00 = 0.30) = 0.80 ms.
     assert!(close(bgc.pause_ms.unwrap(), 0.8), "{:?}", bgc.pause_ms);
     assert!(close(bgc.bgc_final_pause_ms.unwrap(), 0.3));
+    // Its two pauses: the first suspension to the restart after it, the ForGCPrep one.
+    let spans: Vec<(f64, f64)> = bgc
+        .bgc_pauses
+        .iter()
+        .map(|p| (p.start_ms, p.end_ms))
+        .collect();
+    assert_eq!(spans, [(100.0, 100.5), (105.0, 105.3)]);
     // Suspend = 0.01 + 0.02 = 0.03 ms; duration = 106.00 - 100.02 = 5.98 ms.
     assert!(close(bgc.suspend_ms.unwrap(), 0.03));
     assert!(close(bgc.duration_ms.unwrap(), 5.98));
@@ -477,6 +488,22 @@ fn sizes_before_look_back_past_drained_rows() {
     rows.append(&mut m.gcs);
     m.gcs = rows;
     assert!(m == whole);
+}
+
+#[test]
+fn one_gc_in_a_long_trace_is_a_small_share_of_its_time() {
+    // One GC (pause 10.0-11.0 ms, GCEnd at 10.9) in a trace whose last event is at 7,400 ms: the
+    // program was stopped 1 ms of 7,400. PerfView's figure divides by the GC span (10.0 to the
+    // GCEnd at 10.9), shorter than the pause itself.
+    let mut ev = blocking_gc(10.0, 1, 0, 0, 4_000_000);
+    ev.push(alloc_tick(7400.0, TH, 100_000, 0));
+    let m = build(&ev);
+    let all = &m.rollup[0];
+    assert!(close(all.total_pause_ms, 1.0));
+    assert!(close(m.process.trace_duration_ms, 7400.0));
+    assert!(close(all.pause_time_pct.unwrap(), 100.0 / 7400.0));
+    assert!(close(m.process.gc_span_ms, 0.9));
+    assert!(close(all.gc_span_pause_pct.unwrap(), 100.0 / 0.9));
 }
 
 /// A newer runtime's GCStart (version 3, four more bytes) and GCHeapStats (version 3, eight more):

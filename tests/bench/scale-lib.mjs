@@ -1,12 +1,15 @@
 // Shared by the browser benchmark (tests/bench/browser-bench.mjs) and the CI-sized scale test
 // (tests/e2e/scale.test.mjs): native tools, generated traces in /tmp, a static server for a dist/
-// directory, and measuring one trace opened in the app (timings and the tab's memory).
-import { createServer } from 'node:http';
+// directory, and measuring one trace opened in the app (timings and the tab's memory) in any of
+// the three engines (the engine adapter of tests/e2e/engines/).
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serve } from '../e2e/engines/server.mjs';
+import { ENGINE, launchEngine } from '../e2e/engines/index.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const TARGET = process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target');
@@ -24,9 +27,16 @@ export function buildTools({ quiet = false } = {}) {
   run(['build', '--release', '-p', 'gcscope-cli']);
 }
 
+/**
+ * Which checkout the generated traces belong to: several checkouts on one machine (engineers side
+ * by side) each regenerate a shared file when their own generator differs, and a file rewritten
+ * while a browser reads it fails there (WebKit: "The object can not be found here").
+ */
+const CHECKOUT = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
+
 /** A generated trace of about `mb` MiB in /tmp (made once, reused; never committed). */
 export function ensureTrace(mb, { seed, extra = [], tag = '' } = {}) {
-  const file = `/tmp/gcscope-scale-${mb}mb${seed ? `-s${seed}` : ''}${tag ? `-${tag}` : ''}.nettrace`;
+  const file = `/tmp/gcscope-scale-${mb}mb${seed ? `-s${seed}` : ''}${tag ? `-${tag}` : ''}-${CHECKOUT}.nettrace`;
   const meta = `${file}.json`;
   // Reused while the generator binary is the one that wrote it.
   const generator = statSync(BIGTRACE).mtimeMs;
@@ -63,52 +73,21 @@ export function warmFile(file) {
   return timed('sh', ['-c', 'cat "$0" > /dev/null', file]).seconds * 1000;
 }
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-  '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml',
-};
-
 /**
  * Serves `dir` at /app/. With `isolated`, sends COOP/COEP so the page is cross-origin isolated and
- * `performance.measureUserAgentSpecificMemory()` (page + its workers) is available.
+ * `performance.measureUserAgentSpecificMemory()` (page + its workers) is available (Chromium).
  */
-export async function serveDir(dir, { isolated = true } = {}) {
-  if (!existsSync(path.join(dir, 'index.html'))) throw new Error(`${dir}/index.html missing: build the app first`);
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    const rel = decodeURIComponent(url.pathname.replace(/^\/app\//, '')) || 'index.html';
-    const file = path.join(dir, rel);
-    if (!url.pathname.startsWith('/app/') || !file.startsWith(dir)) { res.writeHead(404).end(); return; }
-    try {
-      const st = await stat(file);
-      const body = await readFile(st.isDirectory() ? path.join(file, 'index.html') : file);
-      const headers = { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream' };
-      if (isolated) {
-        headers['cross-origin-opener-policy'] = 'same-origin';
-        headers['cross-origin-embedder-policy'] = 'require-corp';
-      }
-      res.writeHead(200, headers).end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { base: `http://127.0.0.1:${server.address().port}/app/`, close: () => new Promise((r) => server.close(r)) };
+export async function serveDir(dir, { isolated = true, engine = ENGINE } = {}) {
+  return serve(path.resolve(dir), { prefix: '/app/', isolated, captureDownloads: engine !== 'chromium' });
 }
 
-/** Debian's Chromium, headless, as tests/e2e/harness.mjs launches it, plus eager memory measurement. */
-export async function launchForMeasuring() {
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic', '--disable-dev-shm-usage',
-      '--enable-blink-features=ForceEagerMeasureMemory'],
-  });
+/** `engine` (default: this run's), headless, as the end-to-end tests launch it; Chromium measures memory eagerly. */
+export async function launchForMeasuring(engine = ENGINE) {
+  return launchEngine(engine, { measuring: true });
 }
 
-/** Chromium processes that descend from this node process, with their command lines. */
-function ourChromiumProcesses() {
+/** Browser processes that descend from this node process, with their command lines. */
+function ourBrowserProcesses() {
   const procs = new Map();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
@@ -143,9 +122,35 @@ export function privateBytes(pid) {
   } catch { return 0; }
 }
 
-/** Renderer processes of our browser (the tab's page and its dedicated worker live in one). */
-export function rendererPids() {
-  return ourChromiumProcesses().filter((p) => p.cmd.includes('--type=renderer')).map((p) => p.pid);
+/**
+ * The processes of our browser that run web pages (the tab's page and its dedicated worker live in
+ * one): Chromium's renderers, Firefox's content processes, WebKit's web processes.
+ */
+const CONTENT = {
+  chromium: (cmd) => cmd.includes('--type=renderer'),
+  firefox: (cmd) => cmd.includes('-contentproc') && /\btab\s*$/.test(cmd),
+  webkit: (cmd) => /WebKitWebProcess/.test(cmd) && !/^\S*bwrap\b/.test(cmd),
+};
+export function rendererPids(engine = ENGINE) {
+  return ourBrowserProcesses().filter((p) => CONTENT[engine](p.cmd)).map((p) => p.pid);
+}
+
+/**
+ * Samples the private memory of `engine`'s content processes every 20 ms from now until `stop()`,
+ * which resolves to { before, peak } in bytes.
+ */
+export function sampleContentMemory(engine) {
+  const pids = rendererPids(engine);
+  const before = Math.max(0, ...pids.map(privateBytes));
+  let peak = before;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, ...pids.map(privateBytes));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return { stop: async () => { sampling = false; await sampler; return { before, peak }; } };
 }
 
 /** Resets the kernel's peak-RSS counter (VmHWM) of `pids` (root or own processes). */
@@ -209,7 +214,7 @@ async function heapUsage(send) {
  * input's change event), the peaks of the sampled memory figures (MiB) and the renderer's peak RSS.
  * `query` picks the view (the GC table, so rows are visible as they stream in).
  */
-export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50, sample = true, thenTabs = [] } = {}) {
+export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50, sample = true, thenTabs = [], workerPrelude = '' } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   // Trunk's loader announces the page's wasm instance; keep its memory to measure it.
   await context.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasmMemory = e.detail.wasm.memory; }));
@@ -233,9 +238,20 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   await page.goto(base + query);
   await page.locator('#file-input').waitFor({ state: 'attached' });
-  const pageCdp = await context.newCDPSession(page);
-  const browserCdp = await browser.newBrowserCDPSession();
-  const worker = new WorkerCdp(browserCdp);
+  // `workerPrelude`: JavaScript run in the worker before the app's (a benchmark's "before" variant).
+  if (workerPrelude) {
+    await page.route('**/worker.js', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, body: `${workerPrelude}\n${await res.text()}` });
+    });
+  }
+  // The page's and the worker's heaps through the DevTools protocol: Chromium only. Every engine
+  // gets the kernel's figures for its content process (below).
+  const engine = browser.engine;
+  const devtools = engine === 'chromium';
+  const pageCdp = devtools ? await context.raw.newCDPSession(page.raw) : null;
+  const browserCdp = devtools ? await browser.raw.newBrowserCDPSession() : null;
+  const worker = devtools ? new WorkerCdp(browserCdp) : null;
   // Timestamps on the page's clock: the file input's change, the first GC row painted, the end.
   await page.evaluate(() => {
     const b = (window.__bench = { change: null, firstRow: null, done: null });
@@ -253,7 +269,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
     };
     new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true });
   });
-  const renderers = rendererPids();
+  const renderers = rendererPids(engine);
   const baseline = {
     rss: Math.max(0, ...renderers.map((pid) => statusKb(pid, 'VmRSS') * 1024)),
     private: Math.max(0, ...renderers.map(privateBytes)),
@@ -267,7 +283,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   // Off for a timing run: the samplers take CPU from the page and interrupt the worker.
   let sampling = sample;
   const sampler = (async () => {
-    while (sampling) {
+    while (sampling && devtools) {
       try {
         const p = await heapUsage((m) => pageCdp.send(m));
         const pWasm = await page.evaluate(() => window.__wasmMemory?.buffer.byteLength ?? 0);
@@ -294,7 +310,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   const procSampler = (async () => {
     let n = 0;
     while (sampling) {
-      if (n++ % 40 === 0) pids = rendererPids();
+      if (n++ % 40 === 0) pids = rendererPids(engine);
       peak.rss = Math.max(peak.rss, ...pids.map((pid) => statusKb(pid, 'VmRSS') * 1024));
       peak.private = Math.max(peak.private, ...pids.map(privateBytes));
       procSamples++;
@@ -303,7 +319,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   })();
   // Mid-run, the browser's own per-context breakdown (page and dedicated worker: JS and wasm
   // memory), where the page is cross-origin isolated. Asked once: it makes V8 walk its heaps.
-  const midRun = page.waitForFunction(() => Number(document.querySelector('#progress')?.value ?? 0) >= 50, null, { timeout: timeoutMs, polling: 100 })
+  const midRun = !devtools ? Promise.resolve(null) : page.waitForFunction(() => Number(document.querySelector('#progress')?.value ?? 0) >= 50, null, { timeout: timeoutMs, polling: 100 })
     .then(() => page.evaluate(async () => {
       if (!self.crossOriginIsolated || !performance.measureUserAgentSpecificMemory) return null;
       const m = await performance.measureUserAgentSpecificMemory();
@@ -321,7 +337,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   // Then the views that build more when opened (the insights are finished on first view): the
   // peaks with them open are reported apart from the load's.
   const loadPeak = { ...peak };
-  const loadHwm = Math.max(0, ...rendererPids().map((pid) => statusKb(pid, 'VmHWM') * 1024));
+  const loadHwm = Math.max(0, ...rendererPids(engine).map((pid) => statusKb(pid, 'VmHWM') * 1024));
   const tabsMs = {};
   for (const tab of thenTabs) {
     const t0 = Date.now();
@@ -337,7 +353,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   const messages = await page.evaluate(() => window.__workerMessages);
   const firstOf = (type) => messages.find((m) => m.type === type)?.at;
   const mid = await Promise.race([midRun, new Promise((r) => setTimeout(() => r(null), 2000))]);
-  const hwm = Math.max(0, ...rendererPids().map((pid) => statusKb(pid, 'VmHWM') * 1024));
+  const hwm = Math.max(0, ...rendererPids(engine).map((pid) => statusKb(pid, 'VmHWM') * 1024));
   // The browser's own breakdown (page + dedicated workers), where the page is cross-origin isolated.
   let uaMemory = null;
   try {
@@ -374,13 +390,16 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
     rendererBeforeMiB: { rss: +(baseline.rss / MB).toFixed(1), private: +(baseline.private / MB).toFixed(1) },
     uaMemoryAfterMiB: uaMemory === null ? null : +(uaMemory / MB).toFixed(1),
     uaMemoryMidRunMiB: mid && Object.fromEntries(Object.entries({ total: mid.bytes, ...mid.byScope }).map(([k, v]) => [k, +(v / MB).toFixed(1)])),
+    engine,
+    /** The DevTools figures (page and worker heaps) were sampled: Chromium's memory runs. */
+    devtools: devtools && sample,
     workerMeasured: workerSeen,
     samples,
     procSamples,
     shown,
     problems,
   };
-  return { result, page, context, close: async () => { await browserCdp.detach().catch(() => {}); await context.close(); } };
+  return { result, page, context, close: async () => { await browserCdp?.detach().catch(() => {}); await context.close(); } };
 }
 
 /** The GC table as the app exports it (JSON button of the GC table). */
@@ -398,7 +417,7 @@ export async function exportGcTable(page) {
  * starts them, fed `file`, its messages counted but not rendered. Measures what the wasm decoder and
  * model sustain in the browser, to compare with the native decoder on the same file.
  */
-export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false, workers = 1, onConsole = null } = {}) {
+export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false, noStreams = false, workerPrelude = '', workers = 1, onConsole = null } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   if (onConsole) page.on('console', (m) => onConsole(m.text()));
@@ -406,13 +425,18 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input type="file" id="bench-file" hidden>'));
   await page.setInputFiles('#bench-file', file);
   const warmReadMs = warmFile(file);
-  const r = await page.evaluate(async ([timeoutMs, decodeOnly, workers]) => {
+  // The content process's private memory while the worker runs (every engine).
+  const memory = sampleContentMemory(browser.engine);
+  // Started here, waited for below: no single call into the page lasts the whole decode.
+  await page.evaluate(([timeoutMs, decodeOnly, noStreams, workerPrelude, workers]) => {
     const f = document.querySelector('#bench-file').files[0];
     const js = new URL('worker.js', document.baseURI).href;
     const wasm = new URL('worker_bg.wasm', document.baseURI).href;
-    const boot = `importScripts(${JSON.stringify(js)}); wasm_bindgen(${JSON.stringify(wasm)});`;
+    // `noStreams`: the worker as in a browser without Blob.stream() (it reads Blob slices then).
+    const boot = `${workerPrelude}${noStreams ? 'delete Blob.prototype.stream;' : ''}importScripts(${JSON.stringify(js)}); wasm_bindgen({ module_or_path: ${JSON.stringify(wasm)} });`;
     const w = new Worker(URL.createObjectURL(new Blob([boot], { type: 'text/javascript' })));
-    return await new Promise((resolve, reject) => {
+    window.__workerRun = null;
+    new Promise((resolve, reject) => {
       let t0 = 0;
       let firstRows = null;
       let batches = 0;
@@ -435,9 +459,11 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
             workers: d.workers ?? 1, partBytes: d.part_bytes ?? 0 });
         }
       };
-    });
-  }, [timeoutMs, decodeOnly, workers]);
+    }).then((r) => { window.__workerRun = r; }, (e) => { window.__workerRun = { error: String(e), ms: NaN }; });
+  }, [timeoutMs, decodeOnly, noStreams, workerPrelude, workers]);
+  const r = await page.waitForFunction(() => window.__workerRun, null, { timeout: timeoutMs, polling: 50 });
+  const { before, peak } = await memory.stop();
   await context.close();
   const size = (await stat(file)).size;
-  return { ...r, warmReadMs, mbPerS: size / 1e6 / (r.ms / 1000) };
+  return { ...r, warmReadMs, mbPerS: size / 1e6 / (r.ms / 1000), privateBeforeMiB: +(before / MB).toFixed(1), privatePeakMiB: +(peak / MB).toFixed(1) };
 }

@@ -1,81 +1,68 @@
 // Shared pieces of the end-to-end tests: a static server for dist/ (under a sub-path, as on any
-// static host), Debian's headless Chromium through playwright-core, and the test inputs.
-import { createServer } from 'node:http';
-import { readFile, mkdir, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+// static host), the browser engine of this run, and the test inputs.
+//
+// Every test runs in Chromium, Firefox and WebKit (tests/run-e2e.mjs runs the suite once per
+// engine, GCSCOPE_ENGINE names it). Write tests against what `launch()` and `openApp()` give:
+// Playwright's Browser/BrowserContext/Page/Locator API, the part listed in engines/page.mjs, with
+// every method async (`await page.url()`). Do not import a driver (playwright-core, puppeteer-core,
+// selenium-webdriver) in a test: what a driver cannot do in some engine is done in the page or by
+// the test server instead (routes, init scripts, downloads, clipboard), the same way everywhere.
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { serve } from './engines/server.mjs';
+import { ENGINE, launchEngine } from './engines/index.mjs';
+
+export { ENGINE, ENGINES, SEES_WORKER_CONSOLE, TAB_GROWS_WITH_FILE } from './engines/index.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built app: dist/, or another build given by GCSCOPE_DIST (each engineer can test their own). */
 export const DIST = process.env.GCSCOPE_DIST ? path.resolve(process.env.GCSCOPE_DIST) : path.join(ROOT, 'dist');
 export const SHARED = path.resolve(ROOT, '../shared');
-export const OUT = path.join(ROOT, 'tests/output');
+/** Screenshots and other output of this run's engine. */
+export const OUT = path.join(ROOT, 'tests/output', ENGINE);
 /** dist/ is served under this prefix to prove relative asset URLs. */
 export const PREFIX = '/some/prefix/';
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json',
-  '.png': 'image/png', '.svg': 'image/svg+xml',
-};
-
-/** Serves dist/ at PREFIX on 127.0.0.1 (random port). Records every path requested. */
-export async function serveDist() {
-  if (!existsSync(path.join(DIST, 'index.html'))) {
-    throw new Error('dist/index.html missing: build the app first (scripts/build-app.sh)');
-  }
-  const requests = [];
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    requests.push(url.pathname);
-    if (!url.pathname.startsWith(PREFIX)) {
-      res.writeHead(404).end('outside the app prefix');
-      return;
-    }
-    let rel = decodeURIComponent(url.pathname.slice(PREFIX.length)) || 'index.html';
-    const file = path.join(DIST, rel);
-    if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
-    try {
-      const st = await stat(file);
-      const body = await readFile(st.isDirectory() ? path.join(file, 'index.html') : file);
-      res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream' });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${server.address().port}${PREFIX}`;
-  return { base, requests, close: () => new Promise((r) => server.close(r)) };
+/**
+ * Serves dist/ at PREFIX on 127.0.0.1 (random port). Records every path requested; `route` and
+ * `addInitScript` of a page act here (engines/server.mjs).
+ */
+export async function serveDist(options = {}) {
+  return serve(DIST, { prefix: PREFIX, captureDownloads: ENGINE !== 'chromium', ...options });
 }
 
-/** Launches Debian's Chromium headless with the network kept quiet (no background services). */
-export async function launch() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic', '--disable-dev-shm-usage'],
-  });
+/** Launches this run's engine, headless (Chromium: Debian's chromium; see engines/). */
+export async function launch(options) {
+  return launchEngine(ENGINE, options);
 }
 
 /**
- * A page that fails the test on any page error, console error, or request that leaves our server.
- * Returns { page, problems } where problems collects what went wrong.
+ * A page that fails the test on any page error, console error, CSP violation or request that
+ * leaves our server. Returns { page, context, problems, violations, warnings }: problems collects
+ * what went wrong, violations the CSP violations alone, warnings the console's warnings. What is seen depends on the engine's driver:
+ * Chromium and Firefox report the page's and the worker's console; in WebKit the page's observer
+ * reports the page's console errors, uncaught errors and requests, not the worker's console (the
+ * tests check what the page shows, e.g. #error, for the worker).
  */
-export async function openApp(browser, base, query = '') {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+export async function openApp(browser, base, query = '', { viewport = { width: 1400, height: 900 }, colorScheme } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
   const problems = [];
+  const violations = [];
+  const warnings = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+    if (m.type() === 'warning' || m.type() === 'warn') warnings.push(m.text());
+  });
+  page.on('csp', (v) => { violations.push(v); problems.push(`CSP violation: ${v}`); });
   page.on('request', (r) => {
     const u = r.url();
     if (!u.startsWith(base) && !u.startsWith('blob:') && !u.startsWith('data:')) problems.push(`external request: ${u}`);
   });
   await page.goto(base + query);
-  return { page, context, problems };
+  return { page, context, problems, violations, warnings };
 }
 
 export async function screenshot(page, name) {
@@ -85,15 +72,33 @@ export async function screenshot(page, name) {
   return file;
 }
 
-/** Puts `bytes` as a File named `name` into a DataTransfer and dispatches drop on `selector`. */
+/** Puts `bytes` as a File named `name` into a DataTransfer and dispatches dragover and drop on `selector`. */
 export async function dropFile(page, selector, name, bytes) {
-  const b64 = Buffer.from(bytes).toString('base64');
-  const dataTransfer = await page.evaluateHandle(({ b64, name }) => {
+  await page.locator(selector).first().evaluate((el, { b64, name }) => {
     const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const dt = new DataTransfer();
-    dt.items.add(new File([bin], name, { type: 'application/octet-stream' }));
-    return dt;
-  }, { b64, name });
-  await page.dispatchEvent(selector, 'dragover', { dataTransfer });
-  await page.dispatchEvent(selector, 'drop', { dataTransfer });
+    const dataTransfer = new DataTransfer();
+    dataTransfer.items.add(new File([bin], name, { type: 'application/octet-stream' }));
+    for (const type of ['dragover', 'drop']) {
+      el.dispatchEvent(new DragEvent(type, { dataTransfer, bubbles: true, cancelable: true, composed: true }));
+    }
+  }, { b64: Buffer.from(bytes).toString('base64'), name });
+}
+
+/**
+ * Dispatches a paste event on `selector` carrying `{ text }` or a file `{ name, bytes }`, as Ctrl+V
+ * with that on the clipboard would. Firefox empties the clipboardData of a constructed
+ * ClipboardEvent, so there the event is given the DataTransfer as its own clipboardData property:
+ * the app's handler reads the same thing in every engine.
+ */
+export async function paste(page, selector, { text, name, bytes }) {
+  await page.locator(selector).first().evaluate((el, { text, name, b64 }) => {
+    const data = new DataTransfer();
+    if (text !== undefined) data.setData('text/plain', text);
+    if (b64 !== undefined) data.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
+    const event = new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true, composed: true });
+    if (event.clipboardData !== data && event.clipboardData?.types.length !== data.types.length) {
+      Object.defineProperty(event, 'clipboardData', { value: data });
+    }
+    el.dispatchEvent(event);
+  }, { text, name, b64: bytes === undefined ? undefined : Buffer.from(bytes).toString('base64') });
 }

@@ -87,26 +87,12 @@ async function instrumentWorker(page, js) {
   });
 }
 
-/** Collects CSP violations reported by the page (securitypolicyviolation events + console). */
-async function watchCsp(page) {
-  const violations = [];
-  await page.exposeFunction('__cspViolation', (v) => violations.push(v));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__cspViolation(`${e.violatedDirective}: ${e.blockedURI} ${e.sample || ''}`));
-  });
-  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
-  return violations;
-}
-
+/** A page of the app whose CSP violations are collected (the page's securitypolicyviolation events, every engine). */
 async function openWithCsp(query = '') {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  const violations = await watchCsp(page);
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await page.goto(server.base + query);
-  return { page, context, violations, problems };
+  const { page, context, problems, violations } = await openApp(browser, server.base, query);
+  // Only page errors count as problems here: the tests look at the violations themselves.
+  const errors = () => problems.filter((p) => p.startsWith('page error'));
+  return { page, context, violations, problems: errors };
 }
 
 test('the page runs under its Content-Security-Policy: app and worker load, no violation, inline script blocked', async () => {
@@ -121,7 +107,7 @@ test('the page runs under its Content-Security-Policy: app and worker load, no v
   await page.locator('#fact-gcs').waitFor({ timeout: 30_000 });
   assert.ok(Number((await page.locator('#fact-gcs').textContent()).replace(/,/g, '')) > 0);
   assert.deepEqual(violations, [], 'no CSP violation while loading and decoding');
-  assert.deepEqual(problems, []);
+  assert.deepEqual(problems(), []);
   // An injected inline script (what an HTML-injection bug would need) does not run.
   const ran = await page.evaluate(async () => {
     const s = document.createElement('script');
@@ -158,10 +144,16 @@ test('a panic in the worker (wasm trap) shows an error and the next file opens',
 
 test('a second file dropped while the first decodes cancels the first', async () => {
   const { page, context } = await openApp(browser, server.base);
-  // Slow every chunk read down so the first (two-chunk) file is still decoding when the second comes.
+  // Slow every chunk read down so the first (two-chunk) file is still decoding when the second
+  // comes: the worker reads through a BYOB reader of Blob.stream() or Blob.slice().arrayBuffer().
   await instrumentWorker(page, `{
-    const read = FileReaderSync.prototype.readAsArrayBuffer;
-    FileReaderSync.prototype.readAsArrayBuffer = function (b) { const t = Date.now(); while (Date.now() - t < 1500) {} return read.call(this, b); };
+    const later = (p) => p.then((v) => new Promise((r) => setTimeout(() => r(v), 1500)));
+    if (self.ReadableStreamBYOBReader) {
+      const read = ReadableStreamBYOBReader.prototype.read;
+      ReadableStreamBYOBReader.prototype.read = function (...a) { return later(read.apply(this, a)); };
+    }
+    const buffer = Blob.prototype.arrayBuffer;
+    Blob.prototype.arrayBuffer = function () { return later(buffer.call(this)); };
   }`);
   const first = await readFile(FIXTURE);
   assert.ok(first.length > 512 * 1024, 'the first file takes more than one chunk');
@@ -214,7 +206,7 @@ test('HTML in a type name and in the file name is shown as text, never run', asy
   assert.equal(await page.locator('#pinned-types img, #facts img, #pinned-types script').count(), 0, 'no element was made from the text');
   await screenshot(page, 'hostile-html-type-name');
   assert.deepEqual(violations, [], 'nothing even tried to run (no CSP violation)');
-  assert.deepEqual(problems, []);
+  assert.deepEqual(problems(), []);
   await context.close();
 });
 

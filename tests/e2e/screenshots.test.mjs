@@ -1,18 +1,28 @@
 // Screenshots of every view (light, and the overview in dark) for docs/screenshots/, taken from the
-// committed fixtures. Each view is also checked to have rendered its main element.
+// committed fixtures. Each view is also checked to have rendered its main element. Chromium's are
+// the documentation's; in the other engines every view goes to tests/output/<engine>/ and the
+// overview and the allocations view also to docs/screenshots/<engine>/ (what differs shows there).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { ROOT, SHARED, serveDist, launch, dropFile } from './harness.mjs';
+import { copyFile } from 'node:fs/promises';
+import { ROOT, SHARED, ENGINE, OUT, serveDist, launch, dropFile } from './harness.mjs';
 
-const DOCS = path.join(ROOT, 'docs/screenshots');
+const DOCS = ENGINE === 'chromium' ? path.join(ROOT, 'docs/screenshots') : OUT;
+const ENGINE_DOCS = path.join(ROOT, 'docs/screenshots', ENGINE);
+const IN_ENGINE_DOCS = ['04-overview', '14-allocations'];
 const FIX = (name) => path.join(ROOT, 'fixtures/traces/net8.0', `${name}.nettrace`);
 /** TraceEvent's .NET Core 3.0 test trace: it has mark roots, moved ranges and non-GC suspensions. */
 const TE3 = path.join(SHARED, 'traces/perfview/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip');
 let server, browser;
-before(async () => { server = await serveDist(); browser = await launch(); await mkdir(DOCS, { recursive: true }); });
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+  await mkdir(DOCS, { recursive: true });
+  if (ENGINE !== 'chromium') await mkdir(ENGINE_DOCS, { recursive: true });
+});
 after(async () => { await browser?.close(); await server?.close(); });
 
 async function page(colorScheme = 'light') {
@@ -24,7 +34,11 @@ async function page(colorScheme = 'light') {
   await p.goto(server.base);
   return { p, context, problems };
 }
-const shot = (p, name, fullPage = false) => p.screenshot({ path: path.join(DOCS, `${name}.png`), fullPage });
+async function shot(p, name, fullPage = false) {
+  const file = path.join(DOCS, `${name}.png`);
+  await p.screenshot({ path: file, fullPage });
+  if (ENGINE !== 'chromium' && IN_ENGINE_DOCS.includes(name)) await copyFile(file, path.join(ENGINE_DOCS, `${name}.png`));
+}
 
 test('empty, loading and error states', async () => {
   const { p, context, problems } = await page();
@@ -130,4 +144,42 @@ test('dark: allocations', async () => {
   await shot(p, '20-allocations-dark');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('latency and comparison: the Latency tab, a range with no GC, comparing two traces (start, loading, side by side, dark)', async () => {
+  const { p, context, problems } = await page();
+  await p.goto(`${server.base}?tab=latency&budget=2`);
+  await p.setInputFiles('#file-input', FIX('server'));
+  await p.locator('#mmu').waitFor({ timeout: 60_000 });
+  await shot(p, '25-latency', true);
+  // A range in which no GC paused (the trace's first GC comes after 80 ms): the view says so.
+  await p.goto(`${server.base}?tab=latency&t0=1&t1=20`);
+  await p.setInputFiles('#file-input', FIX('server'));
+  await p.locator('#latency-empty').waitFor({ timeout: 60_000 });
+  await shot(p, '26-latency-no-gcs');
+  await p.click('#clear-range');
+  await p.click('#tab-compare');
+  await p.locator('#compare-drop').waitFor();
+  await shot(p, '27-compare-start');
+  // Hold B's worker back so its loading state can be photographed.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await p.route('**/worker_bg.wasm', async (route) => { await held; await route.continue(); });
+  await p.setInputFiles('#compare-input', FIX('wks-nonconcurrent'));
+  await p.locator('#compare-loading').waitFor({ timeout: 10_000 });
+  await shot(p, '28-compare-loading');
+  release();
+  await p.locator('#compare-figures').waitFor({ timeout: 60_000 });
+  await p.unroute('**/worker_bg.wasm');
+  await shot(p, '29-compare', true);
+  assert.deepEqual(problems, []);
+  await context.close();
+  const dark = await page('dark');
+  await dark.p.setInputFiles('#file-input', FIX('wks-concurrent'));
+  await dark.p.locator('#report').waitFor({ timeout: 60_000 });
+  await dark.p.setInputFiles('#compare-input', FIX('server'));
+  await dark.p.locator('#compare-figures').waitFor({ timeout: 60_000 });
+  await shot(dark.p, '30-compare-dark');
+  assert.deepEqual(dark.problems, []);
+  await dark.context.close();
 });

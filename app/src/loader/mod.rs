@@ -1,6 +1,7 @@
 //! Opening a trace: a dropped, chosen or pasted file, or one fetched by address, is handed to a
 //! decoding worker ([`worker_client`]); its messages are written into the app state as they come.
-//! The views never open anything: they read the state.
+//! The views never open anything: they read the state. A second trace to compare with ([`other`])
+//! decodes in a worker of its own.
 
 use std::sync::Arc;
 
@@ -13,11 +14,13 @@ use web_sys::Blob;
 use crate::protocol::{Progress, ToUi};
 use crate::state::heap_store::HeapStore;
 use crate::state::rows::append_batch;
+use crate::state::view_state;
 use crate::state::AppState;
 
+pub mod other;
 pub mod worker_client;
 
-use worker_client::JobEvent;
+use worker_client::{JobEvent, Slot};
 
 thread_local! {
     /// The file open now (a `Blob` is not `Send`, so it cannot live in a signal): opening another
@@ -25,6 +28,8 @@ thread_local! {
     static CURRENT_FILE: std::cell::RefCell<Option<(String, Blob)>> = const { std::cell::RefCell::new(None) };
     /// When rows arriving while loading were last shown.
     static LAST_SHOWN: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+    /// Which trace of the current .zip is open.
+    static CURRENT_ENTRY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// How often rows that arrive while loading are shown (see [`open_entry`]).
@@ -44,13 +49,23 @@ pub fn open_other_entry(app: AppState, entry: usize) {
 
 /// Stops reading the current file; what was read stays hidden (the start page shows again).
 pub fn cancel(app: AppState) {
-    worker_client::cancel();
+    worker_client::cancel(Slot::Main);
     app.loading.set(None);
     app.gcs.set(Vec::new());
 }
 
 fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
     CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name.clone(), blob.clone())));
+    CURRENT_ENTRY.set(entry);
+    app.processes.set(None);
+    clear(app, name, blob.size());
+    // The address's process (`?pid=`): a link to a machine-wide trace opens the same process.
+    let pid = app.vs.with_untracked(|v| v.pid);
+    start(app, blob, entry, pid);
+}
+
+/// Forgets what is shown and shows the progress of reading `name` instead.
+fn clear(app: AppState, name: String, total: f64) {
     app.error.set(None);
     app.gcs.set(Vec::new());
     app.heaps.set_value(HeapStore::default());
@@ -61,14 +76,59 @@ fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
     app.loading.set(Some((
         name,
         Progress {
-            total: blob.size(),
+            total,
             ..Default::default()
         },
     )));
-    if let Err(e) = worker_client::start(blob, entry, move |ev| on_job_event(app, ev)) {
+}
+
+fn start(app: AppState, blob: Blob, entry: usize, pid: Option<u32>) {
+    if let Err(e) = worker_client::start(Slot::Main, blob, entry, pid, keep_bytes(), move |ev| {
+        on_job_event(app, ev)
+    }) {
         app.loading.set(None);
         app.error.set(Some(e));
     }
+}
+
+/// Tests only: `window.gcscopeKeepBytes`, what the worker may keep of a machine-wide trace's other
+/// processes (0: switching reads the file again), as `protocol::MSG_KEEP_BYTES`.
+fn keep_bytes() -> Option<f64> {
+    let w = web_sys::window()?;
+    js_sys::Reflect::get(&w, &"gcscopeKeepBytes".into())
+        .ok()?
+        .as_f64()
+}
+
+/// Shows process `pid` of the machine-wide trace open now: from what its worker kept, else by
+/// reading the file again for it (its rows then fill the table as they are found).
+fn show_process(app: AppState, pid: u32) {
+    let Some((name, blob)) = CURRENT_FILE.with(|c| c.borrow().clone()) else {
+        return;
+    };
+    clear(app, name, blob.size());
+    if !worker_client::show_process(Slot::Main, pid) {
+        start(app, blob, CURRENT_ENTRY.get(), Some(pid));
+    }
+}
+
+/// Keeps the process shown the one the address names (`?pid=`, set by the process picker, or by
+/// Back and Forward): switches when they differ. Without `?pid=` the trace's default is shown (the
+/// most GC pause); a pid the trace has no GCs for stays shown as asked, with the default.
+pub fn follow_process(app: AppState) {
+    Effect::new(move |_| {
+        let asked = app.vs.with(|v| v.pid);
+        let Some(a) = app.analysis.get() else {
+            return;
+        };
+        let Some(p) = &a.processes else { return };
+        let Some(want) = asked.or(p.default_pid) else {
+            return;
+        };
+        if want != a.process_id && p.get(want).is_some() && app.loading.get_untracked().is_none() {
+            show_process(app, want);
+        }
+    });
 }
 
 /// One message from the decoding worker, into the state.
@@ -102,7 +162,14 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Done(mut a)) => {
-            worker_client::cancel();
+            // A machine-wide trace's worker keeps the other processes to switch to.
+            match &a.processes {
+                Some(p) if p.with_gcs.len() > 1 => worker_client::idle(Slot::Main),
+                _ => worker_client::cancel(Slot::Main),
+            }
+            if a.processes.is_some() {
+                app.processes.set(a.processes.clone().map(Arc::new));
+            }
             app.gcs.notify();
             app.loading.set(None);
             match &a.error {
@@ -111,8 +178,9 @@ fn on_job_event(app: AppState, ev: JobEvent) {
                     app.gcs.set(Vec::new());
                     app.heaps.set_value(HeapStore::default());
                     app.error.set(Some(format!(
-                        "{}: {e}. gcscope reads .nettrace and .netperf files (or a .zip/.gz of one) \
-                         written by dotnet-trace or DOTNET_EnableEventPipe.",
+                        "{}: {e}. gcscope reads EventPipe traces (.nettrace, .netperf: dotnet-trace, \
+                         DOTNET_EnableEventPipe), ETW traces (.etl, PerfView's .etl.zip: PerfView, \
+                         WPR, xperf), or a .zip/.gz of one.",
                         a.file_name
                     )))
                 }
@@ -131,8 +199,13 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Ready) => {}
+        // The rows so far were another process's (the lead in GC pause changed while reading).
+        JobEvent::Message(ToUi::Reset) => {
+            app.gcs.set(Vec::new());
+            app.heaps.set_value(HeapStore::default());
+        }
         JobEvent::Crashed(msg) => {
-            worker_client::cancel();
+            worker_client::cancel(Slot::Main);
             // The rows read before the crash are shown.
             app.gcs.notify();
             app.loading.set(None);
@@ -169,9 +242,9 @@ fn js_text(e: &wasm_bindgen::JsValue) -> String {
 /// Fetches a trace by address and opens it.
 pub fn open_url(app: AppState, url: String) {
     spawn_local(async move {
-        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
+        let name = view_state::trace_file_name(&url);
         match fetch_blob(&url).await {
-            Ok(blob) => open_blob(app, name, blob),
+            Ok(blob) => open_blob(app, name.clone(), worker_client::named(blob, &name)),
             Err(e) => app.error.set(Some(e)),
         }
     });

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod heaps;
 pub mod insights;
+pub mod processes;
 pub mod wire;
 
 use heaps::HeapBatch;
@@ -31,6 +32,10 @@ pub enum ToUi {
     Gcs { rows: Vec<Gc>, heaps: HeapBatch },
     /// Decoding finished (possibly with an error after partial results).
     Done(Box<Analysis>),
+    /// The rows sent so far were another process's: forget them, the shown process's follow. A
+    /// machine-wide trace read without `?pid=` shows the process with the most GC pause so far,
+    /// which can change while the file is read.
+    Reset,
 }
 
 impl ToUi {
@@ -47,6 +52,7 @@ impl ToUi {
             ToUi::Progress(_) => "progress",
             ToUi::Gcs { .. } => "gcs",
             ToUi::Done(_) => "done",
+            ToUi::Reset => "reset",
         }
     }
 
@@ -141,6 +147,12 @@ pub struct Analysis {
     /// Those views' figures, once finished (by the page: never in a message).
     #[serde(default)]
     pub insights: Option<insights::TraceInsights>,
+    /// A machine-wide (ETW) trace's processes; `None` for an EventPipe trace (one process).
+    #[serde(default)]
+    pub processes: Option<processes::Processes>,
+    /// An .etl file's own facts; `None` for other formats.
+    #[serde(default)]
+    pub etl: Option<processes::EtlFacts>,
 }
 
 /// Envelope keys (worker -> UI): the variant's name, the encoded bytes, and for tools that watch
@@ -156,6 +168,13 @@ pub const ENV_PART_BYTES: &str = "part_bytes";
 /// UI -> worker: the file, and which trace inside it when it is a .zip of several.
 pub const MSG_BLOB: &str = "blob";
 pub const MSG_ENTRY: &str = "entry";
+/// UI -> worker: the process of a machine-wide trace to show (`?pid=`). With the blob: read the
+/// file for it (the one with the most GC pause when it is not there). Alone, to the worker that
+/// read the file: show that process (from what it kept, or by reading the file again).
+pub const MSG_PID: &str = "pid";
+/// UI -> worker, tests only: the bytes of messages the worker may keep for switching processes
+/// (`worker::processes::KEEP_BYTES` otherwise), so a test can make it read the file again.
+pub const MSG_KEEP_BYTES: &str = "keep_bytes";
 /// Benchmarks only: `{ blob, mode: "decode" }` makes the worker decode every event and nothing
 /// else (the wasm decoder's throughput, next to the native decoder's on the same file).
 pub const MSG_MODE: &str = "mode";
@@ -251,6 +270,7 @@ mod tests {
             }),
             ToUi::gcs(rows),
             ToUi::Done(Box::new(analysis)),
+            ToUi::Reset,
         ];
         for m in msgs {
             let wire = m.encode().unwrap();

@@ -7,6 +7,7 @@ use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
 use crate::loader;
+use crate::state::view_state::COMPARE_TAB;
 use crate::state::AppState;
 use crate::views::{self, TABS};
 
@@ -54,15 +55,28 @@ fn on_paste(app: AppState, ev: web_sys::ClipboardEvent) {
     if in_field(ev.target(), &["INPUT", "TEXTAREA"]) {
         return;
     }
+    // On the comparison's tab, with a trace open, what is pasted is the trace to compare with.
+    let as_other = app.model.with_untracked(|m| m.is_some())
+        && app
+            .vs
+            .with_untracked(|v| v.tab.as_deref() == Some(COMPARE_TAB));
     if let Some(file) = data.files().and_then(|f| f.get(0)) {
         ev.prevent_default();
-        loader::open_blob(app, file.name(), file.into());
+        if as_other {
+            loader::other::open_file(app, file);
+        } else {
+            loader::open_blob(app, file.name(), file.into());
+        }
         return;
     }
     let text = data.get_data("text").unwrap_or_default();
     let text = text.trim();
     if text.starts_with("https://") || text.starts_with("http://") {
         ev.prevent_default();
-        loader::open_trace_url(app, text.to_string());
+        if as_other {
+            loader::other::open_url(app, text.to_string());
+        } else {
+            loader::open_trace_url(app, text.to_string());
+        }
     }
 }

@@ -14,24 +14,34 @@ use crate::widgets::export::download;
 mod keys;
 mod loading;
 mod notices;
+mod processes;
 mod start;
 mod tab_bar;
 
 #[component]
 pub fn App() -> impl IntoView {
     let app = AppState::provide(address_bar::read(views::normalize));
-    // `?trace=URL` opens that trace.
+    // `?trace=URL` opens that trace, and `&compare=URL` the trace it is compared with.
     if let Some(url) = app.vs.get_untracked().trace {
         loader::open_url(app, url);
     }
+    if let Some(url) = app.vs.get_untracked().compare {
+        loader::other::fetch_and_open(app, url);
+    }
     address_bar::keep_in_step(app, views::normalize);
+    // `?pid=` (the process picker, Back and Forward) switches the process shown.
+    loader::follow_process(app);
     keys::listen(app);
     let samples = start::samples();
 
     let dragging = RwSignal::new(false);
     let on_drop = move |ev: DragEvent| {
-        ev.prevent_default();
         dragging.set(false);
+        // Handled below: the comparison's drop zone took it as the trace to compare with.
+        if ev.default_prevented() {
+            return;
+        }
+        ev.prevent_default();
         let file = ev
             .data_transfer()
             .and_then(|dt| dt.files())
@@ -46,6 +56,13 @@ pub fn App() -> impl IntoView {
             loader::open_file(app, f);
         }
         // Reset so that choosing the same file again still fires `change`.
+        input.set_value("");
+    };
+    let on_compare_file = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        if let Some(f) = input.files().and_then(|files| files.get(0)) {
+            loader::other::open_file(app, f);
+        }
         input.set_value("");
     };
     let copied = RwSignal::new(false);
@@ -67,7 +84,10 @@ pub fn App() -> impl IntoView {
         ) else {
             return;
         };
-        let html = app.gcs.with_untracked(|g| crate::report::html(&m, g, &a));
+        let budget = app.vs.with_untracked(|v| v.budget());
+        let html = app
+            .gcs
+            .with_untracked(|g| crate::report::html(&m, g, &a, budget));
         download(
             &format!("{}-gcscope-report.html", app.file_stem()),
             "text/html",
@@ -98,11 +118,21 @@ pub fn App() -> impl IntoView {
                 <button id="copy-link" title="Copy a link to this exact view" on:click=copy_link>
                     {move || if copied.get() { "Link copied" } else { "Copy link" }}
                 </button>
+                <Show when=move || app.model.with(|m| m.is_some())>
+                    <label class="button" for="compare-input" title="Open a second trace and compare the two side by side">"Compare with…"</label>
+                </Show>
+                <input
+                    id="compare-input"
+                    type="file"
+                    accept=".nettrace,.netperf,.zip,.gz"
+                    aria-label="Open a trace to compare with the open one"
+                    on:change=on_compare_file
+                />
                 <label class="button primary" for="file-input">"Open trace…"</label>
                 <input
                     id="file-input"
                     type="file"
-                    accept=".nettrace,.netperf,.zip,.gz"
+                    accept=".nettrace,.netperf,.etl,.zip,.gz"
                     aria-label="Open a trace file"
                     on:change=on_file
                 />
@@ -110,6 +140,7 @@ pub fn App() -> impl IntoView {
             <main>
                 {move || app.error.get().map(|msg| view! { <div id="error" class="error" role="alert">{msg}</div> })}
                 <notices::ZipEntries />
+                <processes::ProcessPicker />
                 {move || app.loading.get().map(|(name, p)| view! { <loading::Loading name=name progress=p /> })}
                 {move || if app.has_data() {
                     view! { <Results /> }.into_any()

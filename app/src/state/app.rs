@@ -2,10 +2,13 @@
 
 use std::sync::Arc;
 
+use gcscope_core::compare::{RowLog, TraceDigest};
 use gcscope_core::gc::{Gc, GcModel};
+use gcscope_core::latency::{Options, PauseLog, TimeRange as Range};
 use leptos::prelude::*;
 
 use crate::plot::Axis;
+use crate::protocol::processes::Processes;
 use crate::protocol::{Analysis, Progress};
 use crate::tables::Starts;
 use crate::time_range::TimeRange;
@@ -29,6 +32,9 @@ pub struct AppState {
     /// The analysis with the insights finished from the worker's records and the rows. A lazy
     /// memo: built the first time a view (or the report) reads it, not while the GC table loads.
     pub insight_analysis: Memo<Option<Arc<Analysis>>>,
+    /// A machine-wide (ETW) trace's processes (the picker's list): set when the trace is read,
+    /// kept while the page switches from one process to another.
+    pub processes: RwSignal<Option<Arc<Processes>>>,
     /// The file being read and how far the worker is.
     pub loading: RwSignal<Option<(String, Progress)>>,
     pub error: RwSignal<Option<String>>,
@@ -37,6 +43,37 @@ pub struct AppState {
     /// When the current file was opened (ms, `Date.now`), and when its first rows arrived.
     pub opened_at: RwSignal<f64>,
     pub first_rows_ms: RwSignal<Option<f64>>,
+    /// The rows' pauses, for the latency figures (a lazy memo: built when a view reads it), and
+    /// how long building it took (ms).
+    pub pauses: Memo<Arc<(PauseLog, f64)>>,
+    /// The trace the open one is compared with ("B"), its worker's progress and its error.
+    pub other: RwSignal<Option<Arc<OtherTrace>>>,
+    pub other_loading: RwSignal<Option<(String, Progress)>>,
+    pub other_error: RwSignal<Option<String>>,
+}
+
+/// The second trace of a comparison: its model without rows, and what a comparison keeps of its
+/// rows (pauses and heap points, ~100 bytes a GC: the rows themselves are dropped as they come).
+pub struct OtherTrace {
+    pub name: String,
+    pub model: Arc<GcModel>,
+    pub rows: RowLog,
+}
+
+impl OtherTrace {
+    /// Its digest for a comparison (the whole trace's latency with `opts`).
+    pub fn digest(&self, opts: &Options) -> TraceDigest {
+        self.rows
+            .clone()
+            .digest(self.name.clone(), &self.model, opts)
+    }
+}
+
+/// The page's clock (`performance.now()`, ms), for timing what the page computes.
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 /// The app state provided by the shell.
@@ -68,17 +105,34 @@ impl AppState {
                 _ => true,
             },
         );
+        let pauses = Memo::new_with_compare(
+            move |_| {
+                let t0 = now_ms();
+                let log = gcs.with(|g| PauseLog::from_gcs(g.iter()));
+                Arc::new((log, now_ms() - t0))
+            },
+            // Changed unless the same Arc: never compares whole logs.
+            |old, new| match (old, new) {
+                (Some(a), Some(b)) => !Arc::ptr_eq(a, b),
+                _ => true,
+            },
+        );
         let app = AppState {
             gcs,
             heaps,
             model: RwSignal::new(None),
             analysis,
             insight_analysis,
+            processes: RwSignal::new(None),
             loading: RwSignal::new(None),
             error: RwSignal::new(None),
             vs: RwSignal::new(vs),
             opened_at: RwSignal::new(0.0),
             first_rows_ms: RwSignal::new(None),
+            pauses,
+            other: RwSignal::new(None),
+            other_loading: RwSignal::new(None),
+            other_error: RwSignal::new(None),
         };
         provide_context(app);
         app
@@ -144,6 +198,30 @@ impl AppState {
     pub fn starts(&self) -> Starts {
         self.gcs
             .with(|g| g.iter().map(|g| (g.number, g.start_ms)).collect())
+    }
+
+    /// The latency figures' time range: the selected one, its open ends at the trace's ends
+    /// (tracked).
+    pub fn latency_range(&self) -> Range {
+        let r = self.range();
+        // The trace's length, as `gcscope latency` takes it (the chart axis until it is known).
+        let end = self
+            .model
+            .with(|m| m.as_ref().map(|m| m.process.trace_duration_ms))
+            .unwrap_or_else(|| self.trace_axis().t1);
+        Range::new(r.t0.unwrap_or(0.0).max(0.0), r.t1.unwrap_or(end))
+    }
+
+    /// The open trace's digest for a comparison (whole trace, `opts`), once it is read (tracked).
+    pub fn digest(&self, opts: &Options) -> Option<TraceDigest> {
+        let m = self.model.get()?;
+        let name = self
+            .analysis
+            .with(|a| a.as_ref().map(|a| a.file_name.clone()))
+            .unwrap_or_default();
+        let mut rows = RowLog::default();
+        self.gcs.with(|g| g.iter().for_each(|g| rows.add(g)));
+        Some(rows.digest(name, &m, opts))
     }
 
     /// Whether anything of a trace is there to show (rows, or the finished analysis).

@@ -12,6 +12,8 @@ use super::filter::Filter;
 
 /// The GC table's tab key: other views send the user there (a click on a count of GCs).
 pub const GC_TABLE: &str = "gcs";
+/// The comparison's tab key: opening a second trace goes there.
+pub const COMPARE_TAB: &str = "compare";
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ViewState {
@@ -31,7 +33,19 @@ pub struct ViewState {
     pub tables: BTreeMap<String, SortFilter>,
     /// `?trace=URL`: where the trace was fetched from.
     pub trace: Option<String>,
+    /// `?pid=N`: the process of a machine-wide (ETW) trace shown; `None` = the trace's default
+    /// (the most GC pause).
+    pub pid: Option<u32>,
+    /// `?compare=URL`: where the trace it is compared with ("B") was fetched from.
+    pub compare: Option<String>,
+    /// `?budget=MS`: the Latency tab's pause budget; `None` = [`DEFAULT_BUDGET_MS`].
+    pub budget_ms: Option<f64>,
+    /// `?window=MS`: the Latency tab's window of % paused over time; `None` = core's choice.
+    pub window_ms: Option<f64>,
 }
+
+/// The pause budget when none is set (as `gcscope latency`'s `--budget`).
+pub const DEFAULT_BUDGET_MS: f64 = 10.0;
 
 /// What a value keeps as is in the address: letters, digits and `-_.~` (as form encoding does),
 /// and `,:/`, so `gen=0,2` and `trace=https://host/app.nettrace` stay readable; a space is `+`.
@@ -47,6 +61,24 @@ const KEEP: &AsciiSet = &NON_ALPHANUMERIC
 
 fn enc(s: &str) -> String {
     utf8_percent_encode(s, KEEP).to_string().replace(' ', "+")
+}
+
+/// The name a trace fetched from `url` goes by (the title, the File fact, the exports' file
+/// names), as a browser names a download: the last segment of the address's path,
+/// percent-decoded ('+' is itself in a path); "trace" where the path has none.
+pub fn trace_file_name(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
+        None => url,
+    };
+    let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
+    let name = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
+    if name.trim().is_empty() {
+        "trace".into()
+    } else {
+        name.into_owned()
+    }
 }
 
 fn num(v: f64) -> String {
@@ -84,6 +116,12 @@ impl ViewState {
         let mut push = |k: &str, v: String| p.push((k.to_string(), v));
         if let Some(t) = &self.trace {
             push("trace", t.clone());
+        }
+        if let Some(p) = self.pid {
+            push("pid", p.to_string());
+        }
+        if let Some(t) = &self.compare {
+            push("compare", t.clone());
         }
         if let Some(t) = &self.tab {
             push("tab", t.clone());
@@ -132,6 +170,12 @@ impl ViewState {
         if let Some(c) = &self.columns {
             push("cols", c.join(","));
         }
+        if let Some(b) = self.budget_ms {
+            push("budget", num(b));
+        }
+        if let Some(w) = self.window_ms {
+            push("window", num(w));
+        }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
                 push(&format!("{name}sort"), s);
@@ -155,6 +199,15 @@ impl ViewState {
             let f = &mut s.filter;
             match k.as_ref() {
                 "trace" if !v.is_empty() => s.trace = Some(v),
+                "pid" => s.pid = v.parse().ok(),
+                "compare" if !v.is_empty() => s.compare = Some(v),
+                // A budget of 0 counts every GC; a window must be positive.
+                "budget" => {
+                    s.budget_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                }
+                "window" => {
+                    s.window_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0)
+                }
                 "tab" => s.tab = (!v.is_empty()).then_some(v),
                 "gen" => {
                     f.gens = v
@@ -223,6 +276,9 @@ impl ViewState {
             let mut v = v.clone();
             v.filter.text.clear();
             v.filter.min_pause_ms = None;
+            // Typed in the Latency tab's boxes.
+            v.budget_ms = None;
+            v.window_ms = None;
             for t in v.tables.values_mut() {
                 t.text.clear();
             }
@@ -230,6 +286,11 @@ impl ViewState {
             v
         };
         strip(self) != strip(next)
+    }
+
+    /// The pause budget to use (the default unless set).
+    pub fn budget(&self) -> f64 {
+        self.budget_ms.unwrap_or(DEFAULT_BUDGET_MS)
     }
 
     pub fn visible_columns(&self) -> Vec<&'static columns::Column> {
@@ -246,6 +307,31 @@ impl ViewState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fetched_trace_is_named_after_the_last_segment_of_its_address() {
+        assert_eq!(
+            trace_file_name("https://example.com/tools/app.nettrace"),
+            "app.nettrace"
+        );
+        assert_eq!(
+            trace_file_name("samples/net8-wks-concurrent.nettrace"),
+            "net8-wks-concurrent.nettrace"
+        );
+        assert_eq!(
+            trace_file_name("https://h/dl/my%20app%2B1.nettrace?sig=a/b#x"),
+            "my app+1.nettrace"
+        );
+        assert_eq!(
+            trace_file_name("https://h/a+b.nettrace.zip"),
+            "a+b.nettrace.zip"
+        );
+        assert_eq!(trace_file_name("https://h/traces/latest/"), "latest");
+        assert_eq!(trace_file_name("https://h/dl?file=x.nettrace"), "dl");
+        for bare in ["https://h", "https://h/", "https://h/?x=1", "", "%20"] {
+            assert_eq!(trace_file_name(bare), "trace", "{bare:?}");
+        }
+    }
 
     #[test]
     fn query_round_trips_every_field() {
@@ -292,12 +378,17 @@ mod tests {
             ]
             .into(),
             trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
+            pid: Some(3676),
+            compare: Some("https://example.com/b.nettrace".into()),
+            budget_ms: Some(2.5),
+            window_ms: Some(100.0),
         };
         let q = v.to_query();
         assert!(
-            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&tab=gcs&gen=0,2"),
+            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&pid=3676&compare=https://example.com/b.nettrace&tab=gcs&gen=0,2"),
             "{q}"
         );
+        assert!(q.contains("&budget=2.5&window=100&"), "{q}");
         // A table's parameters are named for it, as links made before expect.
         assert!(
             q.ends_with("&liveq=x&pinsort=-count&pinq=Byte%5B%5D"),
@@ -327,8 +418,16 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_ignored() {
-        let v =
-            ViewState::from_query("tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ");
+        let v = ViewState::from_query(
+            "tab=nope&gen=7,x,1&minpause=abc&gc=-1&cols=bogus&zz=1&q=%ZZ&budget=-1&window=0&compare=&pid=-3",
+        );
+        assert_eq!(
+            (v.budget_ms, v.window_ms, v.compare.clone(), v.pid),
+            (None, None, None, None)
+        );
+        assert_eq!(v.budget(), DEFAULT_BUDGET_MS);
+        assert_eq!(ViewState::from_query("pid=4294967296").pid, None);
+        assert_eq!(ViewState::from_query("pid=4294967295").pid, Some(u32::MAX));
         // An unknown tab is the views' to resolve (to the first tab).
         assert_eq!(v.tab.as_deref(), Some("nope"));
         assert_eq!(v.filter.gens, vec![1]);
@@ -355,7 +454,14 @@ mod tests {
             },
         );
         assert!(!a.is_navigation_to(&b));
+        b.budget_ms = Some(5.0);
+        b.window_ms = Some(50.0);
+        assert!(!a.is_navigation_to(&b));
         b.tab = Some(GC_TABLE.into());
         assert!(a.is_navigation_to(&b));
+        // Another process is a step Back undoes.
+        let mut c = a.clone();
+        c.pid = Some(3988);
+        assert!(a.is_navigation_to(&c));
     }
 }

@@ -8,9 +8,20 @@ use crate::format::{bytes, column_ms, ms, thousands, trace_ms};
 pub enum Cell {
     Num(Option<f64>),
     Text(String),
+    /// A number in a unit of its own rather than its column's: a table whose rows are different
+    /// figures (a comparison's: ms, %, bytes... in one column). "pts" is a difference of two %.
+    In(Option<f64>, &'static str),
 }
 
 impl Cell {
+    /// The number a numeric cell holds (`Some(None)`: a number absent), `None` for text.
+    pub fn number(&self) -> Option<Option<f64>> {
+        match self {
+            Cell::Num(v) | Cell::In(v, _) => Some(*v),
+            Cell::Text(_) => None,
+        }
+    }
+
     pub(crate) fn num<T: Into<f64>>(v: Option<T>) -> Cell {
         Cell::Num(v.map(Into::into))
     }
@@ -20,14 +31,16 @@ impl Cell {
     /// The raw value as exported (CSV/JSON, `data-value`): numbers unformatted, empty when absent.
     pub fn raw(&self) -> String {
         match self {
-            Cell::Num(Some(v)) => {
+            // -0 (an empty sum) reads as 0.
+            Cell::Num(Some(v)) | Cell::In(Some(v), _) if *v == 0.0 => "0".into(),
+            Cell::Num(Some(v)) | Cell::In(Some(v), _) => {
                 if v.fract() == 0.0 && v.abs() < 1e15 {
                     format!("{v:.0}")
                 } else {
                     format!("{v}")
                 }
             }
-            Cell::Num(None) => String::new(),
+            Cell::Num(None) | Cell::In(None, _) => String::new(),
             Cell::Text(s) => s.clone(),
         }
     }
@@ -39,6 +52,7 @@ pub fn fmt_column_cell(key: &str, unit: &str, c: &Cell) -> String {
     match c {
         Cell::Num(Some(v)) if unit == "ms" && is_trace_time(key) => trace_ms(*v),
         Cell::Num(Some(v)) if unit == "ms" => column_ms(*v),
+        Cell::In(v, own) => fmt_column_cell(key, own, &Cell::Num(*v)),
         _ => fmt_cell(unit, c),
     }
 }
@@ -60,12 +74,14 @@ pub fn is_trace_time(key: &str) -> bool {
 pub fn fmt_cell(unit: &str, c: &Cell) -> String {
     match c {
         Cell::Text(s) => s.clone(),
+        Cell::In(v, own) => fmt_cell(own, &Cell::Num(*v)),
         Cell::Num(None) => String::new(),
         Cell::Num(Some(v)) => match unit {
             "ms" => ms(*v),
             "bytes" => bytes(*v),
             "bytes/s" => format!("{}/s", bytes(*v)),
             "%" => format!("{v:.1}%"),
+            "pts" => format!("{v:.1} pts"),
             "ratio" => format!("{v:.2}"),
             "us" => format!("{} µs", thousands(*v)),
             "address" => format!("0x{:x}", *v as u64),
@@ -86,6 +102,19 @@ mod tests {
         assert_eq!(fmt_cell("ms", &Cell::Num(None)), "");
         assert_eq!(Cell::Num(Some(3.0)).raw(), "3");
         assert_eq!(Cell::Num(Some(0.25)).raw(), "0.25");
+        assert_eq!(Cell::Num(Some(-0.0)).raw(), "0");
+        // A cell in its own unit reads in it whatever its column's, and exports raw.
+        assert_eq!(
+            fmt_column_cell("a", "count", &Cell::In(Some(2048.0), "bytes")),
+            "2.0 KB"
+        );
+        assert_eq!(
+            fmt_column_cell("a", "count", &Cell::In(Some(12.26), "ms")),
+            "12.3 ms"
+        );
+        assert_eq!(fmt_cell("count", &Cell::In(Some(-6.54), "pts")), "-6.5 pts");
+        assert_eq!(Cell::In(Some(12.25), "ms").raw(), "12.25");
+        assert_eq!(Cell::In(None, "ms").number(), Some(None));
     }
 
     /// Every ms figure core defines, sorted by hand from its definition into points in the trace
@@ -121,6 +150,18 @@ mod tests {
             "datas.samples.ms",
             "datas.decisions.ms",
             "datas.changes.ms",
+            "bgc_pauses.start_ms",
+            "bgc_pauses.end_ms",
+            "range.start_ms",
+            "range.end_ms",
+            "budget.worst_gcs.start_ms",
+            "budget.worst_windows.start_ms",
+            "budget.worst_windows.end_ms",
+            "utilization.windows.start_ms",
+            "utilization.windows.end_ms",
+            "mmu.worst_start_ms",
+            "over_time.start_ms",
+            "over_time.end_ms",
         ];
         const DURATIONS: &[&str] = &[
             "duration_ms",
@@ -149,8 +190,41 @@ mod tests {
             "suspensions.not_for_gc.suspend_ms",
             "suspensions.not_for_gc.pause_ms",
             "finalization.runs.duration_ms",
+            "paused_ms",
+            "pauses.total_ms",
+            "pauses.mean_ms",
+            "pauses.p50_ms",
+            "pauses.p90_ms",
+            "pauses.p95_ms",
+            "pauses.p99_ms",
+            "pauses.p999_ms",
+            "pauses.max_ms",
+            "histogram.lo_ms",
+            "histogram.hi_ms",
+            "cdf.pause_ms",
+            "budget.budget_ms",
+            "budget.time_over_budget_ms",
+            "budget.worst_gcs.pause_ms",
+            "budget.window_ms",
+            "budget.worst_windows.paused_ms",
+            "utilization.window_ms",
+            "mmu.window_ms",
+            "histograms.lo_ms",
+            "histograms.hi_ms",
+            "cdf_a.pause_ms",
+            "cdf_b.pause_ms",
+            "mmu_curves.window_ms",
+            "bin_ms",
+            "<kind>_p50_ms",
+            "<kind>_p90_ms",
+            "<kind>_p95_ms",
+            "<kind>_p99_ms",
+            "<kind>_p999_ms",
+            "<kind>_max_ms",
+            "<kind>_mean_ms",
         ];
-        let mut seen = 0;
+        // A field can be in several tables (the summary row repeats process and rollup fields).
+        let mut seen = std::collections::BTreeSet::new();
         for d in crate::tables::defs::all().filter(|d| d.unit == "ms") {
             let point = POINTS.contains(&d.field);
             assert!(
@@ -159,8 +233,8 @@ mod tests {
                 d.field
             );
             assert_eq!(is_trace_time(d.field), point, "{}", d.field);
-            seen += 1;
+            seen.insert(d.field);
         }
-        assert_eq!(seen, POINTS.len() + DURATIONS.len());
+        assert_eq!(seen.len(), POINTS.len() + DURATIONS.len());
     }
 }

@@ -20,9 +20,25 @@ pub fn process_field(key: &str) -> Option<&'static Definition> {
     core_defs::field(Root::Process, key)
 }
 
+/// A figure of the model other than a row, the rollup or the process facts, by its JSON path from
+/// the model's root (`datas.changes.gc`: the DATAS view's).
+pub fn model_field(path: &str) -> Option<&'static Definition> {
+    core_defs::field(Root::Model, path)
+}
+
 /// A figure of the insights views, by its path from the insights' root (`budgets.gen`).
 pub fn insight_field(path: &str) -> Option<&'static Definition> {
     core_defs::insights_field(path)
+}
+
+/// A latency figure, by its path in `gcscope latency --json` (`pauses.p99_ms`, `mmu.window_ms`).
+pub fn latency_field(path: &str) -> Option<&'static Definition> {
+    core_defs::field(Root::Latency, path)
+}
+
+/// A field of a comparison, by its path in `gcscope compare --json` (`figures.delta`).
+pub fn compare_field(path: &str) -> Option<&'static Definition> {
+    core_defs::field(Root::Comparison, path)
 }
 
 /// Every definition core keeps, model and insights alike, walked from its one table of tables

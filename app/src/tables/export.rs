@@ -12,7 +12,7 @@ impl Table {
         for r in &self.rows {
             let line: Vec<String> = r
                 .iter()
-                .map(|c| csv_cell(&c.raw(), matches!(c, Cell::Num(_))))
+                .map(|c| csv_cell(&c.raw(), c.number().is_some()))
                 .collect();
             out.push_str(&line.join(","));
             out.push_str("\r\n");
@@ -30,10 +30,11 @@ impl Table {
                 }
                 out.push_str(&json_str(&self.cols[j].key));
                 out.push_str(": ");
-                match c {
-                    Cell::Num(Some(v)) if v.is_finite() => out.push_str(&c.raw()),
-                    Cell::Num(_) => out.push_str("null"),
-                    Cell::Text(s) => out.push_str(&json_str(s)),
+                match (c, c.number()) {
+                    (_, Some(Some(v))) if v.is_finite() => out.push_str(&c.raw()),
+                    (_, Some(_)) => out.push_str("null"),
+                    (Cell::Text(s), None) => out.push_str(&json_str(s)),
+                    (_, None) => out.push_str("null"),
                 }
             }
             out.push('}');

@@ -13,9 +13,12 @@ pub mod allocations;
 pub mod budgets;
 pub mod cell;
 pub mod columns;
+pub mod compare;
 pub mod counters;
+pub mod datas;
 pub mod defs;
 pub mod export;
+pub mod latency;
 pub mod memory;
 pub mod model;
 pub mod pins;
@@ -34,11 +37,15 @@ pub struct Col {
 }
 
 impl Col {
-    /// Numbers (right-aligned); names and yes/no are text.
+    /// Numbers (right-aligned); names, yes/no and verdicts are text.
     pub fn is_num(&self) -> bool {
-        !matches!(self.unit, "name" | "bool")
+        !matches!(self.unit, "name" | "bool" | VERDICT)
     }
 }
+
+/// The unit of a column of verdicts ("better", "worse", ...): text that the table colours
+/// (`data-tone`, style.css).
+pub const VERDICT: &str = "verdict";
 
 pub(crate) fn col(key: &str, label: &str, unit: &'static str, help: &'static str) -> Col {
     Col {
@@ -52,7 +59,11 @@ pub(crate) fn col(key: &str, label: &str, unit: &'static str, help: &'static str
 /// A column whose header is the insights' definition of `path` (label and unit from it, unless
 /// `label` says otherwise).
 pub(crate) fn dcol(key: &str, path: &str, label: Option<&str>) -> Col {
-    let d = defs::insight_field(path);
+    def_col(key, defs::insight_field(path), label)
+}
+
+/// A column headed by the definition `d` (label and unit from it, unless `label` says otherwise).
+pub(crate) fn def_col(key: &str, d: Option<&'static defs::Definition>, label: Option<&str>) -> Col {
     Col {
         key: key.into(),
         label: label
@@ -65,6 +76,15 @@ pub(crate) fn dcol(key: &str, path: &str, label: Option<&str>) -> Col {
             Some(u) => u,
         },
         help: d.map_or("", |d| d.definition),
+    }
+}
+
+/// The column `key` in `unit`, headed by the definition `d` (its label and text; the key alone
+/// when there is none).
+pub(crate) fn defined_col(key: &str, d: Option<&defs::Definition>, unit: &'static str) -> Col {
+    match d {
+        Some(d) => col(key, d.label, unit, d.definition),
+        None => col(key, key, unit, ""),
     }
 }
 
@@ -141,7 +161,7 @@ impl Table {
                 q.is_empty()
                     || self.rows[r].iter().any(|c| match c {
                         Cell::Text(s) => s.to_lowercase().contains(&q),
-                        Cell::Num(_) => false,
+                        Cell::Num(_) | Cell::In(..) => false,
                     })
             })
             .collect();
@@ -183,14 +203,17 @@ impl SortFilter {
 
 /// Compares two cells: numbers numerically, text by string; absent values always last.
 pub fn cmp_cells(a: &Cell, b: &Cell, desc: bool) -> Ordering {
-    let o = match (a, b) {
-        (Cell::Num(None), Cell::Num(None)) => return Ordering::Equal,
-        (Cell::Num(None), _) => return Ordering::Greater,
-        (_, Cell::Num(None)) => return Ordering::Less,
-        (Cell::Num(Some(x)), Cell::Num(Some(y))) => x.total_cmp(y),
-        (Cell::Text(x), Cell::Text(y)) => x.cmp(y),
-        (Cell::Num(_), Cell::Text(_)) => Ordering::Less,
-        (Cell::Text(_), Cell::Num(_)) => Ordering::Greater,
+    let o = match (a.number(), b.number()) {
+        (Some(None), Some(None)) => return Ordering::Equal,
+        (Some(None), _) => return Ordering::Greater,
+        (_, Some(None)) => return Ordering::Less,
+        (Some(Some(x)), Some(Some(y))) => x.total_cmp(&y),
+        (None, None) => match (a, b) {
+            (Cell::Text(x), Cell::Text(y)) => x.cmp(y),
+            _ => Ordering::Equal,
+        },
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
     };
     if desc {
         o.reverse()

@@ -165,9 +165,7 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
         ),
         (
             "Runtime".into(),
-            p.runtime_version
-                .clone()
-                .unwrap_or_else(|| "unknown".into()),
+            runtime_label(p.runtime_version.as_deref()),
             def("runtime_version"),
         ),
         ("GC mode".into(), mode, def("gc_mode")),
@@ -205,22 +203,34 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
         (
             "Process".into(),
             format!(
-                "pid {} · {} CPUs · {}-bit",
+                "{}pid {} · {} CPUs · {}-bit",
+                p.process_name
+                    .as_deref()
+                    .map(|n| format!("{n} · "))
+                    .unwrap_or_default(),
                 p.process_id,
                 p.processor_count,
                 p.pointer_size as u32 * 8
             ),
-            "",
+            def("process_name"),
+        ),
+        (
+            "Command line".into(),
+            p.command_line.clone().unwrap_or_else(|| "unknown".into()),
+            def("command_line"),
         ),
         (
             "OS / arch".into(),
-            format!(
-                "{} {}",
-                p.os.clone().unwrap_or_default(),
-                p.arch.clone().unwrap_or_default()
-            )
-            .trim()
-            .to_string(),
+            {
+                // EventPipe's header says them; ETW traces do not.
+                let s = format!(
+                    "{} {}",
+                    p.os.clone().unwrap_or_default(),
+                    p.arch.clone().unwrap_or_default()
+                );
+                let s = s.trim();
+                if s.is_empty() { "unknown" } else { s }.to_string()
+            },
             def("os"),
         ),
         (
@@ -229,6 +239,31 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
             def("trace_start_utc"),
         ),
     ]
+}
+
+/// The runtime as people name it, then its exact version: `.NET Framework 4.x (CLR 4.0.30319.34209)`
+/// (every 4.x release runs CLR 4.0.30319), `.NET 8.0.0 (CoreCLR ...)`, `.NET Core 3.1.23 (...)`.
+pub fn runtime_label(version: Option<&str>) -> String {
+    let Some(v) = version else {
+        return "unknown".into();
+    };
+    if let Some(clr) = v.strip_prefix(".NET Framework (CLR ") {
+        let family = match clr.split('.').next() {
+            Some("4") => ".NET Framework 4.x",
+            Some("2") => ".NET Framework 2.0-3.5",
+            _ => ".NET Framework",
+        };
+        return format!("{family} (CLR {}", clr);
+    }
+    match v
+        .split(['.', ' '])
+        .next()
+        .and_then(|m| m.parse::<u32>().ok())
+    {
+        Some(major) if major >= 5 => format!(".NET {v}"),
+        Some(_) => format!(".NET Core {v}"),
+        None => v.to_string(),
+    }
 }
 
 /// The condemn breakdown over a subset of rows (a time range), by core's rule: complete GCs; the
@@ -311,5 +346,37 @@ pub fn events_table(counts: &[(String, f64)]) -> Table {
             .iter()
             .map(|(name, count)| vec![t(name.clone()), n(*count)])
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The versions core writes (`gc::ingest`'s RuntimeInformation reading) as people name them.
+    #[test]
+    fn runtime_labels() {
+        for (v, want) in [
+            (
+                ".NET Framework (CLR 4.0.30319.34209)",
+                ".NET Framework 4.x (CLR 4.0.30319.34209)",
+            ),
+            (
+                ".NET Framework (CLR 2.0.50727.9151)",
+                ".NET Framework 2.0-3.5 (CLR 2.0.50727.9151)",
+            ),
+            (
+                "8.0.0 (CoreCLR 42.42.42.42424)",
+                ".NET 8.0.0 (CoreCLR 42.42.42.42424)",
+            ),
+            (
+                "3.1.32 (CoreCLR 4.700.22.55902)",
+                ".NET Core 3.1.32 (CoreCLR 4.700.22.55902)",
+            ),
+            ("CoreCLR 4.700.22.55902", "CoreCLR 4.700.22.55902"),
+        ] {
+            assert_eq!(runtime_label(Some(v)), want);
+        }
+        assert_eq!(runtime_label(None), "unknown");
     }
 }

@@ -1,5 +1,5 @@
-//! Events: counts by provider and event name (TraceEvent's names), the decode time and how soon
-//! the first rows came.
+//! Events: counts by provider and event name (TraceEvent's names; a machine-wide trace's: every
+//! process's), the decode time and how soon the first rows came.
 
 use leptos::prelude::*;
 
@@ -14,7 +14,13 @@ pub fn Events() -> impl IntoView {
     move || {
         app.analysis.get().map(|a| {
             let table = model::events_table(&a.event_counts);
+            // A machine-wide trace's counts are every process's, as `gcscope events` and
+            // TraceEvent count them: the model's own are on the overview.
+            let scope = a.processes.as_ref().map(|_| {
+                view! { <p id="events-scope" class="muted">"Every process of this ETW trace: the counts are the whole file's (as TraceEvent's), not only the process shown."</p> }
+            });
             view! {
+                {scope}
                 <dl class="facts">
                     <dt>"Events"</dt><dd id="event-count">{thousands(a.events)}</dd>
                     <dt>"GC/Start events"</dt><dd id="gc-count">{thousands(a.gc_starts)}</dd>

@@ -8,15 +8,18 @@
 
 use leptos::prelude::*;
 
-use crate::state::view_state::{ViewState, GC_TABLE};
+use crate::state::view_state::{ViewState, COMPARE_TAB, GC_TABLE};
 
 mod allocations;
 mod budgets;
 mod charts;
+mod compare;
 mod counters;
+mod datas;
 pub mod detail;
 mod events;
 mod gc_table;
+mod latency;
 mod memory;
 mod overview;
 mod pins;
@@ -36,6 +39,7 @@ pub struct Tab {
 pub const TABS: &[Tab] = &[
     tab("overview", "Overview", || view! { <overview::Overview /> }.into_any()),
     tab(GC_TABLE, "GC table", || view! { <gc_table::GcTable /> }.into_any()),
+    tab("latency", "Latency", || view! { <latency::Latency /> }.into_any()),
     tab("reasons", "Condemn reasons", || view! { <reasons::Reasons /> }.into_any()),
     tab("pins", "Pinning & handles", || view! { <pins::Pins /> }.into_any()),
     tab("charts", "Charts", || view! { <charts::Charts /> }.into_any()),
@@ -46,6 +50,8 @@ pub const TABS: &[Tab] = &[
     tab("suspensions", "Suspensions", || view! { <suspensions::Suspensions /> }.into_any()),
     tab("memory", "Memory", || view! { <memory::Memory /> }.into_any()),
     tab("counters", "Counters", || view! { <counters::Counters /> }.into_any()),
+    tab("datas", "DATAS", || view! { <datas::Datas /> }.into_any()),
+    tab(COMPARE_TAB, "Compare", || view! { <compare::Compare /> }.into_any()),
 ];
 
 const fn tab(key: &'static str, title: &'static str, view: fn() -> AnyView) -> Tab {

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
 use crate::tables::cell::fmt_column_cell;
-use crate::tables::{Cell, Col, Sort, Table};
+use crate::tables::{Cell, Col, Sort, Table, VERDICT};
 
 /// Height of a row (`table.grid td` in style.css).
 pub const ROW_H: f64 = 22.0;
@@ -54,6 +54,29 @@ impl Rows {
                 cells: table.rows[order[i]].clone(),
                 gc: None,
             }),
+        }
+    }
+
+    /// The same rows, each a GC when its cell in column `col` holds a number that `gc` knows
+    /// (coloured by generation, marked when selected, opening the GC on click).
+    pub fn linking_gcs(
+        self,
+        col: usize,
+        gc: Arc<dyn Fn(u32) -> Option<GcRow> + Send + Sync>,
+    ) -> Rows {
+        let inner = self.row;
+        Rows {
+            row: Arc::new(move |i| {
+                let mut r = inner(i);
+                r.gc = match r.cells.get(col) {
+                    Some(Cell::Num(Some(n))) if *n >= 0.0 && *n <= f64::from(u32::MAX) => {
+                        gc(*n as u32)
+                    }
+                    _ => None,
+                };
+                r
+            }),
+            ..self
         }
     }
 
@@ -156,9 +179,10 @@ pub fn DataTable(
                     .iter()
                     .zip(r.cols.iter())
                     .map(|(cell, c)| {
-                        let raw = matches!(cell, Cell::Num(_)).then(|| cell.raw());
+                        let raw = cell.number().is_some().then(|| cell.raw());
                         let shown = fmt_column_cell(&c.key, c.unit, cell);
-                        view! { <td class:num=c.is_num() data-value=raw>{shown}</td> }
+                        let tone = (c.unit == VERDICT).then(|| shown.clone());
+                        view! { <td class:num=c.is_num() data-value=raw data-tone=tone>{shown}</td> }
                     })
                     .collect_view();
                 match row.gc {
@@ -201,10 +225,14 @@ pub fn DataTable(
     if scroll == Scroll::None {
         return table.into_any();
     }
+    // Taller than the short scroller (with its header): it scrolls, and its scrollbar gets a gutter
+    // of its own (Firefox sizes the scroller to the table, and the bar hid the last column).
+    let scrolls = move || scroll == Scroll::Short && (len.get() + 1) as f64 * ROW_H > SHORT_HEIGHT;
     view! {
         <div
             class="scroller"
             class:short=scroll == Scroll::Short
+            class:scrolls=scrolls
             id=scroller_id
             tabindex=scroller_id.map(|_| "0")
             node_ref=scroller

@@ -1,6 +1,6 @@
 //! Reading the dropped file a chunk at a time, the next read in flight while the decoder works.
 
-use gcscope_core::event::Event;
+use gcscope_core::decode::Sink;
 use gcscope_core::reader::TraceReader;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -133,17 +133,17 @@ pub(super) enum Pumped {
 }
 
 impl ChunkSource {
-    /// Reads the next chunk and pushes it through `reader` into `sink`; at the end of the blob,
-    /// finishes the reader. Browser read errors are `Err`.
+    /// Reads the next chunk and pushes it through `reader` into `sink` (each event with the trace
+    /// header's facts); at the end of the blob, finishes the reader. Browser read errors are `Err`.
     pub(super) async fn pump(
         &mut self,
         reader: &mut TraceReader,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<Pumped, String> {
         let read = self.next().await?;
         let pushed = match read {
-            Some(n) => reader.push(&self.buf[..n], sink),
-            None => reader.finish(sink),
+            Some(n) => reader.push_with_info(&self.buf[..n], sink),
+            None => reader.finish_with_info(sink),
         };
         Ok(match pushed {
             Err(e) => Pumped::Failed(e.to_string()),

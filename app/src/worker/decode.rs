@@ -1,9 +1,22 @@
 //! The worker's loop: it receives a `Blob` (a dropped `File` or a fetched sample), reads it a chunk
-//! at a time ([`super::chunks`]), feeds the streaming decoder, the GC model and the insights, and
-//! posts progress, the settled rows in batches and the final analysis (see `protocol`).
+//! at a time ([`super::chunks`]), feeds the streaming decoder and a `ProcessRouter` (one GC model
+//! and its insights per process, in one pass, as the CLI reads a trace), and posts progress, the
+//! shown process's settled rows in batches and the final analysis (see `protocol`).
+//!
+//! An EventPipe trace is one process: its rows go to the page as they settle. A machine-wide (ETW)
+//! trace holds every process of the machine: the one shown is the one the page asks for
+//! (`?pid=`), else the one with the most GC pause, known for sure only at the end: meanwhile the
+//! page gets the rows of the process leading so far, replaced (`ToUi::Reset`) when another takes
+//! the lead. The other processes' rows and analyses are kept encoded ([`super::processes::Kept`],
+//! within a budget), so the page switches process without reading the file again. A process that
+//! was not kept is shown by reading the file again for it, its rows then streamed as they settle.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 use gcscope_core::event::{Event, TraceInfo};
-use gcscope_core::gc::ModelBuilder;
+use gcscope_core::gc::insights::InsightsBuilder;
+use gcscope_core::gc::{Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::reader::TraceReader;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -11,11 +24,13 @@ use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
 
 use super::chunks::{js_err, ChunkSource, Pumped};
 use super::parts::Source;
+use super::processes::{Encoded, Facts, Kept, KEEP_BYTES};
 
+use crate::protocol::processes::{Processes, LISTED};
 use crate::protocol::{
-    Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS, ENV_TYPE,
-    ENV_WORKERS, MODE_DECODE_ONLY, MODE_PART, MSG_BLOB, MSG_ENTRY, MSG_MODE, MSG_WORKERS,
-    MSG_WORKER_JS,
+    Analysis, Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS,
+    ENV_TYPE, ENV_WORKERS, MODE_DECODE_ONLY, MODE_PART, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES,
+    MSG_MODE, MSG_PID, MSG_WORKERS, MSG_WORKER_JS,
 };
 
 /// Minimum interval between progress messages.
@@ -27,6 +42,28 @@ const ROWS_EVERY_MS: f64 = 1000.0;
 /// in the worker, in the message and again while the page decodes it).
 const ROWS_PER_BATCH: usize = 2048;
 
+thread_local! {
+    /// The machine-wide trace read last, while it has processes to switch to: what was kept of
+    /// them, and the file, to read again for a process that was not kept.
+    static MACHINE: RefCell<Option<Machine>> = const { RefCell::new(None) };
+}
+
+struct Machine {
+    blob: Blob,
+    entry: usize,
+    budget: usize,
+    workers: Workers,
+    kept: Kept,
+}
+
+/// How many workers may decode a file, this one included (1: this one alone), and the worker's
+/// script, to start the others (see [`super::parts`]).
+#[derive(Clone, Default)]
+struct Workers {
+    count: u32,
+    script: Option<String>,
+}
+
 pub fn run_worker() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
@@ -34,23 +71,27 @@ pub fn run_worker() {
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
         let reply = reply.clone();
         let data = msg.data();
-        let mode = js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
+        if js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
             .ok()
-            .and_then(|m| m.as_string());
-        if mode.as_deref() == Some(MODE_PART) {
+            .and_then(|m| m.as_string())
+            .is_some_and(|m| m == MODE_PART)
+        {
             // This is a part worker of another decoding worker (see `parts`).
             super::part::on_task(&reply, &data);
             return;
         }
         wasm_bindgen_futures::spawn_local(async move {
-            let decode_only = mode.as_deref() == Some(MODE_DECODE_ONLY);
-            let result = match request(data) {
-                Some(r) if decode_only => decode_only_blob(&reply, &r.blob).await,
-                Some(r) => decode_blob(&reply, r).await,
-                None => Err("the worker expects a Blob or File".to_string()),
+            let r = request(data);
+            let result = match (r.blob, r.pid) {
+                (Some(blob), _) if r.decode_only => decode_only_blob(&reply, &blob).await,
+                (Some(blob), pid) => {
+                    decode_blob(&reply, &blob, r.entry, pid, r.keep_bytes, r.workers).await
+                }
+                (None, Some(pid)) => show_process(&reply, pid).await,
+                (None, None) => Err("the worker expects a Blob or File".to_string()),
             };
             if let Err(message) = result {
-                let analysis = crate::protocol::Analysis {
+                let analysis = Analysis {
                     error: Some(message),
                     ..Default::default()
                 };
@@ -63,39 +104,44 @@ pub fn run_worker() {
     post(&scope, &ToUi::Ready);
 }
 
-/// What the page asks for: a file, which trace of it, and how many workers may decode it.
+/// What the page asks for (see `protocol::MSG_BLOB`).
 struct Request {
-    blob: Blob,
+    blob: Option<Blob>,
     entry: usize,
-    /// Workers that may decode the file, this one included (1: this one alone).
-    workers: u32,
-    /// The worker's script, to start the others.
-    worker_js: Option<String>,
+    pid: Option<u32>,
+    keep_bytes: usize,
+    decode_only: bool,
+    workers: Workers,
 }
 
-/// A bare `Blob` (entry 0, one worker) or `{ blob, entry, workers, worker_js }` (see
-/// `protocol::MSG_BLOB`).
-fn request(data: JsValue) -> Option<Request> {
-    if let Some(blob) = data.dyn_ref::<Blob>() {
-        return Some(Request {
-            blob: blob.clone(),
-            entry: 0,
-            workers: 1,
-            worker_js: None,
-        });
-    }
+/// A bare `Blob` (entry 0, one worker), `{ blob, entry, pid?, keep_bytes?, workers?, worker_js? }`,
+/// `{ blob, mode }` or `{ pid }`.
+fn request(data: JsValue) -> Request {
     let get = |k: &str| js_sys::Reflect::get(&data, &JsValue::from_str(k)).ok();
-    let count = |k: &str| {
+    let whole = |k: &str| {
         get(k)
-            .and_then(|e| e.as_f64())
-            .filter(|e| *e >= 0.0 && e.fract() == 0.0)
+            .and_then(|v| v.as_f64())
+            .filter(|v| *v >= 0.0 && v.fract() == 0.0)
     };
-    Some(Request {
-        blob: get(MSG_BLOB)?.dyn_into::<Blob>().ok()?,
-        entry: count(MSG_ENTRY).unwrap_or(0.0) as usize,
-        workers: count(MSG_WORKERS).unwrap_or(1.0).clamp(1.0, 64.0) as u32,
-        worker_js: get(MSG_WORKER_JS).and_then(|j| j.as_string()),
-    })
+    let blob = match data.dyn_ref::<Blob>() {
+        Some(b) => Some(b.clone()),
+        None => get(MSG_BLOB).and_then(|b| b.dyn_into::<Blob>().ok()),
+    };
+    Request {
+        blob,
+        entry: whole(MSG_ENTRY).unwrap_or(0.0) as usize,
+        pid: whole(MSG_PID)
+            .filter(|p| *p <= u32::MAX as f64)
+            .map(|p| p as u32),
+        keep_bytes: whole(MSG_KEEP_BYTES).map_or(KEEP_BYTES, |k| k as usize),
+        decode_only: get(MSG_MODE)
+            .and_then(|m| m.as_string())
+            .is_some_and(|m| m == MODE_DECODE_ONLY),
+        workers: Workers {
+            count: whole(MSG_WORKERS).unwrap_or(1.0).clamp(1.0, 64.0) as u32,
+            script: get(MSG_WORKER_JS).and_then(|j| j.as_string()),
+        },
+    }
 }
 
 /// Writes into a JS byte array from the start.
@@ -131,33 +177,40 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
             at: 0,
         })
         .map(|w| w.out);
-    let buffer = match encoded {
-        Ok(out) => out.buffer(),
-        Err(e) => {
-            web_sys::console::error_1(&format!("worker: {e}").into());
-            return;
-        }
-    };
+    match encoded {
+        Ok(out) => send(scope, &out.buffer(), msg.kind(), &Facts::of(msg)),
+        Err(e) => web_sys::console::error_1(&format!("worker: {e}").into()),
+    }
+}
+
+/// Posts a message encoded before (one kept for switching processes).
+fn post_encoded(scope: &DedicatedWorkerGlobalScope, e: &Encoded) {
+    let out = js_sys::Uint8Array::new_with_length(e.bytes.len() as u32);
+    out.copy_from(&e.bytes);
+    send(scope, &out.buffer(), e.kind, &e.facts);
+}
+
+/// The envelope: the message's kind, its bytes (transferred), and the facts read without decoding
+/// them (see [`Facts`]).
+fn send(scope: &DedicatedWorkerGlobalScope, buffer: &js_sys::ArrayBuffer, kind: &str, f: &Facts) {
     let envelope = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| {
         let _ = js_sys::Reflect::set(&envelope, &JsValue::from_str(k), v);
     };
-    set(ENV_TYPE, &JsValue::from_str(msg.kind()));
-    set(ENV_BYTES, &buffer);
-    match msg {
-        ToUi::Gcs { rows, .. } => set(ENV_ROWS, &JsValue::from_f64(rows.len() as f64)),
-        ToUi::Done(a) => {
-            set(
-                ENV_ERROR,
-                &a.error.as_deref().map_or(JsValue::NULL, JsValue::from_str),
-            );
-            set(ENV_DECODE_MS, &JsValue::from_f64(a.decode_ms));
-            set(ENV_WORKERS, &JsValue::from_f64(a.workers as f64));
-            set(ENV_PART_BYTES, &JsValue::from_f64(a.part_bytes));
+    set(ENV_TYPE, &JsValue::from_str(kind));
+    set(ENV_BYTES, buffer);
+    match kind {
+        "gcs" => set(ENV_ROWS, &JsValue::from_f64(f.rows as f64)),
+        "done" => {
+            let error = f.error.as_deref();
+            set(ENV_ERROR, &error.map_or(JsValue::NULL, JsValue::from_str));
+            set(ENV_DECODE_MS, &JsValue::from_f64(f.decode_ms));
+            set(ENV_WORKERS, &JsValue::from_f64(f.workers as f64));
+            set(ENV_PART_BYTES, &JsValue::from_f64(f.part_bytes));
         }
         _ => {}
     }
-    let transfer = js_sys::Array::of1(&buffer);
+    let transfer = js_sys::Array::of1(buffer);
     if let Err(e) = scope.post_message_with_transfer(&envelope, &transfer) {
         web_sys::console::error_1(&format!("worker: cannot post: {}", js_err(e)).into());
     }
@@ -170,7 +223,7 @@ async fn decode_only_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Re
     let mut reader = TraceReader::new();
     let (mut events, mut payload) = (0u64, 0u64);
     let mut source = ChunkSource::new(blob)?;
-    let mut count = |e: &Event<'_>| {
+    let mut count = |_: &TraceInfo, e: &Event<'_>| {
         events += 1;
         payload += e.payload.len() as u64;
     };
@@ -191,51 +244,127 @@ async fn decode_only_blob(scope: &DedicatedWorkerGlobalScope, blob: &Blob) -> Re
     Ok(())
 }
 
-async fn decode_blob(scope: &DedicatedWorkerGlobalScope, request: Request) -> Result<(), String> {
-    let Request {
-        blob,
-        entry,
-        workers,
-        worker_js,
-    } = request;
-    let blob = &blob;
+/// Shows process `pid` of the machine-wide trace read last: its kept messages again, or, when
+/// they were not kept, what reading the file again for it gives.
+async fn show_process(scope: &DedicatedWorkerGlobalScope, pid: u32) -> Result<(), String> {
+    let shown = MACHINE.with(|m| {
+        let m = m.borrow();
+        let msgs = m.as_ref()?.kept.messages(pid)?;
+        msgs.iter().for_each(|e| post_encoded(scope, e));
+        Some(())
+    });
+    if shown.is_some() {
+        return Ok(());
+    }
+    let Some(m) = MACHINE.with(|m| m.borrow_mut().take()) else {
+        return Err("the trace is no longer open in the decoder: open the file again".into());
+    };
+    decode_blob(scope, &m.blob, m.entry, Some(pid), m.budget, m.workers).await
+}
+
+/// Reads the file and shows one process: `want` (`?pid=`), else the one with the most GC pause.
+async fn decode_blob(
+    scope: &DedicatedWorkerGlobalScope,
+    blob: &Blob,
+    entry: usize,
+    mut want: Option<u32>,
+    budget: usize,
+    workers: Workers,
+) -> Result<(), String> {
+    loop {
+        match read(scope, blob, entry, want, budget, workers.clone()).await? {
+            Some(pid) => want = Some(pid),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// One read of the file. `Some(pid)`: the process to show was not kept while reading (over the
+/// budget, before it was known to be the one), so the file must be read again for it.
+async fn read(
+    scope: &DedicatedWorkerGlobalScope,
+    blob: &Blob,
+    entry: usize,
+    want: Option<u32>,
+    budget: usize,
+    workers: Workers,
+) -> Result<Option<u32>, String> {
     let started = js_sys::Date::now();
+    // A new read replaces what was kept of the previous one.
+    MACHINE.with(|m| m.borrow_mut().take());
     let name = blob
         .dyn_ref::<File>()
         .map(|f| f.name())
         .unwrap_or_else(|| "trace".into());
     let total = blob.size();
-    // Only what the GC model and insights read is delivered; the rest is counted by the reader.
+    // Only what the GC model and insights read is delivered (and the kernel's process events,
+    // which name the processes); the rest is counted by the reader.
     let mut reader = TraceReader::with_entry(entry).with_filter(gcscope_core::gc::interest);
-    let mut model = ModelBuilder::new(&TraceInfo::default());
-    // Bounded: allocation ticks folded into time bins, none kept one by one (millions in 2 GB).
-    let mut insights = gcscope_core::gc::insights::InsightsBuilder::bounded();
-    let mut info_set = false;
-    // Settled rows not sent yet: the model hands them out (`drain_completed`) and forgets them,
-    // so the worker never holds every row of a big trace.
-    let mut unsent: Vec<gcscope_core::gc::Gc> = Vec::new();
-    let mut sent = 0usize;
-    let mut last_progress = 0.0;
-    let mut last_rows = 0.0;
+    // Bounded insights: allocation ticks folded into time bins, none kept one by one.
+    let mut router = ProcessRouter::bounded();
+    let mut kept = Kept::new(budget);
+    // The process whose rows go to the page as they settle: an EventPipe trace's one process,
+    // the one the page asked for in a machine-wide trace, else the one leading in GC pause.
+    let mut target: Option<u32> = None;
+    let mut machine_wide = false;
+    let mut first = true;
+    // The shown process's settled rows not posted yet (the models hand their settled rows out,
+    // `drain_completed`, and forget them, so no model holds every row of a big trace).
+    let mut unsent: Vec<Gc> = Vec::new();
+    let (mut sent, mut settled) = (0usize, 0usize);
+    let (mut last_progress, mut last_rows) = (0.0, 0.0);
     // A .zip's other traces are read by this worker alone (their entries are not split).
-    let workers = if entry == 0 { workers } else { 1 };
-    let mut source = Source::open(blob, workers, worker_js, Some(gcscope_core::gc::interest))?;
+    let count = if entry == 0 { workers.count } else { 1 };
+    let filter = Some(gcscope_core::gc::interest as gcscope_core::parts::FilterFn);
+    let mut source = Source::open(blob, count, workers.script.clone(), filter)?;
     let error = loop {
         source.note_workers();
-        // Each event's payload is decoded once for the model and the insights.
-        let mut feed = |ev: &Event<'_>| gcscope_core::gc::feed(&mut model, &mut insights, ev);
-        match source.pump(&mut reader, &mut feed).await? {
-            Pumped::Chunk => {}
-            Pumped::End => break None,
-            Pumped::Failed(e) => break Some(e),
-        }
-        if !info_set {
-            if let Some(info) = reader.info() {
-                model.set_info(info);
-                info_set = true;
+        let mut feed = |info: &TraceInfo, e: &Event<'_>| {
+            if first {
+                first = false;
+                machine_wide = info.format.starts_with("etl");
+                target = if machine_wide {
+                    want
+                } else {
+                    Some(e.process_id)
+                };
+            }
+            router.on_event(info, e);
+        };
+        let pumped = source.pump(&mut reader, &mut feed).await?;
+        let (pauses, leader) = standing(&router, machine_wide);
+        // Kept whatever the budget: the process asked for, or the one most likely to be shown
+        // (the most GC pause so far), so that one read is enough for it.
+        let likely = want.filter(|w| router.model_mut(*w).is_some()).or(leader);
+        for (pid, model) in router.models_mut() {
+            let rows = model.drain_completed();
+            settled += rows.len();
+            if Some(pid) == target {
+                unsent.extend(rows);
+            } else if machine_wide && !rows.is_empty() && !kept.dropped(pid) {
+                kept.push(pid, Encoded::new(&ToUi::gcs(rows))?, likely, &pauses);
             }
         }
-        unsent.extend(model.drain_completed());
+        // Read without `?pid=`, a machine-wide trace shows the process with the most GC pause so
+        // far: the page gets its rows as they settle, and when another process takes the lead,
+        // that one's instead (those kept so far, then the rest as they settle).
+        if machine_wide && want.is_none() && leader != target {
+            if let Some(lead) = leader.filter(|l| !kept.dropped(*l)) {
+                if let Some(old) = target.filter(|_| !unsent.is_empty()) {
+                    let rows = Encoded::new(&ToUi::gcs(std::mem::take(&mut unsent)))?;
+                    kept.push(old, rows, Some(lead), &pauses);
+                }
+                if sent > 0 {
+                    post(scope, &ToUi::Reset);
+                }
+                sent = 0;
+                for e in kept.so_far(lead).unwrap_or_default() {
+                    post_encoded(scope, e);
+                    sent += e.facts.rows;
+                }
+                target = Some(lead);
+            }
+        }
         let now = js_sys::Date::now();
         // The first rows go out at once; later ones in batches, at most every ROWS_EVERY_MS.
         if !unsent.is_empty()
@@ -243,7 +372,9 @@ async fn decode_blob(scope: &DedicatedWorkerGlobalScope, request: Request) -> Re
         {
             last_rows = now;
             sent += unsent.len();
-            post(scope, &ToUi::gcs(std::mem::take(&mut unsent)));
+            let keep: Keep<'_> =
+                machine_wide.then_some((&mut kept, target, &pauses as &dyn Fn(u32) -> f64));
+            post_rows(scope, std::mem::take(&mut unsent), keep)?;
         }
         if now - last_progress >= PROGRESS_EVERY_MS {
             last_progress = now;
@@ -252,34 +383,201 @@ async fn decode_blob(scope: &DedicatedWorkerGlobalScope, request: Request) -> Re
                 total,
                 events: reader.stats().events as f64,
                 elapsed_ms: now - started,
-                gcs: sent as f64,
+                gcs: settled as f64,
                 workers: source.workers(),
                 one_worker: source.one_worker(),
             };
             post(scope, &ToUi::Progress(p));
         }
+        match pumped {
+            Pumped::Chunk => {}
+            Pumped::End => break None,
+            Pumped::Failed(e) => break Some(e),
+        }
     };
-    if let Some(info) = reader.info() {
-        model.set_info(info);
-    }
-    let mut analysis = super::summary::summarize(&reader, &name, total);
-    // The model's rows are the ones not handed out yet; its summaries cover every GC.
-    let mut finished = model.finish(Some(reader.stats()));
-    unsent.append(&mut finished.gcs);
-    if !unsent.is_empty() {
-        post(scope, &ToUi::gcs(unsent));
-    }
-    // The page finishes the insights from these records and its rows, when a view needs them.
-    analysis.insight_inputs = Some(crate::protocol::insights::inputs(insights.into_inputs()));
-    analysis.model = Some(finished);
-    analysis.decode_ms = js_sys::Date::now() - started;
-    analysis.error = error;
-    analysis.trace_entries = reader
+    let stats = reader.stats().clone();
+    let mut base = super::summary::summarize(&reader, &name, total);
+    base.error = error;
+    base.trace_entries = reader
         .trace_entries()
         .map(<[_]>::to_vec)
         .unwrap_or_default();
-    analysis.entry = entry;
-    (analysis.workers, analysis.part_bytes) = source.used();
-    post(scope, &ToUi::Done(Box::new(analysis)));
+    base.entry = entry;
+    (base.workers, base.part_bytes) = source.used();
+    let finish = |router: &mut ProcessRouter, pid: Option<u32>| {
+        pid.and_then(|pid| router.finish_parts(pid, Some(&stats)))
+            .unwrap_or_else(|| {
+                // Nothing of a process was read (no events, or no .NET process): an empty model.
+                let info = reader.info().cloned().unwrap_or_default();
+                let mut b = ModelBuilder::new(&info);
+                b.set_info(&info);
+                (b.finish(Some(&stats)), InsightsBuilder::bounded())
+            })
+    };
+    if !machine_wide {
+        let (model, insights) = finish(&mut router, target);
+        show(scope, &base, target, model, insights, unsent, None, started)?;
+        return Ok(None);
+    }
+
+    let list = router.processes();
+    let listed = |pid: u32| list.iter().any(|p| p.process_id == pid);
+    // The one asked for, else the most GC pause, else (no GCs anywhere) the .NET process with the
+    // most events: `gcscope`'s choice.
+    let shown = want
+        .filter(|p| listed(*p))
+        .or_else(|| router.choose(&ProcessChoice::Auto).ok());
+    base.processes = Some(Processes {
+        with_gcs: list.clone(),
+        default_pid: list.first().map(|p| p.process_id),
+        all: list.is_empty().then(|| router.all_processes(LISTED)),
+        asked_missing: want.filter(|p| !listed(*p)),
+    });
+    let (pauses, _) = standing(&router, true);
+    if shown.is_some() && shown == target {
+        // Its rows went out as they settled: the rest, and its analysis.
+        let (model, insights) = finish(&mut router, shown);
+        let keep: Keep<'_> = Some((&mut kept, shown, &pauses as &dyn Fn(u32) -> f64));
+        show(scope, &base, shown, model, insights, unsent, keep, started)?;
+    } else if shown.is_none() {
+        let (model, insights) = finish(&mut router, None);
+        show(
+            scope,
+            &base,
+            None,
+            model,
+            insights,
+            Vec::new(),
+            None,
+            started,
+        )?;
+    }
+    // Every other process with GC events, kept for switching (while within the budget).
+    for pid in list.iter().map(|p| p.process_id).chain(shown) {
+        if Some(pid) == target || kept.dropped(pid) || kept.messages(pid).is_some() {
+            continue;
+        }
+        let Some((mut model, insights)) = router.finish_parts(pid, Some(&stats)) else {
+            continue;
+        };
+        let rows = std::mem::take(&mut model.gcs);
+        if !rows.is_empty() {
+            kept.push(pid, Encoded::new(&ToUi::gcs(rows))?, shown, &pauses);
+        }
+        let done = ToUi::Done(Box::new(analysis(&base, pid, model, insights, started)));
+        kept.push(pid, Encoded::new(&done)?, shown, &pauses);
+        kept.complete(pid);
+    }
+    if let Some(pid) = shown.filter(|p| Some(*p) != target) {
+        // Shown from what was kept, unless it was let go: then read again for it alone. The
+        // page's rows so far were another process's.
+        if sent > 0 {
+            post(scope, &ToUi::Reset);
+        }
+        match kept.messages(pid) {
+            Some(msgs) => msgs.iter().for_each(|e| post_encoded(scope, e)),
+            None => return Ok(Some(pid)),
+        }
+    }
+    if list.len() > 1 {
+        MACHINE.with(|m| {
+            *m.borrow_mut() = Some(Machine {
+                blob: blob.clone(),
+                entry,
+                budget,
+                workers,
+                kept,
+            })
+        });
+    }
+    Ok(None)
+}
+
+/// Each process's GC pause so far (which process to let go first when over the budget), and the
+/// process with the most.
+fn standing(router: &ProcessRouter, machine_wide: bool) -> (impl Fn(u32) -> f64, Option<u32>) {
+    let list = if machine_wide {
+        router.processes()
+    } else {
+        Vec::new()
+    };
+    let leader = list.first().map(|p| p.process_id);
+    let by_pid: BTreeMap<u32, f64> = list
+        .iter()
+        .map(|p| (p.process_id, p.total_pause_ms))
+        .collect();
+    (move |pid| by_pid.get(&pid).copied().unwrap_or(0.0), leader)
+}
+
+/// Where a machine-wide trace keeps what it posts: the kept messages, the process shown (let go
+/// last) and each process's pause.
+type Keep<'a> = Option<(&'a mut Kept, Option<u32>, &'a dyn Fn(u32) -> f64)>;
+
+/// Posts a batch of the shown process's rows, and keeps it for switching back to that process.
+fn post_rows(
+    scope: &DedicatedWorkerGlobalScope,
+    rows: Vec<Gc>,
+    keep: Keep<'_>,
+) -> Result<(), String> {
+    let msg = ToUi::gcs(rows);
+    match keep {
+        Some((kept, Some(pid), pauses)) => {
+            let e = Encoded::new(&msg)?;
+            post_encoded(scope, &e);
+            kept.push(pid, e, Some(pid), pauses);
+        }
+        _ => post(scope, &msg),
+    }
     Ok(())
+}
+
+/// Posts the shown process's last rows and its analysis (and keeps them, see [`post_rows`]).
+#[allow(clippy::too_many_arguments)]
+fn show(
+    scope: &DedicatedWorkerGlobalScope,
+    base: &Analysis,
+    pid: Option<u32>,
+    mut model: GcModel,
+    insights: InsightsBuilder,
+    mut unsent: Vec<Gc>,
+    mut keep: Keep<'_>,
+    started: f64,
+) -> Result<(), String> {
+    // The model's rows are the ones not handed out yet; its summaries cover every GC.
+    unsent.append(&mut model.gcs);
+    if !unsent.is_empty() {
+        let again: Keep<'_> = keep.as_mut().map(|(k, p, f)| (&mut **k, *p, *f));
+        post_rows(scope, unsent, again)?;
+    }
+    let pid = pid.unwrap_or(base.process_id);
+    let done = ToUi::Done(Box::new(analysis(base, pid, model, insights, started)));
+    match keep {
+        Some((kept, Some(shown), pauses)) => {
+            let e = Encoded::new(&done)?;
+            post_encoded(scope, &e);
+            kept.push(shown, e, Some(shown), pauses);
+            kept.complete(shown);
+        }
+        _ => post(scope, &done),
+    }
+    Ok(())
+}
+
+/// The analysis of process `pid`: the trace's facts, its model (without rows: they went in
+/// batches) and the records its insights are finished from.
+fn analysis(
+    base: &Analysis,
+    pid: u32,
+    model: GcModel,
+    insights: InsightsBuilder,
+    started: f64,
+) -> Analysis {
+    let mut a = base.clone();
+    a.process_id = pid;
+    a.pointer_size = model.process.pointer_size;
+    // The page finishes the insights from these records and its rows, when a view needs them.
+    a.insight_inputs = Some(crate::protocol::insights::inputs(insights.into_inputs()));
+    a.model = Some(model);
+    a.decode_ms = js_sys::Date::now() - started;
+    a
 }

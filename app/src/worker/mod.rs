@@ -1,6 +1,7 @@
 //! The decoding worker (runs inside the Web Worker, see `bin/worker.rs`): the file in, the
 //! protocol's messages out. The page only renders.
 
+pub mod processes;
 pub mod summary;
 
 #[cfg(target_arch = "wasm32")]

@@ -18,7 +18,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use gcscope_core::container::{sniff, Kind};
-use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::nettrace::part::PartContext;
 use gcscope_core::parts::{self, wire, FilterFn, Merged, Planner, Task};
 use gcscope_core::reader::TraceReader;
@@ -27,6 +26,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
 use super::chunks::{js_err, ChunkSource, Pumped};
+use gcscope_core::decode::Sink;
 use super::feed::{Feed, TaskBytes, Waker};
 use crate::protocol::{
     ENV_TYPE, FILTER_GC, MODE_PART, MSG_FILTER, MSG_MODE, MSG_PIECES, MSG_TASK, PART_ERROR,
@@ -67,7 +67,7 @@ impl Source {
     pub(super) async fn pump(
         &mut self,
         reader: &mut TraceReader,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<Pumped, String> {
         match self {
             Source::One(c) => c.pump(reader, sink).await,
@@ -181,7 +181,7 @@ impl Parts {
     async fn pump(
         &mut self,
         reader: &mut TraceReader,
-        sink: &mut dyn FnMut(&Event<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<Pumped, String> {
         if let Some((_, tail)) = &mut self.tail {
             return tail.pump(reader, sink).await;
@@ -245,15 +245,9 @@ impl Parts {
         let (output, from_worker) = self.output_of(&task, bytes).await?;
         let t2 = js_sys::Date::now();
         self.times[1] += t2 - t1;
-        let mut sink = |_: &TraceInfo, e: &Event<'_>| sink(e);
-        let merged = parts::merge(reader, &task, output, &mut sink);
+        let merged = parts::merge(reader, &task, output, sink);
         self.times[2] += js_sys::Date::now() - t2;
         self.times[4] += 1.0;
-        if self.planned.is_empty() && self.planner.want().is_none() {
-            let pt = self.pool.shared.borrow().part_times;
-            web_sys::console::log_1(&format!("tasks {} merged, last index {}, len {}", self.times[4], task.index, task.len).into());
-            web_sys::console::log_1(&format!("parts times plan {:.0} wait+copy {:.0} merge {:.0} copy {:.0} | parts: in {:.0} decode {:.0} encode {:.0} out {:.0}", self.times[0], self.times[1], self.times[2], self.times[3], pt[0], pt[1], pt[2], pt[3]).into());
-        }
         match merged {
             Ok(Merged::Done) => {
                 if task.has_blocks() {

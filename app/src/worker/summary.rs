@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::reader::TraceReader;
 
+use crate::protocol::processes::EtlFacts;
 use crate::protocol::Analysis;
 
 /// The analysis of what `reader` has read so far (the model and timings are filled in by the caller).
@@ -54,13 +55,98 @@ pub fn summarize(reader: &TraceReader, file_name: &str, file_size: f64) -> Analy
         part_bytes: 0.0,
         insight_inputs: None,
         insights: None,
+        processes: None,
+        etl: etl_facts(reader),
     }
+}
+
+/// An .etl file's facts: its logfile header's (compressed, buffer size, what the session lost)
+/// and the decoder's counts. `None` for other formats.
+pub fn etl_facts(reader: &TraceReader) -> Option<EtlFacts> {
+    let etl = reader.etl()?;
+    let h = etl.logfile_header()?;
+    let stats = reader.stats();
+    Some(EtlFacts {
+        compressed: h.log_file_mode & gcscope_core::etl::logfile::COMPRESSED_MODE != 0,
+        buffer_size: h.buffer_size,
+        buffers: stats.blocks,
+        events_lost: h.events_lost as u64,
+        buffers_lost: h.buffers_lost as u64,
+        out_of_order_events: stats.out_of_order_events,
+        skipped_events: stats.skipped_events,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gcscope_core::encode::etl::{EtlEvent, EtlWriter, Options};
     use gcscope_core::event::Event;
+
+    /// An .etl of `n` runtime events over 2 processors, as the writer lays it out.
+    fn etl(n: u32, opts: Options) -> Vec<u8> {
+        let mut w = EtlWriter::new(opts);
+        for i in 0..n {
+            w.event(
+                i % 2,
+                &EtlEvent {
+                    provider: gcscope_core::etl::names::RUNTIME_GUID,
+                    id: 187,
+                    version: 0,
+                    opcode: 0,
+                    task: 0,
+                    process_id: 10,
+                    thread_id: 1,
+                    timestamp: opts.header_timestamp + 10 + i as i64,
+                    pointer_size: 8,
+                    extended: &[],
+                    payload: &[7; 200],
+                },
+            );
+        }
+        w.finish()
+    }
+
+    /// The facts the writer put in: the logfile header's mode, buffer size and lost events; the
+    /// buffers of a plain file are its length over the buffer size.
+    #[test]
+    fn etl_facts_are_the_files_own() {
+        for compressed in [false, true] {
+            let opts = Options {
+                compressed,
+                events_lost: 7,
+                processors: 2,
+                buffer_size: 16 * 1024,
+                ..Options::default()
+            };
+            let bytes = etl(2000, opts);
+            let mut r = TraceReader::new();
+            r.push(&bytes, &mut |_| {}).unwrap();
+            r.finish(&mut |_| {}).unwrap();
+            let f = summarize(&r, "t.etl", bytes.len() as f64).etl.unwrap();
+            assert_eq!(f.compressed, compressed);
+            assert_eq!(
+                (f.buffer_size, f.events_lost, f.buffers_lost),
+                (16 * 1024, 7, 0)
+            );
+            assert!(f.lost_anything());
+            if !compressed {
+                assert_eq!(f.buffers, bytes.len() as u64 / (16 * 1024));
+            } else {
+                assert!(bytes.len() < 2000 * 200, "compressed");
+            }
+            assert_eq!((f.out_of_order_events, f.skipped_events), (0, 0));
+        }
+        // Other formats have none.
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let bytes = std::fs::read(format!(
+            "{dir}/../static/samples/net8-wks-concurrent.nettrace"
+        ))
+        .unwrap();
+        let mut r = TraceReader::new();
+        r.push(&bytes, &mut |_| {}).unwrap();
+        assert_eq!(summarize(&r, "t", 0.0).etl, None);
+    }
 
     /// What the worker used to compute per delivered event: counts by provider and name, GC starts
     /// of the runtime provider only, the latest event time.

@@ -333,6 +333,33 @@ impl Relogger {
     }
 }
 
+/// The payload of a kernel Process/Start or Process/DCStart record, version 4 (Windows 8 and
+/// later), without a SID: UniqueProcessKey, ProcessId, ParentId, SessionId, ExitStatus,
+/// DirectoryTableBase, Flags, the (empty) SID, the image file name (ANSI) and the command line
+/// (UTF-16), the pointer-sized fields `pointer_size` wide.
+pub fn process_payload(
+    pointer_size: u8,
+    process_id: u32,
+    parent_id: u32,
+    image: &str,
+    command_line: &str,
+) -> Vec<u8> {
+    let ptr = vec![0u8; pointer_size as usize];
+    let mut p = ptr.clone();
+    for v in [process_id, parent_id, 1, 259] {
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    p.extend_from_slice(&ptr);
+    p.extend_from_slice(&0u32.to_le_bytes()); // flags
+    p.extend_from_slice(&0u32.to_le_bytes()); // no SID
+    p.extend_from_slice(image.as_bytes());
+    p.push(0);
+    for u in command_line.encode_utf16().chain([0]) {
+        p.extend_from_slice(&u.to_le_bytes());
+    }
+    p
+}
+
 /// Convenience: relogs `events` into a whole file in memory.
 pub fn from_events<'a>(
     opts: Options,
@@ -444,6 +471,25 @@ pub fn compress(input: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::etl::lz77::decompress;
+
+    /// The payload reads back (kernel::parse_process, itself checked against the real files'
+    /// names in tests/etl_model.rs) with both pointer sizes.
+    #[test]
+    fn process_payload_reads_back() {
+        for ptr in [4u8, 8] {
+            let p = process_payload(
+                ptr,
+                5012,
+                4,
+                "C:\\Apps\\Shop.Api.exe",
+                "Shop.Api.exe --port 80",
+            );
+            let e = crate::etl::kernel::parse_process(&p, 4, ptr).unwrap();
+            assert_eq!((e.process_id, e.parent_id), (5012, 4));
+            assert_eq!(e.name, "Shop.Api");
+            assert_eq!(e.command_line, "Shop.Api.exe --port 80");
+        }
+    }
 
     #[test]
     fn compress_round_trips() {

@@ -5,7 +5,9 @@
 //! ends at the RestartEEEnd on the suspending thread; a background GC adds every later
 //! suspension (reason ForGCPrep) it makes; HeapStats, PerHeapHistory and GlobalHeapHistory belong to
 //! the GC in progress (for server background GCs, which fire them after GCEnd, to the background GC
-//! that just ended). Where TraceEvent drops a GC (no suspension seen), we keep it and say why.
+//! that just ended), except a background GC's GCGlobalHeapHistory that arrives while a foreground
+//! GC is in progress (see `global_history_target`). Where TraceEvent drops a GC (no suspension
+//! seen), we keep it and say why.
 
 use alloc::borrow::Cow;
 use alloc::format;
@@ -22,6 +24,7 @@ use super::reasons;
 use super::rows::Rows;
 use super::summary::SummaryAcc;
 use super::types::*;
+use crate::clr::enums::GlobalMechanisms;
 use crate::event::TraceInfo;
 
 /// SuspendEE reasons that start a GC pause (GCSuspendEEReason).
@@ -114,8 +117,6 @@ pub struct ModelBuilder {
     last_suspend_reason: u32,
 
     current_bgc: Option<usize>,
-    /// The thread doing the background GC (seen on its ForGCPrep suspension or BGC phase events).
-    bgc_thread: Option<u64>,
     /// Where the last GCGlobalHeapHistory went: the GCPerHeapHistory events that follow belong there.
     history_gc: Option<usize>,
     last_completed: Option<usize>,
@@ -157,7 +158,6 @@ impl ModelBuilder {
             suspend_end_ms: None,
             last_suspend_reason: 0,
             current_bgc: None,
-            bgc_thread: None,
             history_gc: None,
             last_completed: None,
             last_gc_end_ms: None,
@@ -317,7 +317,6 @@ impl ModelBuilder {
             SUSPEND_FOR_GC => self.suspend_thread_gc = Some(thread),
             SUSPEND_FOR_GC_PREP => {
                 self.suspend_thread_bgc = Some(thread);
-                self.bgc_thread = Some(thread);
             }
             _ => {
                 self.suspend_thread_other = Some(thread);
@@ -421,6 +420,13 @@ impl ModelBuilder {
                 None
             },
             bgc_final_pause_ms: None,
+            bgc_pauses: match (gc_type, suspend_ms) {
+                (GcType::Background, Some(p)) => alloc::vec![PauseSpan {
+                    start_ms,
+                    end_ms: start_ms + p,
+                }],
+                _ => Vec::new(),
+            },
             since_previous_gc_ms: None,
             pause_pct: None,
             gen0_allocated_bytes: None,
@@ -531,7 +537,7 @@ impl ModelBuilder {
                 // ... and the suspension ending now is the one that started it.
                 .filter(|&b| self.suspend_start_ms == Some(self.gcs[b].start_ms))
             {
-                self.gcs[b].pause_ms = Some(ms - self.gcs[b].start_ms);
+                set_one_pause(&mut self.gcs[b], ms);
                 self.raw[b].restart_seen = true;
                 self.derive(b);
             }
@@ -543,11 +549,15 @@ impl ModelBuilder {
                     (Some(_), Some(s)) => {
                         let pause = ms - s;
                         gc.pause_ms = Some(gc.pause_ms.unwrap_or(0.0) + pause);
+                        gc.bgc_pauses.push(PauseSpan {
+                            start_ms: s,
+                            end_ms: ms,
+                        });
                         if self.last_suspend_reason == SUSPEND_FOR_GC_PREP {
                             gc.bgc_final_pause_ms = Some(pause);
                         }
                     }
-                    _ => gc.pause_ms = Some(ms - gc.start_ms),
+                    _ => set_one_pause(gc, ms),
                 }
                 self.raw[c].restart_seen = true;
             } else {
@@ -600,7 +610,6 @@ impl ModelBuilder {
             if gc.gc_type == GcType::Background && self.current_bgc == Some(c) {
                 // A background GC ends here: it has no RestartEE of its own at the end.
                 self.current_bgc = None;
-                self.bgc_thread = None;
                 self.last_completed = Some(c);
                 self.close(c);
             }
@@ -611,34 +620,30 @@ impl ModelBuilder {
         self.last_gc_end_ms = Some(ms);
     }
 
-    /// A background GC that ends while a foreground GC is still restarting fires its histories
-    /// before that GC's RestartEEEnd: they go to the background GC (its thread, or a gen2
-    /// condemned generation the foreground GC cannot have). TraceEvent gives them to the
-    /// foreground GC.
-    fn global_history_target(&self, thread: u64, condemned: u32) -> Option<usize> {
+    /// Where a GCGlobalHeapHistory goes: TraceEvent's GetLastGC (the GC in progress, else a server
+    /// background GC that just ended), whichever thread fires it: in server GC the foreground GCs'
+    /// histories come from any GC thread, the one that suspended for a background GC included.
+    /// One exception, where TraceEvent is wrong: the runtime marks a background GC's history with
+    /// the Concurrent mechanism (gc.cpp records `settings.concurrent`), and when that GC ends while
+    /// a foreground GC is still restarting, its history arrives before that GC's RestartEEEnd.
+    /// TraceEvent then gives it to the foreground GC (over the GC's own); it goes to the
+    /// background GC in progress.
+    fn global_history_target(&self, concurrent: bool) -> Option<usize> {
         let cur = self.history_target()?;
-        if let Some(b) = self.current_bgc {
-            if cur != b
-                && (self.bgc_thread == Some(thread) || (condemned == 2 && self.gcs[cur].gen < 2))
-            {
+        if concurrent && self.gcs[cur].gc_type != GcType::Background {
+            if let Some(b) = self.current_bgc {
                 return Some(b);
             }
         }
         Some(cur)
     }
 
-    /// A BGC phase event (private provider) names the background GC's thread.
-    pub(crate) fn on_bgc_phase(&mut self, thread: u64) {
-        if self.current_bgc.is_some() {
-            self.bgc_thread = Some(thread);
-        }
-    }
-
-    pub(crate) fn on_global_history(&mut self, ms: f64, thread: u64, h: &GlobalHistoryInput<'_>) {
+    pub(crate) fn on_global_history(&mut self, ms: f64, h: &GlobalHistoryInput<'_>) {
         if h.num_heaps > 0 {
             self.mode.on_heap_count(h.num_heaps as u32);
         }
-        let Some(c) = self.global_history_target(thread, h.condemned_generation) else {
+        let concurrent = GlobalMechanisms(h.global_mechanisms).concurrent();
+        let Some(c) = self.global_history_target(concurrent) else {
             self.note(format!("GCGlobalHeapHistory at {ms:.3} ms outside any GC"));
             return;
         };
@@ -938,4 +943,15 @@ fn format_utc(t: &[u16; 7]) -> String {
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
         t[0], t[1], t[2], t[3], t[4], t[5], t[6]
     )
+}
+
+/// A background GC whose pause is one stretch, from its pause start to `restart_ms` (it did all
+/// its work in its first suspension, or its later suspensions were not seen).
+fn set_one_pause(gc: &mut Gc, restart_ms: f64) {
+    gc.pause_ms = Some(restart_ms - gc.start_ms);
+    gc.bgc_pauses.clear();
+    gc.bgc_pauses.push(PauseSpan {
+        start_ms: gc.start_ms,
+        end_ms: restart_ms,
+    });
 }

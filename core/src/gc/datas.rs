@@ -291,20 +291,19 @@ impl DatasBuilder {
 
     /// GCs whose heap count differs from the GC before them, in GC order.
     pub(crate) fn heap_changes(&self) -> u32 {
-        let mut v: Vec<(u64, u32)> = self.points.iter().map(|&(g, _, h)| (g, h)).collect();
-        v.sort_by_key(|&(g, _)| g);
-        v.windows(2).filter(|w| w[0].1 != w[1].1).count() as u32
+        let v = one_per_gc(self.points.clone());
+        v.windows(2).filter(|w| w[0].2 != w[1].2).count() as u32
     }
 
     /// Links samples and decisions to heap counts and decisions to the changes they caused.
     pub(crate) fn finish(self) -> DatasModel {
         let DatasBuilder { mut model, points } = self;
-        // Heap count of a GC number: the last GCGlobalHeapHistory for it.
-        let mut by_gc: Vec<(u64, u32)> = points.iter().map(|&(g, _, h)| (g, h)).collect();
-        by_gc.sort_by_key(|&(g, _)| g);
+        // One heap count per GC, in GC order (a background GC's history can arrive after later
+        // GCs').
+        let ordered = one_per_gc(points);
         let heaps_of = |gc: u64| -> Option<u32> {
-            let i = by_gc.partition_point(|&(g, _)| g <= gc);
-            (i > 0 && by_gc[i - 1].0 == gc).then(|| by_gc[i - 1].1)
+            let i = ordered.partition_point(|&(g, _, _)| g <= gc);
+            (i > 0 && ordered[i - 1].0 == gc).then(|| ordered[i - 1].2)
         };
         for s in &mut model.samples {
             s.heaps = heaps_of(s.gc);
@@ -320,10 +319,6 @@ impl DatasBuilder {
         for d in &mut model.decisions {
             d.heaps_before = heaps_of(d.gc);
         }
-        // Changes in GC order (a background GC's history can arrive after later GCs').
-        let mut ordered = points;
-        // Stable: a GC with two histories keeps them in event order.
-        ordered.sort_by_key(|p| p.0);
         let mut last: Option<u32> = None;
         for &(gc, ms, heaps) in &ordered {
             if let Some(prev) = last.filter(|&p| p != heaps) {
@@ -358,6 +353,23 @@ impl DatasBuilder {
         }
         model
     }
+}
+
+/// The heap-count points in GC order, one per GC: the last GCGlobalHeapHistory the model gave
+/// it, as its row keeps. A background GC can be given more than one (the model gives it the
+/// history of the GC that runs first inside its suspension, and any from its own thread), and
+/// listing it once per history showed it several times and counted its changes twice.
+fn one_per_gc(mut points: Vec<(u64, f64, u32)>) -> Vec<(u64, f64, u32)> {
+    // Stable: a GC's histories stay in event order, so the last one is its last.
+    points.sort_by_key(|p| p.0);
+    let mut out: Vec<(u64, f64, u32)> = Vec::with_capacity(points.len());
+    for p in points {
+        match out.last_mut() {
+            Some(last) if last.0 == p.0 => *last = p,
+            _ => out.push(p),
+        }
+    }
+    out
 }
 
 impl DatasModel {
@@ -519,5 +531,31 @@ mod tests {
         assert!(why[0].contains("37.5%"), "{}", why[0]);
         assert!(why[0].contains("allows up to 3 heaps"), "{}", why[0]);
         assert!(why[0].contains("gen0 budget 2.0 MB per heap"), "{}", why[0]);
+    }
+
+    /// A background GC given three histories (its own and those of GCs run inside it) is one
+    /// point with its last count, and its histories add no change; the heap count of a decision's
+    /// GC is that point's.
+    #[test]
+    fn a_gc_with_several_histories_is_one_point() {
+        let mut b = DatasBuilder::default();
+        for (gc, heaps) in [(4, 1), (5, 1), (6, 2), (5, 2), (7, 2), (5, 2), (8, 1)] {
+            b.on_gc_heaps(gc, f64::from(gc), heaps);
+        }
+        assert_eq!(b.heap_changes(), 2);
+        let m = b.finish();
+        let points: Vec<(u64, u32)> = m.per_gc.iter().map(|g| (g.gc, g.heaps)).collect();
+        // No DATAS events, but the count changed: the points are kept.
+        assert_eq!(points, vec![(4, 1), (5, 2), (6, 2), (7, 2), (8, 1)]);
+        let changes: Vec<(u64, u32, u32)> =
+            m.changes.iter().map(|c| (c.gc, c.from, c.to)).collect();
+        assert_eq!(changes, vec![(5, 1, 2), (8, 2, 1)]);
+        assert_eq!(
+            m.gcs_by_heap_count,
+            vec![
+                HeapCountGcs { heaps: 1, gcs: 2 },
+                HeapCountGcs { heaps: 2, gcs: 3 }
+            ]
+        );
     }
 }

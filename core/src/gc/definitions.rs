@@ -9,13 +9,19 @@
 //! same field for gen0, gen1, gen2, loh and poh; array elements share their array's path
 //! (`heaps.heap`).
 
+mod compare;
+mod fleet;
 mod insights;
+mod latency;
 mod model;
 
+pub use compare::COMPARE_FIELDS;
+pub use fleet::SUMMARY_ROW_FIELDS;
 pub use insights::{
     ALLOCATION_FIELDS, BUDGET_FIELDS, COMPACTION_FIELDS, COUNTER_FIELDS, FINALIZATION_FIELDS,
     KEY_GROUPS, PRESSURE_FIELDS, ROOT_FIELDS, SEGMENT_FIELDS, SUSPENSION_FIELDS,
 };
+pub use latency::LATENCY_FIELDS;
 pub use model::{DATAS_FIELDS, GC_FIELDS, PROCESS_FIELDS, ROLLUP_FIELDS, SUMMARY_FIELDS};
 
 use alloc::string::String;
@@ -28,7 +34,8 @@ pub struct Definition {
     pub field: &'static str,
     /// Short column label.
     pub label: &'static str,
-    /// "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address", "us".
+    /// "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address", "us", or
+    /// "per row" (a value in the unit its row names: a comparison's figures).
     pub unit: &'static str,
     pub definition: &'static str,
 }
@@ -60,6 +67,12 @@ pub enum Root {
     Model,
     /// [`crate::gc::insights::Insights`].
     Insights,
+    /// [`crate::latency::Latency`].
+    Latency,
+    /// [`crate::compare::Comparison`].
+    Comparison,
+    /// A row of `gcscope summary`'s table over several traces.
+    SummaryRow,
 }
 
 /// The generated document that lists a table.
@@ -115,6 +128,9 @@ pub const TABLES: &[Table] = &[
     table(Root::Model, Some(Doc::Model), "DATAS (`gcscope datas --json`, the model's `datas`)", DATAS_FIELDS)
         .with_intro("DATAS decides after a GC; the new heap count takes effect at the next GC. `gcscope datas` also prints one sentence per change (`gc::datas::explain`)."),
     table(Root::Model, None, "Condemn reasons, handles, pinning and notes (`summary --json`)", SUMMARY_FIELDS),
+    table(Root::Latency, Some(Doc::Model), "Latency (`gcscope latency --json`; `summary --json` has its `pauses`): complete GCs' pauses, over the trace or a time range", LATENCY_FIELDS),
+    table(Root::Comparison, Some(Doc::Model), "Comparing two traces (`gcscope compare A B --json`)", COMPARE_FIELDS),
+    table(Root::SummaryRow, Some(Doc::Model), "Many traces: one row per trace (`gcscope summary A B ... --csv|--jsonl|--parquet`, or a folder)", SUMMARY_ROW_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Allocations (`gcscope allocs --json`)", ALLOCATION_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Generation budgets (`gcscope budgets --json`)", BUDGET_FIELDS),
     table(Root::Insights, Some(Doc::Insights), "Mark roots (`gcscope roots --json`)", ROOT_FIELDS),
@@ -279,7 +295,8 @@ mod tests {
     #[test]
     fn each_field_is_defined_once_with_a_known_unit() {
         const UNITS: &[&str] = &[
-            "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address", "us",
+            "ms", "bytes", "%", "bytes/s", "count", "gen", "name", "bool", "ratio", "address",
+            "us", "per row",
         ];
         let mut seen: Vec<(Root, &str)> = Vec::new();
         for t in TABLES {

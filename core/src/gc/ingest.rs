@@ -264,7 +264,6 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
             }
             b.on_global_history(
                 ms,
-                th,
                 &GlobalHistoryInput {
                     final_youngest_desired: h.final_youngest_desired,
                     num_heaps: h.num_heaps as i32,
@@ -344,10 +343,9 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
             b.on_mark(m.root_kind.raw(), m.bytes);
             true
         }
-        ClrEvent::BgcPhase { .. } => {
-            b.on_bgc_phase(th);
-            true
-        }
+        // A GC event, counted as one; which GC a history belongs to does not depend on the
+        // thread these name (see `ModelBuilder::global_history_target`).
+        ClrEvent::BgcPhase { .. } => true,
         ClrEvent::GcSettingsRundown(s) => {
             b.on_gc_settings(s.hard_limit, s.bit_settings);
             true

@@ -31,7 +31,7 @@ mod summary;
 mod types;
 
 pub use builder::ModelBuilder;
-pub use processes::{ProcessChoice, ProcessRouter, ProcessSummary};
+pub use processes::{AllProcesses, ProcessChoice, ProcessRouter, ProcessSummary};
 pub use summary::{ALLOC_BUDGET, TIME_TUNING};
 pub use types::*;
 

@@ -52,6 +52,17 @@ pub struct ProcessSummary {
     pub total_pause_ms: f64,
 }
 
+/// Every process of a trace ([`ProcessRouter::all_processes`]), GC events or not.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct AllProcesses {
+    /// Processes that wrote runtime events (.NET processes), most events first.
+    pub dotnet: Vec<ProcessSummary>,
+    pub dotnet_count: usize,
+    /// Processes only the kernel's process events name, by pid.
+    pub others: Vec<ProcessSummary>,
+    pub other_count: usize,
+}
+
 /// What the kernel's process events said about a process.
 #[derive(Debug, Clone, Default)]
 struct Naming {
@@ -80,6 +91,8 @@ pub struct ProcessRouter {
     procs: BTreeMap<u32, Routed>,
     names: BTreeMap<u32, Naming>,
     insights: InsightsKind,
+    /// Set when the first process is finished (see `machine_wide`).
+    machine_wide: Option<bool>,
 }
 
 impl Default for ProcessRouter {
@@ -94,6 +107,7 @@ impl ProcessRouter {
             procs: BTreeMap::new(),
             names: BTreeMap::new(),
             insights: InsightsKind::Full,
+            machine_wide: None,
         }
     }
 
@@ -194,6 +208,37 @@ impl ProcessRouter {
         out
     }
 
+    /// Every process the trace shows, GC events or not: for a trace without GCs, to say what it
+    /// holds (a .NET process whose GC keyword was off, or none at all). At most `limit` of each
+    /// kind, with how many there are.
+    pub fn all_processes(&self, limit: usize) -> AllProcesses {
+        let mut dotnet: Vec<(u64, ProcessSummary)> = self
+            .procs
+            .iter()
+            .map(|(&pid, r)| (r.model.process.events, self.summary(pid, r)))
+            .collect();
+        // Most runtime events first.
+        dotnet.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.process_id.cmp(&b.1.process_id)));
+        let others = self
+            .names
+            .iter()
+            .filter(|(pid, _)| !self.procs.contains_key(pid));
+        AllProcesses {
+            dotnet_count: dotnet.len(),
+            other_count: others.clone().count(),
+            dotnet: dotnet.into_iter().take(limit).map(|(_, s)| s).collect(),
+            others: others
+                .take(limit)
+                .map(|(&pid, n)| ProcessSummary {
+                    process_id: pid,
+                    name: Some(n.name.clone()).filter(|n| !n.is_empty()),
+                    command_line: Some(n.command_line.clone()).filter(|c| !c.is_empty()),
+                    ..ProcessSummary::default()
+                })
+                .collect(),
+        }
+    }
+
     fn summary(&self, pid: u32, r: &Routed) -> ProcessSummary {
         let naming = self.names.get(&pid);
         let facts = &r.model.process;
@@ -285,6 +330,18 @@ impl ProcessRouter {
             .ok_or_else(|| format!("no process {pid} in the trace"))
     }
 
+    /// The chosen process's model, finished as [`Self::finish`] does, and its insights builder
+    /// unfinished (for a consumer that ships the builder's records and finishes them elsewhere, as
+    /// the browser's worker does). The other processes stay, to be finished in turn.
+    pub fn finish_parts(
+        &mut self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+    ) -> Option<(GcModel, InsightsBuilder)> {
+        let machine_wide = self.machine_wide();
+        self.finish_one(pid, stats, machine_wide)
+    }
+
     /// Every process with GC events, finished (most GC pause first).
     pub fn finish_all(mut self, stats: Option<&DecodeStats>) -> Vec<(u32, GcModel, Insights)> {
         let machine_wide = self.machine_wide();
@@ -299,8 +356,12 @@ impl ProcessRouter {
             .collect()
     }
 
-    fn machine_wide(&self) -> bool {
-        self.procs.len() > 1 || self.names.len() > 1
+    /// Several processes (or the kernel naming several): the trace-wide filtered counts are not
+    /// one process's. Latched when the first process is taken, as taking them shrinks the maps.
+    fn machine_wide(&mut self) -> bool {
+        *self
+            .machine_wide
+            .get_or_insert(self.procs.len() > 1 || self.names.len() > 1)
     }
 
     fn finish_one(
@@ -328,6 +389,7 @@ impl ProcessRouter {
     /// The chosen process's builders, unfinished (for a consumer that finishes them itself; an
     /// empty insights builder from a [`Self::models_only`] router).
     pub fn take(&mut self, pid: u32) -> Option<(ModelBuilder, InsightsBuilder)> {
+        self.machine_wide();
         let naming = self.names.remove(&pid);
         self.procs.remove(&pid).map(|r| {
             let mut model = r.model;

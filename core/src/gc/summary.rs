@@ -48,7 +48,9 @@ pub(crate) fn build(parts: Parts) -> GcModel {
     // The model's rows are the ones not handed out yet (all of them unless rows were drained).
     let gcs = gcs.split_off(handed_out.saturating_sub(base).min(gcs.len()));
 
-    // PerfView's process duration: first complete GC's pause start to the last GC's end.
+    // TraceEvent's GCStats.ProcessDuration (its "% Time paused" divides by it): first complete
+    // GC's pause start to the last GC's end. Not the process's time in the trace: with one GC it
+    // is shorter than that GC's pause (which ends at the restart after the GC's end).
     process.gc_span_ms = match (acc.first_complete_start_ms, acc.last_end_ms) {
         (Some(f), Some(l)) if l > f => l - f,
         _ => 0.0,
@@ -58,8 +60,12 @@ pub(crate) fn build(parts: Parts) -> GcModel {
     let end_ms = process.last_event_ms.unwrap_or(0.0);
     process.trace_duration_ms = end_ms.max(0.0);
 
-    let span = process.gc_span_ms;
-    let rollup = acc.rollups.into_iter().map(|r| r.finish(span)).collect();
+    let (span, duration) = (process.gc_span_ms, process.trace_duration_ms);
+    let rollup = acc
+        .rollups
+        .into_iter()
+        .map(|r| r.finish(span, duration))
+        .collect();
     let condemn_reasons = acc.condemn.finish();
     let handles = handles.summary(end_ms);
     let pinning = pins.summary(acc.pins);
@@ -193,7 +199,9 @@ impl RollupAcc {
             .saturating_add(gc.promoted_bytes.unwrap_or(0));
     }
 
-    fn finish(self, span_ms: f64) -> GenRollup {
+    /// `span_ms`: the GC span (TraceEvent's ProcessDuration); `duration_ms`: the process's time in
+    /// the trace (the trace's length).
+    fn finish(self, span_ms: f64, duration_ms: f64) -> GenRollup {
         let mut r = self.r;
         if r.count > 0 {
             let n = r.count as f64;
@@ -205,7 +213,10 @@ impl RollupAcc {
             (r.total_pause_ms > 0.0).then(|| r.total_allocated_bytes as f64 / r.total_pause_ms);
         r.promoted_per_gc_ms_bytes = (r.total_duration_ms > 0.0)
             .then(|| r.total_promoted_bytes as f64 / r.total_duration_ms);
-        r.pause_time_pct = (span_ms > 0.0).then(|| r.total_pause_ms * 100.0 / span_ms);
+        // Pauses lie inside the trace, so this stays under 100% (clamped against rounding).
+        r.pause_time_pct =
+            (duration_ms > 0.0).then(|| (r.total_pause_ms * 100.0 / duration_ms).clamp(0.0, 100.0));
+        r.gc_span_pause_pct = (span_ms > 0.0).then(|| r.total_pause_ms * 100.0 / span_ms);
         r
     }
 }

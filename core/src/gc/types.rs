@@ -78,6 +78,9 @@ pub struct Gc {
     pub suspend_ms: Option<f64>,
     pub pause_ms: Option<f64>,
     pub bgc_final_pause_ms: Option<f64>,
+    /// Background GC only: each of its pauses, in order; their lengths add up to `pause_ms`. A
+    /// blocking GC's one pause is `start_ms` to `start_ms + pause_ms`.
+    pub bgc_pauses: Vec<PauseSpan>,
     pub since_previous_gc_ms: Option<f64>,
     pub pause_pct: Option<f64>,
 
@@ -130,6 +133,13 @@ pub struct Gc {
 
     /// Bytes marked (promoted) from each root kind, summed over heaps (GCMarkWithType).
     pub marked_bytes: Option<RootMarks>,
+}
+
+/// One stretch of time the managed threads were stopped, ms from the trace start.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PauseSpan {
+    pub start_ms: f64,
+    pub end_ms: f64,
 }
 
 /// Per-generation figures of one GC, for gen0, gen1, gen2, LOH and POH.
@@ -354,7 +364,8 @@ pub struct ProcessFacts {
     pub trace_duration_ms: f64,
     pub first_event_ms: Option<f64>,
     pub last_event_ms: Option<f64>,
-    /// Time between the first complete GC's pause start and the last GC's end (PerfView's process duration).
+    /// Time between the first complete GC's pause start and the last GC's end (TraceEvent's
+    /// GCStats.ProcessDuration, the denominator of PerfView's % time paused).
     pub gc_span_ms: f64,
     pub events: u64,
     pub runtime_events: u64,
@@ -400,7 +411,11 @@ pub struct GenRollup {
     pub total_promoted_bytes: u64,
     pub allocated_per_pause_ms_bytes: Option<f64>,
     pub promoted_per_gc_ms_bytes: Option<f64>,
+    /// total_pause / the process's time in the trace (`trace_duration_ms`).
     pub pause_time_pct: Option<f64>,
+    /// total_pause / `gc_span_ms`: TraceEvent's GetGCPauseTimePercentage (PerfView's "% Time
+    /// paused for Garbage Collection").
+    pub gc_span_pause_pct: Option<f64>,
 }
 
 /// Why GCs condemned their generation: counts of GCs per generation (index 0..=2).

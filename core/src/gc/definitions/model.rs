@@ -20,6 +20,8 @@ pub const GC_FIELDS: &[Definition] = &[
     d("suspend_ms", "Suspend", "ms", "Time to suspend managed threads: SuspendEEBegin to SuspendEEEnd. For a background GC, every suspension it made, summed. 0 for the ephemeral GC that runs inside a background GC's suspension."),
     d("pause_ms", "Pause", "ms", "Time managed threads were stopped: SuspendEEBegin to RestartEEEnd. For a background GC, its pauses summed (initial suspension plus each later one)."),
     d("bgc_final_pause_ms", "BGC final pause", "ms", "Background GC only: the last pause (suspension for GC prep to restart)."),
+    d("bgc_pauses.start_ms", "BGC pause start", "ms", "Background GC only: when one of its pauses began (its first suspension, then each suspension for GC prep). Its pauses add up to pause_ms; a blocking GC's one pause is start_ms to start_ms + pause_ms."),
+    d("bgc_pauses.end_ms", "BGC pause end", "ms", "Background GC only: when that pause ended (RestartEEEnd)."),
     d("since_previous_gc_ms", "Since last GC", "ms", "From the end of the previous GC (its GCHeapStats; the trace start for the first) to this GC's pause start; for a background GC, to its GCHeapStats."),
     d("pause_pct", "% Pause", "%", "Pause as a share of the time since the previous GC: pause / (pause + since_previous_gc). Background GC: pause / (its end - previous GC's end)."),
     d("gen0_allocated_bytes", "Gen0 alloc", "bytes", "Bytes the program allocated in gen0 since the previous GC: gen0 object bytes before this GC minus gen0 object bytes after the GC that ended last before it started, summed over heaps; AllocationTick totals when there is no such GC with GCPerHeapHistory, and for background GCs."),
@@ -146,7 +148,8 @@ pub const ROLLUP_FIELDS: &[Definition] = &[
     d("total_promoted_bytes", "Total promoted", "bytes", "Sum of promoted bytes."),
     d("allocated_per_pause_ms_bytes", "Alloc/pause ms", "bytes", "total_allocated / total_pause: bytes the program allocated per ms it was paused."),
     d("promoted_per_gc_ms_bytes", "Survived/GC ms", "bytes", "total_promoted / total GC duration: bytes survived per ms of GC work (PerfView divides by GC CPU time, which EventPipe traces lack)."),
-    d("pause_time_pct", "% pause", "%", "total_pause / process GC span (first complete GC's pause start to the last GC's end)."),
+    d("pause_time_pct", "% time paused", "%", "total_pause / the process's time in the trace (trace_duration_ms): the share of the traced time the program was stopped by these GCs. At most 100."),
+    d("gc_span_pause_pct", "% of GC span", "%", "total_pause / gc_span_ms: PerfView's \"% Time paused for Garbage Collection\" (TraceEvent's GetGCPauseTimePercentage). Over 100 when the span is shorter than the pauses in it (one GC: the span ends at its GCEnd, its pause at the restart after)."),
 ];
 
 /// Fields of [`crate::gc::ProcessFacts`].
@@ -173,10 +176,10 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("gc_mode_evidence.value", "Value", "name", "Its value as the trace shows it, or unknown."),
     d("gc_mode_evidence.evidence", "Evidence", "name", "The events that show it, or the events that would."),
     d("trace_start_utc", "Trace start", "name", "Wall-clock time of the trace start (UTC)."),
-    d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start."),
+    d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start: the process's time in the trace (TraceEvent's SessionEndTime - SessionStartTime); the denominator of % time paused."),
     d("first_event_ms", "First event", "ms", "Time of the first event."),
     d("last_event_ms", "Last event", "ms", "Time of the last event."),
-    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the last GC's end: the denominator of % pause time."),
+    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the last GC's end: TraceEvent's GCStats.ProcessDuration, the denominator of PerfView's % time paused (gc_span_pause_pct)."),
     d("events", "Events", "count", "Events the model was given."),
     d("runtime_events", "Runtime events", "count", "Events of the runtime's providers (public, private, rundown)."),
     d("gc_events", "GC events", "count", "Events the model used."),
@@ -229,7 +232,7 @@ pub const SUMMARY_FIELDS: &[Definition] = &[
 /// The model's `datas` ([`crate::gc::datas::DatasModel`], paths from the model's root): what
 /// `gcscope datas --json` adds to the GC mode.
 pub const DATAS_FIELDS: &[Definition] = &[
-    d("datas.per_gc.gc", "GC #", "count", "A GC (kept when the trace has DATAS events or heap-count changes)."),
+    d("datas.per_gc.gc", "GC #", "count", "A GC, once, with the last GCGlobalHeapHistory the model gave it (as its row); kept when the trace has DATAS events or heap-count changes."),
     d("datas.per_gc.ms", "Time", "ms", "The GC's pause start."),
     d("datas.per_gc.heaps", "Heaps", "count", "Heaps that GC used (its GCGlobalHeapHistory)."),
     d("datas.samples.gc", "GC #", "count", "The GC a SizeAdaptationSample (HeapCountSample on .NET 8) measured."),
@@ -275,9 +278,11 @@ pub(super) const METHOD: &str = "\
 * Pause: from the SuspendEEBegin (reason ForGC) before GCStart to the RestartEEEnd on the same
   thread. A background GC adds each later suspension (reason ForGCPrep) to its pause; the GC that
   runs first inside a background GC's suspension has suspend 0 and its pause starts at its GCStart.
-* GCHeapStats, GCGlobalHeapHistory and GCPerHeapHistory belong to the GC in progress; a background
-  GC's histories that arrive while a foreground GC is restarting go to the background GC (by its
-  thread and gen2 condemned generation); for server GC, histories fired after the background GC's
+* GCHeapStats, GCGlobalHeapHistory and GCPerHeapHistory belong to the GC in progress, whichever
+  thread fires them (in server GC any GC thread fires a foreground GC's histories, the one that
+  suspended for a background GC included); a background GC's histories (the runtime marks its
+  GCGlobalHeapHistory with the Concurrent mechanism) that arrive while a foreground GC is
+  restarting go to the background GC; for server GC, histories fired after the background GC's
   GCEnd go to it.
 * Derived figures are recomputed when the trace ends, so late events always count.
 
@@ -329,7 +334,11 @@ each GC's per-heap sizes against its GCHeapStats):
    (TraceEvent 3.1.3 leaves it out of those three but keeps it in the size after).
 2. `survival_pct` is survived / objects before over all heaps; TraceEvent averages per-heap
    integer percentages, and says 0 where the generation was empty (the model: null).
-3. A background GC keeps its own GCPerHeapHistory (TraceEvent can give it to a foreground GC).
+3. A background GC keeps its own GCGlobalHeapHistory and GCPerHeapHistory (TraceEvent can give
+   them to a foreground GC, or drop them: 3.1.3 takes a history at 1 heap for workstation GC, so a
+   server background GC's history after its GCHeapStats goes nowhere under DATAS at 1 heap).
+   Every other GC's history is TraceEvent's (`core/tests/model_fixtures.rs`,
+   `each_gc_has_the_global_history_traceevent_gives_it`).
 4. Allocation is measured from the GC that ended last before this one started (TraceEvent: the
    GC just before in the list, which may be a background GC still running).
 5. A background GC that the runtime ran inside its first suspension has its real pause (to the

@@ -1,0 +1,137 @@
+//! `gcscope compare A B`: two traces side by side (facts, rollups, pause percentiles, budget, MMU,
+//! allocation rate and heap size), with B - A, % and whether that is better; `--json` adds the
+//! histograms, CDFs, MMU curves and the figures over time.
+
+use gcscope_core::compare::{self, Comparison, Verdict};
+
+use crate::args::Input;
+use crate::insight::print_json;
+use crate::summary::{load_digest, print};
+use crate::table::{self, Align, Table};
+
+/// `gcscope compare`'s options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Opts {
+    /// The first trace (A, the baseline)
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The second trace (B): differences are B - A
+    #[arg(value_name = "B")]
+    pub b: String,
+    /// Print JSON instead of the tables (stable snake_case keys)
+    #[arg(long)]
+    pub json: bool,
+    /// The pause budget: GCs that paused longer are counted
+    #[arg(long, value_name = "MS", default_value_t = 10.0)]
+    pub budget: f64,
+}
+
+pub fn run(opts: &Opts) -> Result<(), String> {
+    let lat = gcscope_core::latency::Options {
+        budget_ms: opts.budget,
+        ..Default::default()
+    };
+    let digest = |path: &str| -> Result<_, String> {
+        // An ETW trace's process with the most GC pause (said on stderr when it holds several).
+        let input = Input {
+            file: path.to_string(),
+            pid: None,
+            process: None,
+            jobs: None,
+        };
+        let (m, rows) = load_digest(&input)?;
+        Ok(rows.digest(path.to_string(), &m, &lat))
+    };
+    let (a, b) = (digest(&opts.a)?, digest(&opts.b)?);
+    let c = compare::compare(&a, &b);
+    if opts.json {
+        return print_json(&c);
+    }
+    print(&human(&c))
+}
+
+/// A figure's value in its unit, for people.
+fn value(unit: &str, v: Option<f64>) -> String {
+    match (unit, v) {
+        (_, None) => table::dash(),
+        ("bytes", Some(x)) => format!("{:.3} MB", x / 1e6),
+        ("bytes/s", Some(x)) => format!("{:.1} MB/s", x / 1e6),
+        ("count", Some(x)) => format!("{x:.0}"),
+        ("%", Some(x)) => format!("{x:.1}%"),
+        (_, Some(x)) => format!("{x:.3}"),
+    }
+}
+
+fn human(c: &Comparison) -> String {
+    let mut s = format!("A: {}\nB: {}\n\n", c.a, c.b);
+    let mut t = Table::new(&[
+        ("Fact", Align::Left),
+        ("A", Align::Left),
+        ("B", Align::Left),
+        ("", Align::Left),
+    ]);
+    for f in &c.facts {
+        let mark = if f.same { "" } else { "differs" };
+        t.row(vec![
+            f.label.to_string(),
+            crate::summary::clip(&f.a, 30),
+            crate::summary::clip(&f.b, 30),
+            mark.into(),
+        ]);
+    }
+    s.push_str(&t.render());
+    s.push_str(
+        "\nFigures (times in ms; B - A; % of A; better: which way is better, and whether B is)\n",
+    );
+    let mut t = Table::new(&[
+        ("Figure", Align::Left),
+        ("A", Align::Right),
+        ("B", Align::Right),
+        ("B - A", Align::Right),
+        ("%", Align::Right),
+        ("B is", Align::Left),
+    ]);
+    for f in &c.figures {
+        // Kinds of GC neither trace had are left out (every figure is in --json).
+        if f.unit == "count" && f.a == Some(0.0) && f.b == Some(0.0) && f.key.starts_with("pauses.")
+        {
+            continue;
+        }
+        if f.a.is_none() && f.b.is_none() {
+            continue;
+        }
+        let verdict = match f.verdict {
+            Verdict::Better => "better",
+            Verdict::Worse => "WORSE",
+            Verdict::Same => "same",
+            Verdict::Changed => "changed",
+            Verdict::NotComparable => "",
+        };
+        let delta = match (f.unit.as_ref(), f.delta) {
+            ("%", Some(d)) => format!("{d:+.1} pts"),
+            (u, d) => {
+                let v = value(u, d);
+                if d.is_some_and(|d| d >= 0.0) {
+                    format!("+{v}")
+                } else {
+                    v
+                }
+            }
+        };
+        t.row(vec![
+            f.label.replace('_', " "),
+            value(&f.unit, f.a),
+            value(&f.unit, f.b),
+            delta,
+            f.delta_pct
+                .map_or_else(table::dash, |p| format!("{p:+.1}%")),
+            verdict.into(),
+        ]);
+    }
+    s.push_str(&t.render());
+    s.push_str(
+        "\nHistograms, CDFs, MMU curves and allocation rate / heap size over time: \
+         gcscope compare A B --json.\n",
+    );
+    s
+}
