@@ -64,24 +64,33 @@ fn asset_url(name: &str) -> Result<String, JsValue> {
 /// (docs/performance.md has the projection).
 const MAX_WORKERS: u32 = 8;
 
-/// How many workers decode a file (the decoding worker included): the page's `?workers=N` if given
-/// (benchmarks, tests), else one per core but the page's, and at least two: on a 2-core machine the
-/// page is nearly idle while a file loads (it redraws rows every few seconds), and one worker
-/// decoding parts while the other merges them is faster than one alone.
-pub fn decoding_workers() -> u32 {
-    let window = web_sys::window();
-    let asked = window
-        .as_ref()
+thread_local! {
+    /// The page's `?workers=N`, read when it loads (the address is rewritten after).
+    static ASKED_WORKERS: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Reads `?workers=N` (benchmarks, tests: how many workers decode a file) from the address the
+/// page was opened at; call it before the app rewrites the address.
+pub fn remember_asked_workers() {
+    let asked = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .and_then(|q| {
             form_urlencoded::parse(q.trim_start_matches('?').as_bytes())
                 .find(|(k, _)| k == "workers")
                 .and_then(|(_, v)| v.parse::<u32>().ok())
         });
-    if let Some(n) = asked {
+    ASKED_WORKERS.with(|a| a.set(asked));
+}
+
+/// How many workers decode a file (the decoding worker included): the page's `?workers=N` if given
+/// (see [`remember_asked_workers`]), else one per core but the page's, and at least two: on a
+/// 2-core machine the page is nearly idle while a file loads (it redraws rows every few seconds),
+/// and one worker decoding parts while the other merges them is faster than one alone.
+pub fn decoding_workers() -> u32 {
+    if let Some(n) = ASKED_WORKERS.with(|a| a.get()) {
         return n.clamp(1, MAX_WORKERS);
     }
-    let cores = window.map_or(1.0, |w| w.navigator().hardware_concurrency()) as u32;
+    let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency()) as u32;
     cores.saturating_sub(1).clamp(2, MAX_WORKERS)
 }
 

@@ -140,6 +140,9 @@ pub struct Analysis {
     /// Bytes of the file that part workers decoded (the rest was read by the decoding worker).
     #[serde(default)]
     pub part_bytes: f64,
+    /// Why the file was read on one worker although more were allowed (a compressed file).
+    #[serde(default)]
+    pub one_worker: Option<String>,
     /// The records the views beyond the GC table (allocations, budgets, roots, ...) are made of,
     /// as the worker collected them; the page finishes them with the rows when a view needs them.
     #[serde(default)]

@@ -404,6 +404,7 @@ async fn read(
         .unwrap_or_default();
     base.entry = entry;
     (base.workers, base.part_bytes) = source.used();
+    base.one_worker = source.one_worker();
     let finish = |router: &mut ProcessRouter, pid: Option<u32>| {
         pid.and_then(|pid| router.finish_parts(pid, Some(&stats)))
             .unwrap_or_else(|| {

@@ -53,6 +53,7 @@ pub fn summarize(reader: &TraceReader, file_name: &str, file_size: f64) -> Analy
         entry: 0,
         workers: 1,
         part_bytes: 0.0,
+        one_worker: None,
         insight_inputs: None,
         insights: None,
         processes: None,
