@@ -83,15 +83,16 @@ pub fn remember_asked_workers() {
 }
 
 /// How many workers decode a file (the decoding worker included): the page's `?workers=N` if given
-/// (see [`remember_asked_workers`]), else one per core but the page's, and at least two: on a
-/// 2-core machine the page is nearly idle while a file loads (it redraws rows every few seconds),
-/// and one worker decoding parts while the other merges them is faster than one alone.
+/// (see [`remember_asked_workers`]), else one. Not yet one per core by default: with two workers
+/// the Chromium scale test (`tests/e2e/scale.test.mjs`) sees the newest worker's ArrayBuffer
+/// backing stores peak at ~290 MiB on a 100 MB trace (one worker: within the 256 MiB bound), which
+/// is not understood yet (the tab's private memory stays ~143 MiB); until it is, more workers are
+/// asked for (`?workers=N`, at most [`MAX_WORKERS`]), and `tests/e2e/parallel.test.mjs` checks that
+/// they show exactly what one shows.
 pub fn decoding_workers() -> u32 {
-    if let Some(n) = ASKED_WORKERS.with(|a| a.get()) {
-        return n.clamp(1, MAX_WORKERS);
-    }
-    let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency()) as u32;
-    cores.saturating_sub(1).clamp(2, MAX_WORKERS)
+    ASKED_WORKERS
+        .with(|a| a.get())
+        .map_or(1, |n| n.clamp(1, MAX_WORKERS))
 }
 
 /// Trunk builds the worker as a classic (no-modules) script that defines `wasm_bindgen`; a tiny
