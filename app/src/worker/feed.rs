@@ -281,7 +281,9 @@ impl Feed {
             .unwrap_or(self.held_to);
         planner.set_limit(piece_end as u64);
         // Copy [at, at + need + extra) out of the pieces held.
-        let want = ((need + PLAN_EXTRA) as f64).min(self.held_to - at_f).max(0.0) as usize;
+        let want = ((need + PLAN_EXTRA) as f64)
+            .min(self.held_to - at_f)
+            .max(0.0) as usize;
         self.buf.clear();
         self.buf.resize(want, 0);
         let mut done = 0usize;

@@ -26,12 +26,12 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
 use super::chunks::{js_err, ChunkSource, Pumped};
-use gcscope_core::decode::Sink;
 use super::feed::{Feed, TaskBytes, Waker};
 use crate::protocol::{
     ENV_TYPE, FILTER_GC, MODE_PART, MSG_FILTER, MSG_MODE, MSG_PIECES, MSG_TASK, PART_ERROR,
     PART_INDEX, PART_PAYLOADS, PART_PIECES, PART_RECORDS,
 };
+use gcscope_core::decode::Sink;
 /// Tasks a part worker holds at once (queued in its message queue: it decodes one at a time).
 const PER_WORKER: u32 = 4;
 
@@ -212,9 +212,10 @@ impl Parts {
                 }
                 Some((t, _)) => {
                     !t.has_blocks()
-                        || self.assigned.get(&t.index).is_none_or(|&w| {
-                            self.pool.has_result(t.index) || self.pool.dead(w)
-                        })
+                        || self
+                            .assigned
+                            .get(&t.index)
+                            .is_none_or(|&w| self.pool.has_result(t.index) || self.pool.dead(w))
                 }
             };
             if head_ready {

@@ -278,10 +278,7 @@ mod tests {
             (e.kind, e.facts.error.as_deref(), e.facts.decode_ms),
             ("done", Some("cut"), 12.5)
         );
-        assert_eq!(
-            (e.facts.workers, e.facts.part_bytes),
-            (3, 1e6)
-        );
+        assert_eq!((e.facts.workers, e.facts.part_bytes), (3, 1e6));
         assert_eq!(ToUi::decode(&e.bytes).unwrap(), done);
         let gcs = ToUi::gcs((1..=3).map(crate::testdata::gc).collect());
         let e = Encoded::new(&gcs).unwrap();

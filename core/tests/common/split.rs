@@ -214,11 +214,17 @@ pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
                 .steps
                 .iter()
                 .filter_map(|s| match s {
-                    TaskStep::Part { at, len, .. } => Some((t.offset + at + u64::from(*len) - 1) / piece as u64),
+                    TaskStep::Part { at, len, .. } => {
+                        Some((t.offset + at + u64::from(*len) - 1) / piece as u64)
+                    }
                     TaskStep::Inline { .. } => None,
                 })
                 .collect();
-            assert!(ends.windows(2).all(|w| w[0] == w[1]), "task {} spans pieces {ends:?}", t.index);
+            assert!(
+                ends.windows(2).all(|w| w[0] == w[1]),
+                "task {} spans pieces {ends:?}",
+                t.index
+            );
         }
     }
     let mut outputs: Vec<Option<parts::Output>> = (0..tasks.len()).map(|_| None).collect();
