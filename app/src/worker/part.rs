@@ -58,7 +58,6 @@ pub(super) fn on_task(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
         }
     };
     let index = task.index as f64;
-    let t0 = js_sys::Date::now();
     let bytes = match task_bytes(&task, &pieces) {
         Ok(b) => b,
         Err(e) => {
@@ -66,13 +65,10 @@ pub(super) fn on_task(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
             return;
         }
     };
-    let t1 = js_sys::Date::now();
     let output = parts::decode(&task, bytes, filter);
-    let t2 = js_sys::Date::now();
     // An EventPipe part's payloads are the task's bytes: the pieces go back as they came
     // (transferred, not copied out of wasm memory); an ETL part's are its own.
     let (records, payloads) = wire::output_to_bytes(output);
-    let t3 = js_sys::Date::now();
     let envelope = js_sys::Object::new();
     let records = js_sys::Uint8Array::from(&records[..]).buffer();
     let transfer = js_sys::Array::of1(&records);
@@ -95,16 +91,6 @@ pub(super) fn on_task(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
         transfer.push(&payloads);
         set(PART_PAYLOADS, &payloads);
     }
-    let t4 = js_sys::Date::now();
-    set(
-        "times",
-        &js_sys::Array::of4(
-            &(t1 - t0).into(),
-            &(t2 - t1).into(),
-            &(t3 - t2).into(),
-            &(t4 - t3).into(),
-        ),
-    );
     if let Err(e) = scope.post_message_with_transfer(&envelope, &transfer) {
         post_error(scope, index, &js_err(e));
     }

@@ -140,7 +140,6 @@ pub(super) struct Parts {
     most_workers: u32,
     /// Bytes of blocks merged from part workers' results.
     part_bytes: f64,
-    pub(super) times: [f64; 5],
 }
 
 impl Parts {
@@ -167,7 +166,6 @@ impl Parts {
             one_worker: None,
             most_workers: 1,
             part_bytes: 0.0,
-            times: [0.0; 5],
         })
     }
 
@@ -189,7 +187,6 @@ impl Parts {
         // Until the next task can be merged: plan what the bytes read allow, hand tasks to the
         // part workers, decode one here if none of them has room, else wait for a read or a
         // result.
-        let t0 = js_sys::Date::now();
         loop {
             while self.planned.len() < self.ahead && self.planner.want().is_some() {
                 let mut tasks = Vec::new();
@@ -224,7 +221,6 @@ impl Parts {
             self.waker.wait().await;
             self.feed.poll()?;
         }
-        self.times[0] += js_sys::Date::now() - t0;
         let Some((task, bytes)) = self.planned.pop_front() else {
             // Every task is merged: the rest of the file (its end, or a unit the planner left)
             // is this worker's.
@@ -242,13 +238,8 @@ impl Parts {
             self.read_rest_here(from as f64)?;
             return Ok(Pumped::Chunk);
         };
-        let t1 = js_sys::Date::now();
         let (output, from_worker) = self.output_of(&task, bytes).await?;
-        let t2 = js_sys::Date::now();
-        self.times[1] += t2 - t1;
         let merged = parts::merge(reader, &task, output, sink);
-        self.times[2] += js_sys::Date::now() - t2;
-        self.times[4] += 1.0;
         match merged {
             Ok(Merged::Done) => {
                 if task.has_blocks() {
@@ -326,7 +317,6 @@ impl Parts {
             self.waker.wait().await;
         };
         self.assigned.remove(&task.index);
-        let t = js_sys::Date::now();
         let output = result.and_then(|(records, payloads)| {
             let records = js_sys::Uint8Array::new(&records).to_vec();
             let payloads = match payloads.dyn_into::<js_sys::ArrayBuffer>() {
@@ -335,7 +325,6 @@ impl Parts {
             };
             wire::output_from_bytes(&records, payloads).map_err(|e| e.to_string())
         });
-        self.times[3] += js_sys::Date::now() - t;
         // A result that is not there stands for a part that stopped at its first block.
         Ok(match output {
             Ok(o) => (o, true),
@@ -354,7 +343,6 @@ struct Shared {
     ready: Vec<bool>,
     dead: Vec<bool>,
     busy: Vec<u32>,
-    part_times: [f64; 4],
 }
 
 struct PartWorker {
@@ -543,11 +531,6 @@ fn on_part_message(shared: &Rc<RefCell<Shared>>, i: usize, data: &JsValue) {
                     _ => Err("a part result without its bytes".to_string()),
                 },
             };
-            if let Some(t) = get("times").and_then(|t| t.dyn_into::<js_sys::Array>().ok()) {
-                for k in 0..4 {
-                    s.part_times[k] += t.get(k as u32).as_f64().unwrap_or(0.0);
-                }
-            }
             if index >= 0.0 {
                 s.results.insert(index as u64, result);
             } else {
