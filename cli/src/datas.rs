@@ -125,7 +125,11 @@ fn human(m: &GcModel) -> String {
     }
     s.push_str(&t.render());
 
-    s.push_str(&format!("\nTuning decisions: {}\n", d.decisions.len()));
+    s.push_str(&format!(
+        "\nTuning decisions: {} (Decided: what each decision's codes say; --json has each code's \
+         number and its name in the runtime)\n",
+        d.decisions.len()
+    ));
     if !d.decisions.is_empty() {
         let mut t = Table::new(&[
             ("GC", Align::Right),
@@ -136,6 +140,7 @@ fn human(m: &GcModel) -> String {
             ("Considered %", Align::Right),
             ("GCs since change", Align::Right),
             ("Max/min heaps (budget)", Align::Right),
+            ("Decided", Align::Left),
         ]);
         for x in &d.decisions {
             t.row(vec![
@@ -150,6 +155,7 @@ fn human(m: &GcModel) -> String {
                     (Some(a), Some(b)) => format!("{a}/{b}"),
                     _ => table::dash(),
                 },
+                x.verdict.clone(),
             ]);
         }
         s.push_str(&t.render());

@@ -79,6 +79,22 @@ fn datas_json_heap_counts_and_changes_match_each_gcs_global_heap_history() {
                 let d = &j["decisions"][c["decision"].as_u64().unwrap() as usize];
                 assert_eq!(d["new_heap_count"], c["to"], "{name}");
                 assert!(d["gc"].as_u64() < c["gc"].as_u64(), "{name}");
+                // The runtime's code for "the heap count was adjusted", number and name, and the
+                // decision in words the way the count moved.
+                assert_eq!(
+                    d["codes"]["adjustment_metric"],
+                    serde_json::json!({"value": 2, "name": "adjust_hc"}),
+                    "{name}"
+                );
+                let way = if c["to"].as_u64() > c["from"].as_u64() {
+                    "increase: throughput cost above target"
+                } else {
+                    "decrease: throughput cost below target"
+                };
+                assert!(
+                    d["verdict"].as_str().unwrap().starts_with(way),
+                    "{name}: {d}"
+                );
             }
             assert_eq!(j["heap_count_changes"].as_u64(), Some(changes.len() as u64));
         }
@@ -96,6 +112,14 @@ fn datas_table_explains_each_change_and_a_trace_without_datas_says_how_to_get_it
         "{text}"
     );
     assert!(text.contains("Tuning decisions:"), "{text}");
+    assert!(
+        text.contains("(SizeAdaptationTuning: increase: throughput cost above target"),
+        "{text}"
+    );
+    assert!(
+        text.contains("keep: too few GCs since the last heap-count change"),
+        "{text}"
+    );
 
     // Server GC with GCHeapCount (DATAS off) and workstation GC: say so, and how to capture it.
     for (rt, w, mode) in [

@@ -69,6 +69,10 @@ async function table(page, id) {
 const budgetAt = (j, gc) => [...j.samples].reverse().find((s) => s.gc <= gc && s.gen0_budget_per_heap_bytes != null)
   ?.gen0_budget_per_heap_bytes ?? null;
 
+/** A tuning code as the decisions table shows it: the runtime's name and the number the event
+ * carried (the number alone for a code gcscope does not know); empty for events without codes. */
+const named = (c) => (c == null ? '' : c.name === String(c.value) ? c.name : `${c.name} (${c.value})`);
+
 /** What each table must hold, from the CLI's JSON (restricted to `keep(gc, ms)` for a range). */
 function expected(j, keep = () => true) {
   const start = new Map(j.per_gc.map((g) => [g.gc, g.ms]));
@@ -79,6 +83,7 @@ function expected(j, keep = () => true) {
       gc: c.gc, ms: c.ms, from: c.from, to: c.to,
       'decision.gc': d?.gc ?? null,
       'decision.event': d?.event ?? 'no tuning event',
+      'decision.verdict': d?.verdict ?? '',
       'decision.median_tcp_pct': d?.median_tcp_pct ?? null,
       'decision.tcp_considered_pct': d?.tcp_considered_pct ?? null,
       'decision.gcs_since_last_change': d?.gcs_since_last_change ?? null,
@@ -91,9 +96,15 @@ function expected(j, keep = () => true) {
   });
   const decisions = j.decisions.map((d, i) => [d, i]).filter(([d]) => inRange(d.gc, d.ms)).map(([d, i]) => ({
     gc: d.gc, ms: d.ms, event: d.event, heaps_before: d.heaps_before, new_heap_count: d.new_heap_count,
+    verdict: d.verdict,
     median_tcp_pct: d.median_tcp_pct, tcp_considered_pct: d.tcp_considered_pct,
     gcs_since_last_change: d.gcs_since_last_change, soh_stable_bytes: d.soh_stable_bytes,
     max_heaps_by_budget: d.max_heaps_by_budget, min_heaps_by_budget: d.min_heaps_by_budget,
+    'codes.change_decision': named(d.codes?.change_decision),
+    'codes.adjustment_reason': named(d.codes?.adjustment_reason),
+    'codes.change_frequency_factor': d.codes?.change_frequency_factor ?? null,
+    'codes.change_frequency_reason': named(d.codes?.change_frequency_reason),
+    'codes.adjustment_metric': named(d.codes?.adjustment_metric),
     changed_at_gc: j.changes.find((c) => c.decision === i)?.gc ?? null,
     other_fields: d.other_fields,
   }));
@@ -126,6 +137,11 @@ test('DATAS tab: changes, decisions, samples and heap counts equal `gcscope data
     assert.deepEqual(changes.rows, want.changes, `${name}: changes`);
     assert.deepEqual(changes.gcs, want.changes.map((c) => c.gc), `${name}: change rows open their GC`);
     assert.deepEqual((await table(page, 'datas-decisions')).rows, want.decisions, `${name}: decisions`);
+    // Each change's decision says which way it went and why, from the runtime's codes.
+    for (const c of want.changes.filter((c) => c['decision.event'] === 'SizeAdaptationTuning')) {
+      assert.match(c['decision.verdict'], c.to > c.from ? /^increase: throughput cost above target/ : /^decrease: throughput cost below target/, name);
+    }
+    assert.doesNotMatch(await page.locator('#datas-raw-note').textContent(), /does not decode/);
     assert.deepEqual((await table(page, 'datas-samples')).rows, want.samples, `${name}: samples`);
     const perGc = await table(page, 'datas-per-gc');
     assert.deepEqual(perGc.rows, want.perGc, `${name}: heap count per GC`);
@@ -173,6 +189,8 @@ test('DATAS tab: a row, a change\'s link and a chart mark open their GC', async 
   assert.match(await page.url(), new RegExp(`[?&]gc=${g}\\b`));
   assert.equal(await page.locator(`#datas-per-gc tbody tr.selected`).getAttribute('data-gc'), String(g));
   const c = j.changes[0].gc;
+  // The detail panel covers the page's right side, where a sentence's link can end up.
+  await page.keyboard.press('Escape');
   await page.click(`#datas-why li[data-gc="${c}"] button`);
   assert.match(await page.locator('#detail-title').textContent(), new RegExp(`GC #${c}\\b`));
   const last = j.changes[j.changes.length - 1].gc;

@@ -6,7 +6,7 @@
 //!
 //! Rows follow the time range by the start of the GC they name (as every view's per-GC rows).
 
-use gcscope_core::gc::datas::{explain_change, DatasModel, HOW_TO_ENABLE};
+use gcscope_core::gc::datas::{explain_change, Code, DatasModel, TuningCodes, HOW_TO_ENABLE};
 use gcscope_core::gc::{mode, ProcessFacts};
 
 use super::memory::step_points;
@@ -44,6 +44,16 @@ fn budget_at(d: &DatasModel, gc: u64) -> Option<u64> {
         .and_then(|s| s.gen0_budget_per_heap_bytes)
 }
 
+/// A tuning code as shown: the runtime's name and, in brackets, the number the event carried
+/// (the number alone when the name is the number: a code gcscope does not know).
+fn named(c: &Code) -> String {
+    if c.name == c.value.to_string() {
+        c.name.clone()
+    } else {
+        format!("{} ({})", c.name, c.value)
+    }
+}
+
 /// Each heap-count change and the decision behind it (columns `decision.*` are the decision's).
 pub fn changes(d: &DatasModel, r: &TimeRange, starts: &Starts) -> Table {
     let cols = vec![
@@ -53,6 +63,7 @@ pub fn changes(d: &DatasModel, r: &TimeRange, starts: &Starts) -> Table {
         col("to", "changes.to", None),
         col("decision.gc", "decisions.gc", Some("Decided at GC")),
         col("decision.event", "decisions.event", Some("Decision")),
+        col("decision.verdict", "decisions.verdict", None),
         col("decision.median_tcp_pct", "decisions.median_tcp_pct", None),
         col(
             "decision.tcp_considered_pct",
@@ -103,6 +114,7 @@ pub fn changes(d: &DatasModel, r: &TimeRange, starts: &Starts) -> Table {
                 n(c.to),
                 onu(dec.map(|x| x.gc)),
                 t(dec.map_or("no tuning event", |x| x.event.as_ref())),
+                t(dec.map_or("", |x| x.verdict.as_str())),
                 on(dec.and_then(|x| x.median_tcp_pct)),
                 on(dec.and_then(|x| x.tcp_considered_pct)),
                 on(dec.and_then(|x| x.gcs_since_last_change)),
@@ -130,6 +142,7 @@ pub fn decisions(d: &DatasModel, r: &TimeRange, starts: &Starts) -> Table {
         "event",
         "heaps_before",
         "new_heap_count",
+        "verdict",
         "median_tcp_pct",
         "tcp_considered_pct",
         "gcs_since_last_change",
@@ -141,6 +154,18 @@ pub fn decisions(d: &DatasModel, r: &TimeRange, starts: &Starts) -> Table {
         .iter()
         .map(|k| col(k, &format!("decisions.{k}"), None))
         .collect();
+    for (key, path) in [
+        ("codes.change_decision", "change_decision.name"),
+        ("codes.adjustment_reason", "adjustment_reason.name"),
+        ("codes.change_frequency_factor", "change_frequency_factor"),
+        (
+            "codes.change_frequency_reason",
+            "change_frequency_reason.name",
+        ),
+        ("codes.adjustment_metric", "adjustment_metric.name"),
+    ] {
+        cols.push(col(key, &format!("decisions.codes.{path}"), None));
+    }
     cols.push(col(
         "changed_at_gc",
         "changes.gc",
@@ -158,18 +183,27 @@ pub fn decisions(d: &DatasModel, r: &TimeRange, starts: &Starts) -> Table {
         .filter(|(_, x)| in_range(r, starts, x.gc, x.ms))
         .map(|(i, x)| {
             let change = d.changes.iter().find(|c| c.decision == Some(i));
+            let codes = x.codes.as_ref();
+            let code =
+                |f: fn(&TuningCodes) -> &Code| t(codes.map_or(String::new(), |c| named(f(c))));
             vec![
                 n(x.gc as f64),
                 n(x.ms),
                 t(x.event.as_ref()),
                 on(x.heaps_before),
                 n(x.new_heap_count),
+                t(x.verdict.as_str()),
                 on(x.median_tcp_pct),
                 on(x.tcp_considered_pct),
                 on(x.gcs_since_last_change),
                 onu(x.soh_stable_bytes),
                 on(x.max_heaps_by_budget),
                 on(x.min_heaps_by_budget),
+                code(|c| &c.change_decision),
+                code(|c| &c.adjustment_reason),
+                on(codes.map(|c| c.change_frequency_factor)),
+                code(|c| &c.change_frequency_reason),
+                code(|c| &c.adjustment_metric),
                 onu(change.map(|c| c.gc)),
                 t(x.other_fields.as_str()),
             ]

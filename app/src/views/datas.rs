@@ -130,9 +130,11 @@ fn with_datas(m: &GcModel) -> AnyView {
                 }.into_any()
             }}
             <TablePanel table=tables::changes(d, &r, &st) id="datas-changes" state=TableState::in_url("change") gc_column="gc" />
-            <p class="muted" id="datas-raw-note">"Other fields (raw): the decision event's remaining fields as the runtime wrote them. \
-                gcscope does not decode their codes (change_decision, adjustment_reason, change_frequency_reason, adjustment_metric...), so their meaning is not shown. \
-                The cost DATAS aims for (its target) is a runtime setting that no event carries."</p>
+            <p class="muted" id="datas-raw-note">"Decided: what each decision did and why, in words, from the codes a SizeAdaptationTuning (.NET 9+) carries: \
+                the change decision (whether the cost let DATAS consider a change, or what stopped it), the adjustment reason and spacing reason (what cut, delayed or replaced the step) \
+                and what was adjusted (the heap count, the gen0 budget or nothing). The code columns show each code's name in the runtime's GC with the number the event carried; \
+                a number gcscope does not know is shown as it is. .NET 8's HeapCountTuning and the full-GC decisions carry no codes. \
+                Other fields (raw): the event's remaining fields as the runtime wrote them. The cost DATAS aims for (its target) is a runtime setting that no event carries."</p>
             <TablePanel table=decisions_shown id="datas-decisions" state=TableState::in_url("decision") gc_column="gc" />
             <div class="side-by-side">
                 <TablePanel table=tables::by_heap_count(d, &r) id="datas-by-heap-count" />

@@ -13,7 +13,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use crate::clr::gc::{DynamicPayload, GcDynamicEvent};
+use crate::clr::gc::tuning_codes::{
+    AdjustMetric, ChangeDecision, ADJUSTMENT_REASONS, FREQUENCY_REASONS,
+};
+use crate::clr::gc::{DynamicPayload, GcDynamicEvent, SizeAdaptationTuning};
 
 /// A name from a fixed table (as `gc::types::Name`; not imported from there: `types` holds a
 /// `DatasModel`).
@@ -73,8 +76,70 @@ pub struct DatasDecision {
     pub max_heaps_by_budget: Option<u32>,
     pub min_heaps_by_budget: Option<u32>,
     pub gcs_since_last_change: Option<u32>,
+    /// What was decided and why, in words ("increase: throughput cost above target", "keep: too
+    /// few GCs since the last heap-count change"), from the event's codes ([`verdict`]).
+    pub verdict: String,
+    /// The codes of a SizeAdaptationTuning (.NET 9+), each number with the runtime's name; none
+    /// for the events without codes.
+    pub codes: Option<TuningCodes>,
     /// The event's other fields, raw (`name=value, ...`), and any bytes past its known layout.
     pub other_fields: String,
+}
+
+/// One code of a tuning event: the runtime's number and its name there (the number itself when
+/// the runtime's tables we know do not have it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Code {
+    pub value: u16,
+    pub name: String,
+}
+
+/// The codes a SizeAdaptationTuning carries (`clr::gc::tuning_codes` names them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TuningCodes {
+    /// Whether the cost let DATAS consider a change, or what stopped it (one value).
+    pub change_decision: Code,
+    /// Why the step was cut or turned into a budget adjustment (bit set).
+    pub adjustment_reason: Code,
+    /// How many times the usual spacing between heap-count changes DATAS waits (0: not computed).
+    pub change_frequency_factor: u16,
+    /// Why that spacing was widened (bit set).
+    pub change_frequency_reason: Code,
+    /// What was adjusted: nothing, the gen0 budget or the heap count.
+    pub adjustment_metric: Code,
+}
+
+impl TuningCodes {
+    fn of(t: &SizeAdaptationTuning) -> Self {
+        TuningCodes {
+            change_decision: Code {
+                value: t.change_decision,
+                name: t.decision().name(),
+            },
+            adjustment_reason: Code {
+                value: t.adjustment_reason,
+                name: ADJUSTMENT_REASONS.name(t.adjustment_reason),
+            },
+            change_frequency_factor: t.change_frequency_factor,
+            change_frequency_reason: Code {
+                value: t.change_frequency_reason,
+                name: FREQUENCY_REASONS.name(t.change_frequency_reason),
+            },
+            adjustment_metric: Code {
+                value: u16::from(t.adjustment_metric),
+                name: t.metric().name(),
+            },
+        }
+    }
+
+    pub fn decision(&self) -> ChangeDecision {
+        ChangeDecision::from_raw(self.change_decision.value)
+    }
+
+    pub fn metric(&self) -> AdjustMetric {
+        u8::try_from(self.adjustment_metric.value)
+            .map_or(AdjustMetric::Unknown(u8::MAX), AdjustMetric::from_raw)
+    }
 }
 
 /// A GC whose heap count differs from the GC before it.
@@ -210,20 +275,15 @@ impl DatasBuilder {
                     max_heaps_by_budget: Some(u32::from(t.max_heap_count_datas)),
                     min_heaps_by_budget: Some(u32::from(t.min_heap_count_datas)),
                     gcs_since_last_change: Some(t.gcs_since_last_change),
+                    verdict: String::new(),
+                    codes: Some(TuningCodes::of(&t)),
                     other_fields: format!(
                         "around_target_accumulation={}, recorded_tcp_count={}, \
-                         recorded_tcp_slope={}, aggressiveness_factor={}, change_decision={}, \
-                         adjustment_reason={}, change_frequency_factor={}, \
-                         change_frequency_reason={}, adjustment_metric={}{extra}",
+                         recorded_tcp_slope={}, aggressiveness_factor={}{extra}",
                         t.current_around_target_accumulation,
                         t.recorded_tcp_count,
                         t.recorded_tcp_slope,
                         t.aggressiveness_factor,
-                        t.change_decision,
-                        t.adjustment_reason,
-                        t.change_frequency_factor,
-                        t.change_frequency_reason,
-                        t.adjustment_metric
                     ),
                 };
                 Self::keep(&mut m.dropped, &mut m.decisions, dec);
@@ -246,6 +306,8 @@ impl DatasBuilder {
                     max_heaps_by_budget: None,
                     min_heaps_by_budget: None,
                     gcs_since_last_change: Some(t.gen2_gcs_since_last_change),
+                    verdict: String::new(),
+                    codes: None,
                     other_fields: format!("gen2 samples: {}{extra}", samples.join(", ")),
                 };
                 Self::keep(&mut m.dropped, &mut m.decisions, dec);
@@ -263,6 +325,8 @@ impl DatasBuilder {
                     max_heaps_by_budget: None,
                     min_heaps_by_budget: None,
                     gcs_since_last_change: None,
+                    verdict: String::new(),
+                    codes: None,
                     other_fields: format!(
                         "tcp_reduction_per_step_up={}, tcp_increase_per_step_down={}, \
                          space_cost_increase_per_step_up={}, space_cost_decrease_per_step_down={}{extra}",
@@ -318,6 +382,7 @@ impl DatasBuilder {
         }
         for d in &mut model.decisions {
             d.heaps_before = heaps_of(d.gc);
+            d.verdict = verdict(d);
         }
         let mut last: Option<u32> = None;
         for &(gc, ms, heaps) in &ordered {
@@ -379,6 +444,62 @@ impl DatasModel {
     }
 }
 
+/// What a decision decided and why, in words: `ACTION: WHY`. For a SizeAdaptationTuning both
+/// come from its codes as the runtime sets them: the action from what it adjusted (the heap count
+/// up or down, the gen0 budget, or nothing: keep), and a heap-count step follows the cost's side of
+/// the target (it grows when the cost is above it); the reasons say what stopped, cut, delayed or
+/// replaced the step. The events without codes (.NET 8's HeapCountTuning,
+/// SizeAdaptationFullGCTuning) say only how the count moved.
+pub fn verdict(d: &DatasDecision) -> String {
+    use core::cmp::Ordering;
+    let moved = d.heaps_before.map(|b| d.new_heap_count.cmp(&b));
+    let Some(c) = &d.codes else {
+        return match moved {
+            Some(Ordering::Greater) => "increase",
+            Some(Ordering::Less) => "decrease",
+            Some(Ordering::Equal) => "keep",
+            None => "set the heap count",
+        }
+        .into();
+    };
+    let decision = c.decision();
+    let mut why: Vec<String> = Vec::new();
+    let action = match c.metric() {
+        AdjustMetric::HeapCount => match moved {
+            Some(Ordering::Greater) => {
+                why.push("throughput cost above target".into());
+                "increase".into()
+            }
+            Some(Ordering::Less) => {
+                why.push("throughput cost below target".into());
+                "decrease".into()
+            }
+            _ => {
+                why.push(decision.words());
+                String::from("change the heap count")
+            }
+        },
+        AdjustMetric::Budget => {
+            why.push(decision.words());
+            "adjust gen0 budget".into()
+        }
+        AdjustMetric::NotAdjusted => {
+            why.push(decision.words());
+            if decision == ChangeDecision::Considered && c.adjustment_reason.value == 0 {
+                why.push("the step rounds to no heap".into());
+            }
+            "keep".into()
+        }
+        AdjustMetric::Unknown(_) => {
+            why.push(decision.words());
+            format!("unknown adjustment {}", c.adjustment_metric.value)
+        }
+    };
+    why.extend(ADJUSTMENT_REASONS.words(c.adjustment_reason.value));
+    why.extend(FREQUENCY_REASONS.words(c.change_frequency_reason.value));
+    format!("{action}: {}", why.join("; "))
+}
+
 fn mb(b: u64) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
 }
@@ -401,7 +522,10 @@ pub fn explain_change(m: &DatasModel, c: &HeapCountChange) -> String {
         s.push_str("; no tuning event before it chose this count (the GC keyword at Informational level captures them)");
         return s;
     };
-    s.push_str(&format!(", decided at GC {} ({})", d.gc, d.event));
+    s.push_str(&format!(
+        ", decided at GC {} ({}: {})",
+        d.gc, d.event, d.verdict
+    ));
     if let Some(t) = d.median_tcp_pct {
         let what = if d.event == "SizeAdaptationFullGCTuning" {
             "gen2 GCs cost"
@@ -529,8 +653,74 @@ mod tests {
             why[0]
         );
         assert!(why[0].contains("37.5%"), "{}", why[0]);
+        // The codes (0, 0, 0, 0, adjust_hc) named, and the decision in words.
+        let codes = m.decisions[0].codes.as_ref().unwrap();
+        assert_eq!(codes.change_decision.name, "init_change_condition");
+        assert_eq!(codes.adjustment_metric.name, "adjust_hc");
+        assert_eq!(codes.adjustment_metric.value, 2);
+        assert_eq!(
+            m.decisions[0].verdict,
+            "increase: throughput cost above target"
+        );
+        assert!(
+            why[0].contains("(SizeAdaptationTuning: increase: throughput cost above target)"),
+            "{}",
+            why[0]
+        );
         assert!(why[0].contains("allows up to 3 heaps"), "{}", why[0]);
         assert!(why[0].contains("gen0 budget 2.0 MB per heap"), "{}", why[0]);
+    }
+
+    /// Codes the runtime's tables do not have show as their numbers; a budget adjustment and a
+    /// stopped change say so in words; events without codes say only the move.
+    #[test]
+    fn verdicts_from_codes_known_and_unknown() {
+        let code = |value: u16| Code {
+            value,
+            name: String::new(),
+        };
+        let mut d = DatasDecision {
+            gc: 10,
+            ms: 1.0,
+            event: Cow::Borrowed("SizeAdaptationTuning"),
+            heaps_before: Some(4),
+            new_heap_count: 4,
+            median_tcp_pct: None,
+            tcp_considered_pct: None,
+            soh_stable_bytes: None,
+            max_heaps_by_budget: None,
+            min_heaps_by_budget: None,
+            gcs_since_last_change: None,
+            verdict: String::new(),
+            codes: Some(TuningCodes {
+                change_decision: code(0),
+                adjustment_reason: code(4),
+                change_frequency_factor: 3,
+                change_frequency_reason: code(0),
+                adjustment_metric: code(1),
+            }),
+            other_fields: String::new(),
+        };
+        assert_eq!(
+            verdict(&d),
+            "adjust gen0 budget: throughput cost off target long enough to consider a change; \
+             change under 20% of the heaps: the gen0 budget is adjusted instead"
+        );
+        let c = d.codes.as_mut().unwrap();
+        c.change_decision = code(7);
+        c.adjustment_reason = code(0x40);
+        c.adjustment_metric = code(0);
+        assert_eq!(
+            verdict(&d),
+            "keep: unknown change decision 7; unknown reason 0x40"
+        );
+        d.codes.as_mut().unwrap().adjustment_metric = code(9);
+        assert!(verdict(&d).starts_with("unknown adjustment 9: "));
+        d.codes = None;
+        d.new_heap_count = 2;
+        assert_eq!(verdict(&d), "decrease");
+        d.heaps_before = None;
+        assert_eq!(verdict(&d), "set the heap count");
     }
 
     /// A background GC given three histories (its own and those of GCs run inside it) is one

@@ -8,6 +8,7 @@
 //! A newer version of a known name decodes its known prefix and keeps the rest as
 //! [`GcDynamicEvent::extra`]; a name this decoder does not know is [`DynamicPayload::Other`].
 
+use super::tuning_codes::{AdjustMetric, ChangeDecision};
 use crate::clr::payload::{PResult, PayloadError, Reader, Utf16Str};
 
 /// GCDynamicEvent: Name (UTF-16), u32 DataSize, Data, u16 ClrInstanceID.
@@ -217,17 +218,25 @@ pub struct SizeAdaptationTuning {
     pub gcs_since_last_change: u32,
     /// How much the step was multiplied when growing.
     pub aggressiveness_factor: u8,
-    /// The GC's internal codes for why it changed (or not); kept raw.
+    /// Why DATAS considered a change or what stopped it ([`Self::decision`]); the runtime's codes
+    /// are kept raw here and named in [`super::tuning_codes`].
     pub change_decision: u16,
     pub adjustment_reason: u16,
     pub change_frequency_factor: u16,
     pub change_frequency_reason: u16,
-    /// 0: nothing adjusted; 2: the heap count was adjusted (as the traces show with each change);
-    /// other values raw.
+    /// What was adjusted ([`Self::metric`]): nothing, the gen0 budget or the heap count.
     pub adjustment_metric: u8,
 }
 
 impl SizeAdaptationTuning {
+    pub fn decision(&self) -> ChangeDecision {
+        ChangeDecision::from_raw(self.change_decision)
+    }
+
+    pub fn metric(&self) -> AdjustMetric {
+        AdjustMetric::from_raw(self.adjustment_metric)
+    }
+
     /// Blob: 0 u16 Version, 2 u16 NewNHeaps, 4 u16 MaxHeapCountDatas, 6 u16 MinHeapCountDatas,
     /// 8 u64 CurrentGCIndex, 16 u64 TotalSOHStableSize, 24 f32 MedianThroughputCostPercent,
     /// 28 f32 TcpToConsider, 32 f32 CurrentAroundTargetAccumulation, 36 u16 RecordedTcpCount,
@@ -512,6 +521,11 @@ mod tests {
         assert_eq!((t.recorded_tcp_count, t.gcs_since_last_change), (1, 4));
         assert_eq!((t.aggressiveness_factor, t.adjustment_reason), (1, 1));
         assert_eq!(t.adjustment_metric, 2);
+        // Nothing stopped the change; the heap count was adjusted (the runtime's names).
+        assert_eq!(t.decision(), ChangeDecision::Considered);
+        assert_eq!(t.decision().name(), "init_change_condition");
+        assert_eq!(t.metric(), AdjustMetric::HeapCount);
+        assert_eq!(t.metric().name(), "adjust_hc");
         // One byte short: the last field is missing, reported at its offset in the blob.
         assert_eq!(
             SizeAdaptationTuning::parse(&d[..55]).unwrap_err().offset,

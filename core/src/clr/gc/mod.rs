@@ -15,6 +15,7 @@ pub mod heap;
 pub mod history;
 pub mod lifecycle;
 pub mod mark;
+pub mod tuning_codes;
 
 pub use allocation::{AllocationSampled, GcAllocationTick, GcSampledObjectAllocation};
 pub use bgc::{Bgc1stSweepEnd, BgcAllocWait, BgcDrainMark, BgcOverflow, BgcRevisit, GcFullNotify};
