@@ -417,10 +417,9 @@ export async function exportGcTable(page) {
  * starts them, fed `file`, its messages counted but not rendered. Measures what the wasm decoder and
  * model sustain in the browser, to compare with the native decoder on the same file.
  */
-export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false, noStreams = false, workerPrelude = '', workers = 1, onConsole = null } = {}) {
+export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false, noStreams = false, workerPrelude = '' } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  if (onConsole) page.on('console', (m) => onConsole(m.text()));
   await page.goto(base);
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input type="file" id="bench-file" hidden>'));
   await page.setInputFiles('#bench-file', file);
@@ -428,7 +427,7 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
   // The content process's private memory while the worker runs (every engine).
   const memory = sampleContentMemory(browser.engine);
   // Started here, waited for below: no single call into the page lasts the whole decode.
-  await page.evaluate(([timeoutMs, decodeOnly, noStreams, workerPrelude, workers]) => {
+  await page.evaluate(([timeoutMs, decodeOnly, noStreams, workerPrelude]) => {
     const f = document.querySelector('#bench-file').files[0];
     const js = new URL('worker.js', document.baseURI).href;
     const wasm = new URL('worker_bg.wasm', document.baseURI).href;
@@ -445,22 +444,16 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
       w.onmessage = (e) => {
         const d = e.data;
         // `mode: "decode"`: the decoder alone, every event delivered (app/src/protocol/mod.rs MSG_MODE).
-        // `workers`: how many workers may decode the file (app/src/protocol/mod.rs MSG_WORKERS), the
-        // decoding one included; it starts the others from the script at `worker_js`.
-        if (d.type === 'ready') {
-          t0 = performance.now();
-          w.postMessage(decodeOnly ? { blob: f, mode: 'decode' } : { blob: f, workers, worker_js: js });
-        }
+        if (d.type === 'ready') { t0 = performance.now(); w.postMessage(decodeOnly ? { blob: f, mode: 'decode' } : f); }
         if (d.type === 'gcs') { batches++; if (firstRows === null) firstRows = performance.now() - t0; }
         if (d.type === 'done') {
           const ms = performance.now() - t0;
           w.terminate();
-          resolve({ ms, firstRows, batches, error: d.value?.error ?? d.error ?? null, decodeMs: d.value?.decode_ms ?? d.decode_ms ?? null,
-            workers: d.workers ?? 1, partBytes: d.part_bytes ?? 0 });
+          resolve({ ms, firstRows, batches, error: d.value?.error ?? d.error ?? null, decodeMs: d.value?.decode_ms ?? d.decode_ms ?? null });
         }
       };
     }).then((r) => { window.__workerRun = r; }, (e) => { window.__workerRun = { error: String(e), ms: NaN }; });
-  }, [timeoutMs, decodeOnly, noStreams, workerPrelude, workers]);
+  }, [timeoutMs, decodeOnly, noStreams, workerPrelude]);
   const r = await page.waitForFunction(() => window.__workerRun, null, { timeout: timeoutMs, polling: 50 });
   const { before, peak } = await memory.stop();
   await context.close();

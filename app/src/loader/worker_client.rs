@@ -9,9 +9,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
-use crate::protocol::{
-    ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_PID, MSG_WORKERS, MSG_WORKER_JS,
-};
+use crate::protocol::{ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_PID};
 
 struct Job {
     worker: Worker,
@@ -58,41 +56,6 @@ fn asset_url(name: &str) -> Result<String, JsValue> {
         .and_then(|d| d.base_uri().ok().flatten())
         .ok_or_else(|| JsValue::from_str("no document base URI"))?;
     Ok(Url::new_with_base(name, &base)?.href())
-}
-
-/// Most workers a file is decoded on: past ~8 the merge, which one worker does, is the limit
-/// (docs/performance.md has the projection).
-const MAX_WORKERS: u32 = 8;
-
-thread_local! {
-    /// The page's `?workers=N`, read when it loads (the address is rewritten after).
-    static ASKED_WORKERS: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
-}
-
-/// Reads `?workers=N` (benchmarks, tests: how many workers decode a file) from the address the
-/// page was opened at; call it before the app rewrites the address.
-pub fn remember_asked_workers() {
-    let asked = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .and_then(|q| {
-            form_urlencoded::parse(q.trim_start_matches('?').as_bytes())
-                .find(|(k, _)| k == "workers")
-                .and_then(|(_, v)| v.parse::<u32>().ok())
-        });
-    ASKED_WORKERS.with(|a| a.set(asked));
-}
-
-/// How many workers decode a file (the decoding worker included): the page's `?workers=N` if given
-/// (see [`remember_asked_workers`]), else one. Not yet one per core by default: with two workers
-/// the Chromium scale test (`tests/e2e/scale.test.mjs`) sees the newest worker's ArrayBuffer
-/// backing stores peak at ~290 MiB on a 100 MB trace (one worker: within the 256 MiB bound), which
-/// is not understood yet (the tab's private memory stays ~143 MiB); until it is, more workers are
-/// asked for (`?workers=N`, at most [`MAX_WORKERS`]), and `tests/e2e/parallel.test.mjs` checks that
-/// they show exactly what one shows.
-pub fn decoding_workers() -> u32 {
-    ASKED_WORKERS
-        .with(|a| a.get())
-        .map_or(1, |n| n.clamp(1, MAX_WORKERS))
 }
 
 /// Trunk builds the worker as a classic (no-modules) script that defines `wasm_bindgen`; a tiny
@@ -162,12 +125,6 @@ pub fn start(
                 }
                 if let Some(k) = keep_bytes {
                     let _ = js_sys::Reflect::set(&request, &MSG_KEEP_BYTES.into(), &k.into());
-                }
-                let workers = decoding_workers();
-                let _ =
-                    js_sys::Reflect::set(&request, &MSG_WORKERS.into(), &(workers as f64).into());
-                if let Ok(js) = asset_url("worker.js") {
-                    let _ = js_sys::Reflect::set(&request, &MSG_WORKER_JS.into(), &js.into());
                 }
                 if let Err(e) = w.post_message(&request) {
                     cb(JobEvent::Crashed(format!(

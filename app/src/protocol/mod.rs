@@ -101,12 +101,6 @@ pub struct Progress {
     pub events: f64,
     pub elapsed_ms: f64,
     pub gcs: f64,
-    /// Workers decoding the file now, the one that merges included (see `worker::parts`).
-    #[serde(default)]
-    pub workers: u32,
-    /// Why the file is read on one worker although more were allowed (a compressed file), if so.
-    #[serde(default)]
-    pub one_worker: Option<String>,
 }
 
 /// What the UI shows for one trace.
@@ -134,15 +128,6 @@ pub struct Analysis {
     pub trace_entries: Vec<String>,
     #[serde(default)]
     pub entry: usize,
-    /// Workers that decoded the file at most, the one that merged included (see `worker::parts`).
-    #[serde(default)]
-    pub workers: u32,
-    /// Bytes of the file that part workers decoded (the rest was read by the decoding worker).
-    #[serde(default)]
-    pub part_bytes: f64,
-    /// Why the file was read on one worker although more were allowed (a compressed file).
-    #[serde(default)]
-    pub one_worker: Option<String>,
     /// The records the views beyond the GC table (allocations, budgets, roots, ...) are made of,
     /// as the worker collected them; the page finishes them with the rows when a view needs them.
     #[serde(default)]
@@ -165,8 +150,6 @@ pub const ENV_BYTES: &str = "bytes";
 pub const ENV_ROWS: &str = "rows";
 pub const ENV_ERROR: &str = "error";
 pub const ENV_DECODE_MS: &str = "decode_ms";
-pub const ENV_WORKERS: &str = "workers";
-pub const ENV_PART_BYTES: &str = "part_bytes";
 
 /// UI -> worker: the file, and which trace inside it when it is a .zip of several.
 pub const MSG_BLOB: &str = "blob";
@@ -182,28 +165,6 @@ pub const MSG_KEEP_BYTES: &str = "keep_bytes";
 /// else (the wasm decoder's throughput, next to the native decoder's on the same file).
 pub const MSG_MODE: &str = "mode";
 pub const MODE_DECODE_ONLY: &str = "decode";
-/// UI -> worker: how many workers may decode the file, this one included (1: it alone), and the
-/// address of the worker's script, to start the others (`worker::parts`).
-pub const MSG_WORKERS: &str = "workers";
-pub const MSG_WORKER_JS: &str = "worker_js";
-
-/// Decoding worker -> part worker (a worker started by the decoding one): `{ mode: "part", task,
-/// pieces, filter }`, `task` the bytes of `gcscope_core::parts::wire::task_to_bytes`, `pieces` the
-/// task's bytes as `[buffer, offset, length]`s in order (every buffer transferred), `filter`
-/// [`FILTER_GC`] or absent (every event).
-pub const MODE_PART: &str = "part";
-pub const MSG_TASK: &str = "task";
-pub const MSG_PIECES: &str = "pieces";
-pub const MSG_FILTER: &str = "filter";
-pub const FILTER_GC: &str = "gc";
-/// Part worker -> decoding worker: `{ part: task index, records, payloads }` (the two buffers of
-/// `parts::wire::output_to_bytes`, transferred), for EventPipe `{ part, records, pieces }` (the
-/// payloads are the task's bytes: its pieces, sent back as they came), or `{ part, error }`.
-pub const PART_INDEX: &str = "part";
-pub const PART_RECORDS: &str = "records";
-pub const PART_PAYLOADS: &str = "payloads";
-pub const PART_PIECES: &str = "pieces";
-pub const PART_ERROR: &str = "error";
 
 #[cfg(test)]
 mod tests {
@@ -268,8 +229,6 @@ mod tests {
                 events: 3.0,
                 elapsed_ms: 4.5,
                 gcs: 5.0,
-                workers: 3,
-                one_worker: Some("a compressed file".into()),
             }),
             ToUi::gcs(rows),
             ToUi::Done(Box::new(analysis)),

@@ -154,7 +154,7 @@ impl ChunkSource {
 }
 
 /// `blob.stream().getReader({ mode: "byob" })`, or `None` where the browser cannot.
-pub(super) fn byob_reader(blob: &Blob) -> Option<JsValue> {
+fn byob_reader(blob: &Blob) -> Option<JsValue> {
     let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
     let stream_fn: js_sys::Function = get(blob, "stream")?.dyn_into().ok()?;
     let stream = stream_fn.call0(blob).ok()?;
