@@ -112,6 +112,18 @@ impl Sorter {
             + self.adopted_accounted
     }
 
+    /// `order` = every buffered event's (timestamp, index), sorted: the order they are released in.
+    fn sort_order(&mut self) {
+        self.order.clear();
+        self.order.extend(
+            self.events
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.timestamp, i as u32)),
+        );
+        self.order.sort_unstable();
+    }
+
     /// The payload of a buffered event.
     #[inline]
     fn payload(&self, p: &Pending) -> &[u8] {
@@ -274,14 +286,7 @@ impl Sorter {
             return None;
         }
         let record = core::mem::size_of::<Pending>();
-        self.order.clear();
-        self.order.extend(
-            self.events
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.timestamp, i as u32)),
-        );
-        self.order.sort_unstable();
+        self.sort_order();
         // Keep the latest events while they fit in half the budget; release the rest, with every
         // event of the last released timestamp (a cut is a timestamp).
         let mut kept = 0usize;
@@ -336,14 +341,7 @@ impl Sorter {
                     emit(p, self.payload(p));
                 }
             } else {
-                self.order.clear();
-                self.order.extend(
-                    self.events
-                        .iter()
-                        .enumerate()
-                        .map(|(i, p)| (p.timestamp, i as u32)),
-                );
-                self.order.sort_unstable();
+                self.sort_order();
                 for &(_, i) in &self.order {
                     let p = &self.events[i as usize];
                     emit(p, self.payload(p));
