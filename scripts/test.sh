@@ -32,6 +32,9 @@ cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
 cargo test --release -p gcscope-core --features encode --test encode_roundtrip --test compare --test findings_thresholds
 # The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
 cargo test --release -p gcscope-core --features encode --test etl_writer
+# Parallel decoding gives the sequential result on generated NetTrace and ETW traces too, and the
+# ordering buffer's budget holds on the crafted trace it is for (~1 min).
+cargo test --release -p gcscope-core --features encode --test parts_identity --test sort_budget
 
 step "DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON"
 cargo build --release -p gcscope-cli

@@ -19,9 +19,21 @@ pub struct Input {
     /// Which process of an ETW trace to read, by name (without .exe, any case)
     #[arg(long, value_name = "NAME")]
     pub process: Option<String>,
+    /// Threads that read the trace: N - 1 decode parts of it while one merges them and builds the
+    /// model (default: the machine's cores; 1: everything on one thread)
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
 }
 
 impl Input {
+    /// Threads to decode with: `--jobs`, else the cores the process may use.
+    pub fn jobs(&self) -> usize {
+        match self.jobs {
+            Some(n) => n as usize,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
     /// The same process choice for another file (several traces read as one table).
     pub fn with_file(&self, file: &str) -> Input {
         Input {

@@ -40,6 +40,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
             file: path.to_string(),
             pid: None,
             process: None,
+            jobs: None,
         };
         // The rows stay (without their per-heap histories) for the findings.
         let mut log = RowLog::default();

@@ -16,7 +16,8 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         t.push_str(&dynamic.footnote());
         if stats.out_of_order_events > 0 {
             t.push_str(&format!(
-                "{} events came after later ones (ETW buffers written too late for the merge window)\n",
+                "{} events came after later ones (ETW buffers written too late for the merge \
+                 window, or more events than the decoder orders at once)\n",
                 stats.out_of_order_events
             ));
         }
@@ -73,7 +74,7 @@ pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, Dynam
     let mut key = String::new();
     // Every process unless one is named (as TraceEvent's baselines count).
     let pid = crate::load::chosen_pid(input)?;
-    let (_, stats) = crate::load::read_trace(path, &mut |_, e| {
+    let (_, stats) = crate::load::read_trace(input, &mut |_, e| {
         if pid.is_some_and(|p| p != e.process_id) {
             return;
         }

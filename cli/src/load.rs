@@ -1,58 +1,70 @@
 //! Reading a trace file for any subcommand: streamed in 1 MiB chunks through the core decoder (the
-//! whole file is never in memory), with error messages that say what went wrong, where, and what to do.
+//! whole file is never in memory), on `--jobs` threads (see [`crate::parallel`]), with error
+//! messages that say what went wrong, where, and what to do.
 
 use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
 use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::gc::insights::{Insights, InsightsBuilder};
 use gcscope_core::gc::{self, processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
+use gcscope_core::parts::FilterFn;
 use gcscope_core::{DecodeStats, TraceReader};
 use std::fs::File;
 use std::io::Read;
 
 const CHUNK: usize = 1 << 20;
 
-/// Decodes the trace at `path`, calling `sink` for every event in timestamp order.
+/// Decodes the trace FILE names, calling `sink` for every event in timestamp order.
 ///
 /// A trace cut off mid-write (common: the session was killed) is not an error: the events before the
 /// cut are delivered, a warning goes to stderr, and the result is Ok.
 pub fn read_trace(
-    path: &str,
+    input: &Input,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    read_trace_with(path, TraceReader::new(), sink)
+    read_trace_with(input, None, sink)
 }
 
 /// [`read_trace`] for the GC model and its insights: only the events they read are delivered (the
 /// rest are counted in the stats, which `ModelBuilder::finish` takes them from).
 pub fn read_trace_for_model(
-    path: &str,
+    input: &Input,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    read_trace_with(path, TraceReader::new().with_filter(gc::interest), sink)
+    read_trace_with(input, Some(gc::interest), sink)
 }
 
 fn read_trace_with(
-    path: &str,
-    mut reader: TraceReader,
+    input: &Input,
+    filter: Option<FilterFn>,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
+    let path = input.file.as_str();
+    let mut reader = match filter {
+        Some(f) => TraceReader::new().with_filter(f),
+        None => TraceReader::new(),
+    };
     let mut file = File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
-    let mut buf = vec![0u8; CHUNK];
-    let result = loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break reader.finish_with_info(sink),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(format!(
-                    "cannot read '{path}' at byte {}: {e}",
-                    reader.stats().bytes_in
-                ))
+    let jobs = input.jobs();
+    let result = if jobs > 1 {
+        crate::parallel::read(&file, path, &mut reader, filter, jobs, sink)?
+    } else {
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break reader.finish_with_info(sink),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(format!(
+                        "cannot read '{path}' at byte {}: {e}",
+                        reader.stats().bytes_in
+                    ))
+                }
+            };
+            if let Err(e) = reader.push_with_info(&buf[..n], sink) {
+                break Err(e);
             }
-        };
-        if let Err(e) = reader.push_with_info(&buf[..n], sink) {
-            break Err(e);
         }
     };
     match result {
@@ -145,12 +157,12 @@ pub fn load_process(
         ProcessChoice::Pid(pid) => Some(pid),
         _ => None,
     };
-    let mut pass = route(path, &choice, target, insights, &mut rows)?;
+    let mut pass = route(input, &choice, target, insights, &mut rows)?;
     let mut pid = pass.choose(path, &choice)?;
     if streaming && pass.target != pid {
         // Nothing was streamed (the first pass did not know the process): stream it now.
         target = pid;
-        pass = route(path, &choice, target, insights, &mut rows)?;
+        pass = route(input, &choice, target, insights, &mut rows)?;
         pid = pass.choose(path, &choice)?;
         if pass.target != pid {
             return Err(format!(
@@ -172,7 +184,7 @@ pub fn chosen_pid(input: &Input) -> Result<Option<u32>, String> {
         ProcessChoice::Pid(p) => Ok(Some(p)),
         choice => {
             let mut rows = Rows::Drop { every: DRAIN_EVERY };
-            let pass = route(&input.file, &choice, None, false, &mut rows)?;
+            let pass = route(input, &choice, None, false, &mut rows)?;
             match pass.choose(&input.file, &choice)? {
                 Some(pid) => Ok(Some(pid)),
                 None => Err(format!("'{}': the trace has no runtime events", input.file)),
@@ -194,7 +206,7 @@ struct Pass {
 /// process is given, of an EventPipe trace's one process) go to the callback as they settle, and
 /// every other process's rows are dropped, as is every row when the target is not known yet.
 fn route(
-    path: &str,
+    input: &Input,
     choice: &ProcessChoice,
     mut target: Option<u32>,
     insights: bool,
@@ -207,7 +219,7 @@ fn route(
     };
     let mut first = true;
     let mut since_drain = 0u32;
-    let (info, stats) = read_trace_for_model(path, &mut |info, e| {
+    let (info, stats) = read_trace_for_model(input, &mut |info, e| {
         if first {
             first = false;
             // An EventPipe trace is one process: the one every event carries.

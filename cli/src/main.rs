@@ -20,6 +20,7 @@ mod load;
 mod many;
 mod memory;
 mod out;
+mod parallel;
 mod pins;
 mod reasons;
 mod roots;

@@ -217,6 +217,14 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
         p.payload_errors,
         table::num(p.dropped_events)
     ));
+    if p.out_of_order_events > 0 {
+        s.push_str(&format!(
+            "           {} events came after later ones (the trace holds more than the decoder \
+             orders at once: no sequence points, or ETW buffers written late); figures that pair \
+             events in time may be off around them\n",
+            p.out_of_order_events
+        ));
+    }
     s.push_str(&format!(
         "GCs        {} ({} incomplete), GC span {:.1} ms\n",
         p.gc_count, p.incomplete_gc_count, p.gc_span_ms

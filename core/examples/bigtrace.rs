@@ -7,7 +7,8 @@
 //! ```
 //! `--heaps 32` makes a server-GC trace with 32 heaps (one GCPerHeapHistory per heap per GC).
 //! `--threads 1 --gc-every-kib 512` makes a GC-dense trace (~100,000 GCs in ~200 MB) for the
-//! viewer's huge-table tests.
+//! viewer's huge-table tests. `--crafted` writes the hostile trace of tiny events without sequence
+//! points instead (`gcscope_core::encode::crafted`), for the ordering buffer's memory bound.
 //! Prints a JSON line with what was written (GC count, total pause, events, bytes, seconds).
 
 use std::io::Write;
@@ -19,7 +20,7 @@ use gcscope_core::encode::Flavor;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage =
-        "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N] [--threads N] [--gc-every-kib N] [--heaps N]";
+        "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N] [--threads N] [--gc-every-kib N] [--heaps N] [--crafted]";
     let (Some(path), Some(mb)) = (
         args.first(),
         args.get(1).and_then(|s| s.parse::<f64>().ok()),
@@ -31,10 +32,12 @@ fn main() {
         target_bytes: (mb * 1024.0 * 1024.0) as u64,
         ..Config::default()
     };
+    let mut crafted = false;
     let mut i = 2;
     while i < args.len() {
         match args[i].as_str() {
             "--v4" => cfg.flavor = Flavor::V4,
+            "--crafted" => crafted = true,
             "--seed" => {
                 i += 1;
                 cfg.seed = args.get(i).and_then(|s| s.parse().ok()).unwrap_or_else(|| {
@@ -82,13 +85,31 @@ fn main() {
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let mut failed = None;
     let started = Instant::now();
-    let truth = generate(&cfg, &mut |bytes| {
+    let mut write = |bytes: &[u8]| {
         if failed.is_none() {
             if let Err(e) = out.write_all(bytes) {
                 failed = Some(e);
             }
         }
-    });
+    };
+    if crafted {
+        let c = gcscope_core::encode::crafted::tiny_events_without_sequence_points(
+            cfg.target_bytes,
+            &mut write,
+        );
+        if let Some(e) = failed.or_else(|| out.flush().err()) {
+            eprintln!("cannot write {path}: {e}");
+            std::process::exit(1);
+        }
+        println!(
+            "{{\"path\":{path:?},\"bytes\":{},\"events\":{},\"sequence_points\":0,\"seconds\":{:.3}}}",
+            c.bytes,
+            c.events,
+            started.elapsed().as_secs_f64()
+        );
+        return;
+    }
+    let truth = generate(&cfg, &mut write);
     if let Some(e) = failed.or_else(|| out.flush().err()) {
         eprintln!("cannot write {path}: {e}");
         std::process::exit(1);

@@ -39,8 +39,10 @@ pub struct DecodeStats {
     /// Events that could not be decoded (no metadata for their id; in ETW files, the records after
     /// an unreadable one in the same buffer).
     pub skipped_events: u64,
-    /// ETW files: events delivered after a later event because their buffer came too late for the
-    /// merge window (see [`crate::etl::merge`]); 0 for EventPipe files.
+    /// Events delivered after a later event: in ETL files, because their buffer came too late for
+    /// the merge window (see [`crate::etl::merge`]); in EventPipe files, because the time-ordering
+    /// buffer reached its budget and released later events first (see [`crate::sort`]; only a
+    /// region far larger than the runtime writes, e.g. a file without sequence points, does).
     #[serde(default)]
     pub out_of_order_events: u64,
 }

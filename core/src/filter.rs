@@ -100,9 +100,32 @@ impl Tally {
     /// Notes an event's time for the latest-event figure.
     #[inline]
     pub fn saw(&mut self, timestamp: i64, sync_time_qpc: i64) {
-        let d = timestamp.wrapping_sub(sync_time_qpc);
+        self.saw_since(timestamp.wrapping_sub(sync_time_qpc));
+    }
+
+    /// [`saw`](Self::saw) of an event `d` ticks after the sync time (wrapping, as `saw` computes it).
+    #[inline]
+    pub fn saw_since(&mut self, d: i64) {
         if self.last_since_sync.is_none_or(|l| d > l) {
             self.last_since_sync = Some(d);
+        }
+    }
+
+    /// `n` skipped events of entry `index` (of `provider`), the earliest at `earliest`: what `n`
+    /// calls of [`count`](Self::count) and [`skipped`](Self::skipped) do.
+    pub fn skipped_many(&mut self, index: u32, provider: u32, n: u64, earliest: i64) {
+        let i = index as usize;
+        if i >= self.per_entry.len() {
+            self.per_entry.resize(i + 1, 0);
+        }
+        self.per_entry[i] += n;
+        let p = provider as usize;
+        if p >= self.skipped_per_provider.len() {
+            self.skipped_per_provider.resize(p + 1, 0);
+        }
+        self.skipped_per_provider[p] += n;
+        if self.first.is_none() && self.skipped_min.is_none_or(|m| earliest < m) {
+            self.skipped_min = Some(earliest);
         }
     }
 

@@ -26,6 +26,7 @@ pub mod findings;
 pub mod gc;
 pub mod latency;
 pub mod nettrace;
+pub mod parts;
 pub mod read;
 pub mod reader;
 pub mod sort;

@@ -11,6 +11,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::etl;
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter, Interest};
+use crate::nettrace;
 use crate::nettrace::{Decoder, Step};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -87,6 +88,13 @@ impl TraceReader {
             (Some(_), Some(etl)) => etl.set_filter(filter),
             (Some(_), None) => self.stream.decoder.set_filter(filter),
         }
+    }
+
+    /// Holds at most about `bytes` in the EventPipe time-ordering buffer instead of
+    /// [`crate::sort::MAX_BUFFERED_BYTES`] (past it, the oldest events are released and later
+    /// earlier ones counted as out of order: see [`crate::sort`]). Set it before the first push.
+    pub fn set_sort_budget(&mut self, bytes: usize) {
+        self.stream.decoder.set_sort_budget(bytes);
     }
 
     /// [`set_filter`](Self::set_filter), builder style.
@@ -205,10 +213,93 @@ impl TraceReader {
         &self.stats
     }
 
-    /// Bytes currently buffered for an incomplete unit (for memory accounting; for ETW files also
-    /// the merge window).
+    /// For [`crate::parts`]: whether what a part decoded may be merged now (a plain trace stream,
+    /// read up to a unit boundary, not failed).
+    fn takes_parts(&self) -> bool {
+        self.failed.is_none()
+            && !self.finished
+            && self.stream.pending.is_empty()
+            && matches!(self.unwrap.kind(), Some(crate::container::Kind::Trace))
+    }
+
+    /// For [`crate::parts`]: the `len` bytes of an EventPipe block a part decoded (see
+    /// [`crate::nettrace::Decoder::apply_piece`]). False, and nothing changed, where the block must
+    /// be decoded sequentially.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn apply_net_piece(
+        &mut self,
+        piece: &nettrace::part::BlockPiece,
+        events: &[crate::sort::Pending],
+        runs: &[nettrace::part::SeqRun],
+        skips: &[nettrace::part::SkipCount],
+        payloads: &alloc::rc::Rc<Vec<u8>>,
+        len: u64,
+        sink: &mut Sink<'_>,
+    ) -> bool {
+        if !self.takes_parts() || self.stream.format != Some(Format::EventPipe) {
+            return false;
+        }
+        let applied = self.stream.decoder.apply_piece(
+            piece,
+            events,
+            runs,
+            skips,
+            payloads,
+            &mut self.stats,
+            sink,
+        );
+        if applied {
+            self.stream.offset += len;
+            self.advance(len);
+        }
+        applied
+    }
+
+    /// For [`crate::parts`]: whether the next buffers of an ETW file may come from parts.
+    pub(crate) fn etl_splittable(&self) -> bool {
+        self.takes_parts() && self.stream.etl.as_ref().is_some_and(|e| e.splittable())
+    }
+
+    /// For [`crate::parts`]: see [`etl::Decoder::absorb_catalog`].
+    pub(crate) fn absorb_etl_catalog(&mut self, part: &[(etl::catalog::Key, u64)]) -> Vec<u32> {
+        match &mut self.stream.etl {
+            Some(e) => e.absorb_catalog(part),
+            None => Vec::new(),
+        }
+    }
+
+    /// For [`crate::parts`]: an ETW buffer of `len` bytes a part read (see
+    /// [`etl::Decoder::apply_buffer`]); only after [`etl_splittable`](Self::etl_splittable).
+    pub(crate) fn apply_etl_buffer(
+        &mut self,
+        piece: &etl::part::BufferPiece,
+        events: impl Iterator<Item = etl::merge::Held>,
+        bytes: &[u8],
+        len: u64,
+        sink: &mut Sink<'_>,
+    ) {
+        if let Some(e) = &mut self.stream.etl {
+            e.apply_buffer(piece, events, bytes, len, sink);
+            self.advance(len);
+        }
+    }
+
+    /// `len` bytes of the stream went through a part: the counters say so, as if they were pushed.
+    fn advance(&mut self, len: u64) {
+        self.unwrap.skip_raw(len);
+        self.stats.bytes_in += len;
+        self.stats.trace_bytes += len;
+        self.stream.update_stats(&mut self.stats);
+    }
+
+    /// Bytes currently buffered: an incomplete unit, and the events held for ordering (EventPipe's
+    /// time-ordering buffer, as it counts itself; an ETW file's merge window).
     pub fn buffered_bytes(&self) -> usize {
-        self.stream.pending.len() + self.stream.etl.as_ref().map_or(0, |e| e.buffered_bytes())
+        self.stream.pending.len()
+            + match &self.stream.etl {
+                Some(e) => e.buffered_bytes(),
+                None => self.stream.decoder.sorted_bytes(),
+            }
     }
 }
 

@@ -9,23 +9,38 @@
 //! The buffer is lean: one fixed-size record per event (header fields, 56 bytes) plus the bytes of
 //! the region's event blocks, appended to one arena `Vec<u8>` with one copy per block (records point
 //! at their payloads in it: the compressed headers between payloads cost a few bytes per event and
-//! save a copy per event). Both are reused, so steady-state decoding does not allocate.
+//! save a copy per event). Both are reused, so steady-state decoding does not allocate. Events
+//! decoded by a part of the file ([`crate::parts`]) point into that part's own payload bytes, which
+//! the buffer holds ([`Sorter::adopt`]) instead of copying them; they are accounted as the block's
+//! bytes all the same, so both paths make the same decisions at the same events.
 //!
-//! Trade-off for giant CPU-sampling traces: memory is bounded by one sequence-point region, not by
-//! the trace. In the reference traces a region holds at most 4.8 MB and 14k events (the 29 MB
-//! HeartRateMonitor trace decodes in 8.5 MB RSS), and IsSorted early flushes cut big regions further.
-//! A writer that never wrote sequence points or IsSorted flags would make the whole trace one region;
-//! the alternative, emitting unsorted, would break every consumer that pairs Start/Stop events, so
-//! ordering wins. Keeping stacks or activity ids per event would multiply the buffer, which is why
-//! the records hold only what `Event` exposes.
+//! **Memory bound.** A region is bounded by the writer's sequence points, and real traces hold at
+//! most a few MB (the reference traces: 4.8 MB and 14k events; the 29 MB HeartRateMonitor trace
+//! decodes in 8.5 MB RSS). A file without sequence points or IsSorted flags would make the whole
+//! trace one region, and 2-byte events cost 56 bytes each here: so past [`MAX_BUFFERED_BYTES`] the
+//! oldest events are released in timestamp order ([`Sorter::budget_cut`]) until half of it is left,
+//! and every event buffered after that with a timestamp earlier than one released is counted
+//! ([`Sorter::late`]): it is delivered out of order, and the consumer can say so. Ordering wins
+//! below the budget (emitting unsorted would break every consumer that pairs Start/Stop events);
+//! memory wins above it. Keeping stacks or activity ids per event would multiply the buffer, which
+//! is why the records hold only what `Event` exposes.
 
+use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 /// Buffered bytes above which an IsSorted event triggers an early partial flush.
 pub const EARLY_FLUSH_BYTES: usize = 1 << 20;
 
+/// The sort buffer's budget (records plus the bytes they point into, as accounted by
+/// [`Sorter::buffered_bytes`]): past it the oldest events are released (see the module docs).
+/// 64 MiB is 13x the largest region of the reference traces and 9x the generated traces' regions.
+pub const MAX_BUFFERED_BYTES: usize = 64 << 20;
+
+/// Chunk number of the sorter's own arena in [`Pending::chunk`]; adopted chunks count from 1.
+pub const ARENA: u32 = 0;
+
 /// One buffered event: everything an [`crate::event::Event`] needs except the interned strings.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pending {
     pub timestamp: i64,
     pub thread_id: u64,
@@ -38,6 +53,8 @@ pub struct Pending {
     pub stack_id: u32,
     pub payload_start: u32,
     pub payload_len: u32,
+    /// Which bytes hold the payload: [`ARENA`], or a chunk adopted from a part ([`Sorter::adopt`]).
+    pub chunk: u32,
 }
 
 #[derive(Default)]
@@ -53,13 +70,31 @@ pub struct Sorter {
     /// Still in timestamp order as appended (then no sort is needed).
     in_order: bool,
     last_ts: i64,
+    /// Payload bytes decoded by parts of the file, held rather than copied: chunk `i + 1`.
+    adopted: Vec<Rc<Vec<u8>>>,
+    /// What the adopted chunks count for in [`buffered_bytes`](Self::buffered_bytes): the bytes of the
+    /// blocks their events came from, as the arena would have held them.
+    adopted_accounted: usize,
+    /// See [`MAX_BUFFERED_BYTES`].
+    budget: usize,
+    /// The latest timestamp released at the budget.
+    released_upto: Option<i64>,
+    /// Events buffered after a release at the budget with a timestamp before the latest one
+    /// released: they come out after a later event.
+    pub late: u64,
 }
 
 impl Sorter {
     pub fn new() -> Self {
+        Self::with_budget(MAX_BUFFERED_BYTES)
+    }
+
+    /// A sorter whose budget is `budget` bytes instead of [`MAX_BUFFERED_BYTES`] (tests).
+    pub fn with_budget(budget: usize) -> Self {
         Sorter {
             in_order: true,
             last_ts: i64::MIN,
+            budget,
             ..Default::default()
         }
     }
@@ -70,9 +105,33 @@ impl Sorter {
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
-    /// Bytes currently held (records + payloads).
+    /// Bytes currently held (records + payloads), adopted chunks counted as the blocks they stand for.
     pub fn buffered_bytes(&self) -> usize {
-        self.events.len() * core::mem::size_of::<Pending>() + self.arena.len()
+        self.events.len() * core::mem::size_of::<Pending>()
+            + self.arena.len()
+            + self.adopted_accounted
+    }
+
+    /// `order` = every buffered event's (timestamp, index), sorted: the order they are released in.
+    fn sort_order(&mut self) {
+        self.order.clear();
+        self.order.extend(
+            self.events
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.timestamp, i as u32)),
+        );
+        self.order.sort_unstable();
+    }
+
+    /// The payload of a buffered event.
+    #[inline]
+    fn payload(&self, p: &Pending) -> &[u8] {
+        let bytes = match p.chunk {
+            ARENA => &self.arena,
+            c => &self.adopted[c as usize - 1],
+        };
+        &bytes[p.payload_start as usize..(p.payload_start + p.payload_len) as usize]
     }
 
     /// The smallest buffered timestamp that is <= `t`.
@@ -90,17 +149,47 @@ impl Sorter {
     #[inline]
     pub fn append(&mut self, bytes: &[u8]) -> Option<u32> {
         let start = self.arena.len();
-        if start + bytes.len() > u32::MAX as usize {
+        if start + self.adopted_accounted + bytes.len() > u32::MAX as usize {
             return None;
         }
         self.arena.extend_from_slice(bytes);
         Some(start as u32)
     }
 
+    /// What [`append`](Self::append) of a block of `len` bytes does to the accounting, for a block
+    /// whose payloads are in an adopted chunk: false (and nothing counted) where `append` would fail.
+    pub fn account(&mut self, len: usize) -> bool {
+        if !self.can_account(len) {
+            return false;
+        }
+        self.adopted_accounted += len;
+        true
+    }
+
+    /// Whether [`account`](Self::account) of `len` bytes would succeed.
+    pub fn can_account(&self, len: usize) -> bool {
+        self.arena.len() + self.adopted_accounted + len <= u32::MAX as usize
+    }
+
+    /// Holds `bytes` (a part's payloads) for the events that point into them; returns their chunk
+    /// number. The same bytes adopted twice in a row are held once.
+    pub fn adopt(&mut self, bytes: &Rc<Vec<u8>>) -> u32 {
+        if !self.adopted.last().is_some_and(|c| Rc::ptr_eq(c, bytes)) {
+            self.adopted.push(bytes.clone());
+        }
+        self.adopted.len() as u32
+    }
+
     /// Buffers an event whose payload is `arena[payload_start..][..payload_len]` (from `append`).
     #[inline]
     pub fn push_at(&mut self, p: Pending) {
-        debug_assert!(p.payload_start as usize + p.payload_len as usize <= self.arena.len());
+        debug_assert!(
+            p.chunk != ARENA
+                || p.payload_start as usize + p.payload_len as usize <= self.arena.len()
+        );
+        if self.released_upto.is_some_and(|t| p.timestamp < t) {
+            self.late += 1;
+        }
         if p.timestamp < self.last_ts {
             self.in_order = false;
         } else {
@@ -114,12 +203,16 @@ impl Sorter {
     #[inline]
     pub fn push(&mut self, mut p: Pending, payload: &[u8]) -> bool {
         let start = self.arena.len();
-        if start + payload.len() > u32::MAX as usize {
+        if start + self.adopted_accounted + payload.len() > u32::MAX as usize {
             return false;
         }
         p.payload_start = start as u32;
         p.payload_len = payload.len() as u32;
+        p.chunk = ARENA;
         self.arena.extend_from_slice(payload);
+        if self.released_upto.is_some_and(|t| p.timestamp < t) {
+            self.late += 1;
+        }
         if p.timestamp < self.last_ts {
             self.in_order = false;
         } else {
@@ -149,12 +242,14 @@ impl Sorter {
         self.order.sort_unstable();
         for &(_, i) in &self.order {
             let p = &self.events[i as usize];
-            emit(
-                p,
-                &self.arena[p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
-            );
+            emit(p, self.payload(p));
         }
-        // Keep the later events, compacting the arena.
+        self.keep_after(Some(t));
+    }
+
+    /// Keeps the events later than `t` (all of them for None), their payloads compacted into the
+    /// arena; the adopted chunks are let go.
+    fn keep_after(&mut self, t: Option<i64>) {
         let mut arena = core::mem::take(&mut self.spare);
         arena.clear();
         self.last_ts = i64::MIN;
@@ -162,12 +257,12 @@ impl Sorter {
         let mut kept = 0;
         for k in 0..self.events.len() {
             let mut p = self.events[k];
-            if p.timestamp <= t {
+            if t.is_some_and(|t| p.timestamp <= t) {
                 continue;
             }
-            let payload =
-                &self.arena[p.payload_start as usize..(p.payload_start + p.payload_len) as usize];
+            let payload = self.payload(&p);
             p.payload_start = arena.len() as u32;
+            p.chunk = ARENA;
             arena.extend_from_slice(payload);
             if p.timestamp < self.last_ts {
                 self.in_order = false;
@@ -179,17 +274,50 @@ impl Sorter {
         }
         self.events.truncate(kept);
         self.spare = core::mem::replace(&mut self.arena, arena);
+        self.adopted.clear();
+        self.adopted_accounted = 0;
+    }
+
+    /// Past the budget: the timestamp up to which the oldest events should be released
+    /// ([`flush_upto`](Self::flush_upto) then [`released`](Self::released)) to bring the buffer
+    /// down to half the budget; None within the budget (or when compacting the payloads was enough).
+    pub fn budget_cut(&mut self) -> Option<i64> {
+        if self.buffered_bytes() <= self.budget {
+            return None;
+        }
+        let record = core::mem::size_of::<Pending>();
+        self.sort_order();
+        // Keep the latest events while they fit in half the budget; release the rest, with every
+        // event of the last released timestamp (a cut is a timestamp).
+        let mut kept = 0usize;
+        let mut cut = None;
+        for &(ts, i) in self.order.iter().rev() {
+            let cost = record + self.events[i as usize].payload_len as usize;
+            if kept + cost > self.budget / 2 {
+                cut = Some(ts);
+                break;
+            }
+            kept += cost;
+        }
+        if cut.is_none() {
+            // The records and their payloads fit: what was over is the rest of their blocks'
+            // bytes (events a filter skipped), which compacting drops.
+            self.keep_after(None);
+        }
+        cut
+    }
+
+    /// Events up to `t` were released at the budget: any buffered later with an earlier timestamp is
+    /// counted in [`late`](Self::late).
+    pub fn released(&mut self, t: i64) {
+        self.released_upto = Some(self.released_upto.map_or(t, |u| u.max(t)));
     }
 
     /// Emits every buffered event in timestamp order (stable) and empties the buffer.
     pub fn flush(&mut self, emit: &mut dyn FnMut(&Pending, &[u8])) {
         if self.in_order {
             for p in &self.events {
-                emit(
-                    p,
-                    &self.arena
-                        [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
-                );
+                emit(p, self.payload(p));
             }
         } else {
             let min = self.events.iter().map(|p| p.timestamp).min().unwrap_or(0);
@@ -210,33 +338,20 @@ impl Sorter {
                 let mask = (1u64 << idx_bits) - 1;
                 for &k in &self.keys {
                     let p = &self.events[(k & mask) as usize];
-                    emit(
-                        p,
-                        &self.arena
-                            [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
-                    );
+                    emit(p, self.payload(p));
                 }
             } else {
-                self.order.clear();
-                self.order.extend(
-                    self.events
-                        .iter()
-                        .enumerate()
-                        .map(|(i, p)| (p.timestamp, i as u32)),
-                );
-                self.order.sort_unstable();
+                self.sort_order();
                 for &(_, i) in &self.order {
                     let p = &self.events[i as usize];
-                    emit(
-                        p,
-                        &self.arena
-                            [p.payload_start as usize..(p.payload_start + p.payload_len) as usize],
-                    );
+                    emit(p, self.payload(p));
                 }
             }
         }
         self.events.clear();
         self.arena.clear();
+        self.adopted.clear();
+        self.adopted_accounted = 0;
         self.in_order = true;
         self.last_ts = i64::MIN;
     }
@@ -297,6 +412,7 @@ mod tests {
             stack_id: 0,
             payload_start: 0,
             payload_len: 0,
+            chunk: ARENA,
         }
     }
 

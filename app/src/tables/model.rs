@@ -194,6 +194,11 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
                 .unwrap_or_else(|| "unknown".into()),
             def("dropped_events"),
         ),
+        (
+            "Out-of-order events".into(),
+            thousands(p.out_of_order_events as f64),
+            def("out_of_order_events"),
+        ),
         ("Format".into(), p.format.clone(), def("format")),
         (
             "Process".into(),

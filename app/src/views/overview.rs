@@ -33,6 +33,20 @@ fn dropped_note(m: &GcModel, etl: Option<&EtlFacts>) -> Option<String> {
     })
 }
 
+/// Events the decoder delivered out of time order (see `Process::out_of_order_events`).
+fn out_of_order_note(m: &GcModel) -> Option<String> {
+    let n = m.process.out_of_order_events;
+    (n > 0).then(|| {
+        format!(
+            "⚠ {} events may be out of order: the trace holds more events than the decoder keeps \
+             in order at once (no sequence points, or ETW buffers written late), so some came \
+             after later ones. Pauses and other figures that pair events in time may be off \
+             around them.",
+            thousands(n as f64)
+        )
+    })
+}
+
 #[component]
 pub fn Overview() -> impl IntoView {
     let app = use_app();
@@ -52,6 +66,7 @@ pub fn Overview() -> impl IntoView {
                 facts.extend(etl.iter().flat_map(|e| e.facts()));
                 let dropped = dropped_note(&m, etl.as_ref());
                 let warn = dropped.clone();
+                let late = out_of_order_note(&m);
                 let ranged = app.range().is_set();
                 // % paused: the model's over the whole trace (total pause over the trace's length,
                 // as core defines it), or core's latency figure over the selected range (pause
@@ -87,6 +102,7 @@ pub fn Overview() -> impl IntoView {
                                     }
                                 }).collect_view()}
                             </dl>
+                            {late.map(|l| view! { <p id="out-of-order" class="warn">{l}</p> })}
                         </div>
                         <div>
                             <h2>"Time paused"</h2>

@@ -71,6 +71,16 @@ impl Unwrapper {
         }
     }
 
+    /// For a plain trace stream: `n` bytes of it were read elsewhere (a part of the file, see
+    /// [`crate::parts`]). False, and nothing changed, for any other input.
+    pub fn skip_raw(&mut self, n: u64) -> bool {
+        if !matches!(self.state, State::Raw) {
+            return false;
+        }
+        self.file_offset += n;
+        true
+    }
+
     /// Feeds one chunk of the file; `out` receives the unwrapped trace bytes in order.
     pub fn push(&mut self, chunk: &[u8], out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
         let base = self.file_offset;

@@ -5,11 +5,12 @@
 //! Output is streamed: the writer keeps one event block, one stack block and the bytes not yet
 //! [`drain`](NetTraceWriter::drain)ed, so a multi-GB trace needs a few hundred KB of memory.
 //! [`payload`] builds the runtime's GC payloads; [`workload`] simulates a process writing a realistic
-//! mix of events.
+//! mix of events; [`crafted`] writes a hostile trace for the ordering buffer's memory bound.
 //!
 //! The layouts follow FORMAT-NOTES §2-§3 and §6 (the decoder in [`crate::nettrace`] follows the same
 //! notes, so round-trip tests check both against the same description, field by field).
 
+pub mod crafted;
 pub mod etl;
 pub mod payload;
 pub mod workload;

@@ -14,7 +14,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 /// A record kind's key: source kind tag, GUID, id/opcode/hook, version.
-type Key = (u8, Guid, u16, u8);
+pub type Key = (u8, Guid, u16, u8);
 
 pub struct Entry {
     /// Interned provider index.
@@ -32,6 +32,8 @@ pub struct Catalog {
     providers: Vec<String>,
     entries: Vec<Entry>,
     index: BTreeMap<Key, u32>,
+    /// Each entry's key, in entry order.
+    keys: Vec<Key>,
     last: Option<(Key, u32)>,
     filter: Option<Box<Filter>>,
     /// Skipped records per provider index.
@@ -120,7 +122,51 @@ impl Catalog {
         });
         let i = (self.entries.len() - 1) as u32;
         self.index.insert(key, i);
+        self.keys.push(key);
         i
+    }
+
+    /// Entries defined so far.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Each entry's key and count, in entry order (what [`absorb`](Self::absorb) takes).
+    pub fn counts(&self) -> Vec<(Key, u64)> {
+        self.keys
+            .iter()
+            .zip(&self.entries)
+            .map(|(&k, e)| (k, e.count))
+            .collect()
+    }
+
+    /// Adds what a part's own catalog counted (its [`counts`](Self::counts), see [`super::part`]):
+    /// its entries, defined here in the part's order of first sight where they are new (the order
+    /// the sequential decoder would have defined them in, the part's records coming after every
+    /// record counted here), and their counts. Returns the index here of each of the part's entries.
+    pub fn absorb(&mut self, part: &[(Key, u64)]) -> Vec<u32> {
+        let mut to = Vec::with_capacity(part.len());
+        for &(key, count) in part {
+            let i = match self.index.get(&key) {
+                Some(&i) => i,
+                None => self.define(&source_of(key), key.3, key),
+            };
+            let mine = &mut self.entries[i as usize];
+            mine.count += count;
+            if !mine.deliver && count > 0 {
+                let p = mine.provider as usize;
+                if p >= self.skipped_per_provider.len() {
+                    self.skipped_per_provider.resize(p + 1, 0);
+                }
+                self.skipped_per_provider[p] += count;
+            }
+            to.push(i);
+        }
+        to
     }
 
     /// Records seen per provider, id and name, sorted by them.
@@ -141,6 +187,25 @@ impl Catalog {
             .enumerate()
             .filter(|(_, &n)| n > 0)
             .map(|(i, &n)| (self.providers[i].as_str(), n))
+    }
+}
+
+/// The source a key was made from, as far as naming it reads it (a provider event's opcode is not
+/// part of its name).
+fn source_of(key: Key) -> Source {
+    let (kind, guid, n, _) = key;
+    match kind {
+        0 => Source::Provider {
+            guid,
+            id: n,
+            opcode: 0,
+        },
+        1 => Source::Class {
+            guid,
+            opcode: n as u8,
+        },
+        2 => Source::Kernel { hook: n },
+        _ => Source::Instance,
     }
 }
 

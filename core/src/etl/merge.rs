@@ -22,7 +22,7 @@ use core::cmp::Reverse;
 pub const WINDOW_BYTES: usize = 32 << 20;
 
 /// One held event: where its payload is in its buffer's bytes and what its header said.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Held {
     pub timestamp: i64,
     /// Index of the decoder's name entry (provider, id, version, name).

@@ -26,6 +26,7 @@ pub mod logfile;
 pub mod lz77;
 pub mod merge;
 pub mod names;
+pub mod part;
 pub mod record;
 
 use crate::decode::{DecodeStats, Sink};
@@ -61,6 +62,28 @@ pub struct Counters {
     /// Smallest and largest record timestamps seen.
     pub first_timestamp: Option<i64>,
     pub last_timestamp: Option<i64>,
+}
+
+impl Counters {
+    /// Adds what another reading counted (a part's, see [`part`]).
+    pub fn add(&mut self, o: &Counters) {
+        self.events += o.events;
+        self.filtered_events += o.filtered_events;
+        self.buffers += o.buffers;
+        self.skipped_records += o.skipped_records;
+        self.damaged_buffers += o.damaged_buffers;
+        self.out_of_order += o.out_of_order;
+        let min = |a: Option<i64>, b: Option<i64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let max = |a: Option<i64>, b: Option<i64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.first_timestamp = min(self.first_timestamp, o.first_timestamp);
+        self.last_timestamp = max(self.last_timestamp, o.last_timestamp);
+    }
 }
 
 /// The .etl decoder: buffer framing, decompression, records, names and the merge window.
@@ -245,6 +268,47 @@ impl Decoder {
         result
     }
 
+    /// Whether a part may read the buffers that follow (see [`part`]): the logfile header is read
+    /// and the next bytes start a buffer of the same file.
+    pub fn splittable(&self) -> bool {
+        self.info.is_some() && self.pending.is_empty() && !self.new_file
+    }
+
+    /// Adds a part's catalog to the decoder's (see [`catalog::Catalog::absorb`]); returns the index
+    /// here of each of the part's entries.
+    pub fn absorb_catalog(&mut self, part: &[(catalog::Key, u64)]) -> Vec<u32> {
+        self.catalog.absorb(part)
+    }
+
+    /// Does what reading the next buffer (`size` bytes in the file) does, from what a part recorded
+    /// of it: its counts, and its `events` (entries of this decoder's catalog) with their `bytes`
+    /// into the merge window, which delivers what it releases to `sink`.
+    pub fn apply_buffer(
+        &mut self,
+        piece: &part::BufferPiece,
+        events: impl Iterator<Item = Held>,
+        bytes: &[u8],
+        size: u64,
+        sink: &mut Sink<'_>,
+    ) {
+        self.offset += size;
+        self.counters.add(&piece.counters);
+        let mut held = self.window.take_buffer();
+        held.processor = piece.processor;
+        held.events.clear();
+        held.events.extend(events);
+        held.bytes.clear();
+        held.bytes.extend_from_slice(bytes);
+        let Decoder {
+            window,
+            catalog,
+            info,
+            ..
+        } = self;
+        let Some(info) = info else { return };
+        window.push(held, &mut |b, h| emit(catalog, info, b, h, sink));
+    }
+
     /// Delivers every held event now.
     pub fn flush(&mut self, sink: &mut Sink<'_>) {
         let Decoder {
@@ -337,63 +401,32 @@ impl Decoder {
         at: u64,
         sink: &mut Sink<'_>,
     ) -> Result<()> {
-        let mut held: HeldBuffer = self.window.take_buffer();
-        held.processor = h.processor as u32;
-        let mut pos = 0usize;
-        while pos < records.len() {
-            let r = match record::parse(records, pos) {
-                Ok(r) => r,
-                Err(e) => {
-                    if self.info.is_none() {
-                        return Err(Error::malformed(
-                            at + (HEADER_LEN + pos) as u64,
-                            format!("ETL record: {}", e.what),
-                        ));
-                    }
-                    // The buffers are framed independently: skip the rest of this one.
-                    if !self.salvaging {
-                        self.counters.damaged_buffers += 1;
-                        self.counters.skipped_records += 1;
-                    }
-                    break;
-                }
-            };
-            if self.info.is_none() {
-                self.read_logfile_header(records, &r, at + (HEADER_LEN + pos) as u64)?;
-            } else if self.new_file {
+        // The first record of a file is its logfile header (of a companion file: its own).
+        if self.info.is_none() && !records.is_empty() {
+            let r = record::parse(records, 0).map_err(|e| {
+                Error::malformed(at + HEADER_LEN as u64, format!("ETL record: {}", e.what))
+            })?;
+            self.read_logfile_header(records, &r, at + HEADER_LEN as u64)?;
+        } else if self.new_file {
+            if let Ok(r) = record::parse(records, 0) {
                 self.new_file = false;
                 if r.source != (Source::Kernel { hook: 0 }) {
                     return Err(Error::malformed(
-                        at + (HEADER_LEN + pos) as u64,
+                        at + HEADER_LEN as u64,
                         "a companion ETL file whose first record is not its logfile header",
                     ));
                 }
             }
-            let c = &mut self.counters;
-            c.events += 1;
-            c.first_timestamp = Some(
-                c.first_timestamp
-                    .map_or(r.timestamp, |t| t.min(r.timestamp)),
-            );
-            c.last_timestamp = Some(c.last_timestamp.map_or(r.timestamp, |t| t.max(r.timestamp)));
-            let entry = self.catalog.lookup(&r.source, r.version);
-            if self.catalog.entry(entry).deliver {
-                // Payload positions in `records` for now: copied once the buffer is done.
-                held.events.push(Held {
-                    timestamp: r.timestamp,
-                    entry,
-                    thread_id: r.thread_id,
-                    process_id: r.process_id,
-                    pointer_size: r.pointer_size,
-                    payload_start: r.payload_start as u32,
-                    payload_len: r.payload_len as u32,
-                });
-            } else {
-                self.counters.filtered_events += 1;
-            }
-            pos += (r.size + 7) & !7;
         }
-        held.take_payloads(records);
+        let mut held: HeldBuffer = self.window.take_buffer();
+        held.processor = h.processor as u32;
+        read_records(
+            &mut self.catalog,
+            &mut self.counters,
+            records,
+            self.salvaging,
+            &mut held,
+        );
         let Decoder {
             window,
             catalog,
@@ -440,6 +473,58 @@ impl Decoder {
         self.header = Some(lh);
         Ok(())
     }
+}
+
+/// Reads the records of one buffer (after its logfile header, if it is a file's first) into `held`,
+/// counting every record in `catalog` and `counters`. A record that cannot be read ends the buffer
+/// (counted as damaged, unless `salvaging` the cut-off last buffer of the file, whose last record is
+/// cut rather than damaged). The sequential decoder and the parts ([`part`]) both read buffers here.
+pub(crate) fn read_records(
+    catalog: &mut Catalog,
+    counters: &mut Counters,
+    records: &[u8],
+    salvaging: bool,
+    held: &mut HeldBuffer,
+) {
+    let mut pos = 0usize;
+    while pos < records.len() {
+        let Ok(r) = record::parse(records, pos) else {
+            // The buffers are framed independently: skip the rest of this one.
+            if !salvaging {
+                counters.damaged_buffers += 1;
+                counters.skipped_records += 1;
+            }
+            break;
+        };
+        counters.events += 1;
+        counters.first_timestamp = Some(
+            counters
+                .first_timestamp
+                .map_or(r.timestamp, |t| t.min(r.timestamp)),
+        );
+        counters.last_timestamp = Some(
+            counters
+                .last_timestamp
+                .map_or(r.timestamp, |t| t.max(r.timestamp)),
+        );
+        let entry = catalog.lookup(&r.source, r.version);
+        if catalog.entry(entry).deliver {
+            // Payload positions in `records` for now: copied once the buffer is done.
+            held.events.push(Held {
+                timestamp: r.timestamp,
+                entry,
+                thread_id: r.thread_id,
+                process_id: r.process_id,
+                pointer_size: r.pointer_size,
+                payload_start: r.payload_start as u32,
+                payload_len: r.payload_len as u32,
+            });
+        } else {
+            counters.filtered_events += 1;
+        }
+        pos += (r.size + 7) & !7;
+    }
+    held.take_payloads(records);
 }
 
 /// Hands one held event to the sink.

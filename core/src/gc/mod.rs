@@ -60,13 +60,16 @@ impl ModelBuilder {
     }
 
     /// Closes every GC and computes the whole-trace summaries. `stats` (the decoder's) supplies the
-    /// dropped-event count, and the counts of the events a reader filtered with [`interest`] skipped.
+    /// dropped and out-of-order event counts, and the counts of the events a reader filtered with
+    /// [`interest`] skipped.
     pub fn finish(mut self, stats: Option<&DecodeStats>) -> GcModel {
         if let Some(s) = stats {
             ingest::add_filtered(&mut self, s);
         }
         let dropped = stats.map(ingest::dropped_events);
-        self.finish_model(dropped)
+        let mut model = self.finish_model(dropped);
+        model.process.out_of_order_events = stats.map_or(0, |s| s.out_of_order_events);
+        model
     }
 }
 

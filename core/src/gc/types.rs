@@ -375,6 +375,9 @@ pub struct ProcessFacts {
     pub gc_events: u64,
     pub payload_errors: u64,
     pub dropped_events: Option<u64>,
+    /// Events the decoder delivered after a later one (see `DecodeStats::out_of_order_events`).
+    #[serde(default)]
+    pub out_of_order_events: u64,
     pub gc_count: u32,
     pub incomplete_gc_count: u32,
 }

@@ -60,6 +60,88 @@ pub struct MetadataStore {
     sparse: BTreeMap<u32, u32>,
     /// The consumer's filter; none delivers everything.
     filter: Option<Box<Filter>>,
+    /// Bumped by every change of what an id means (a definition, a flush of the ids).
+    changes: u64,
+}
+
+/// What a part of the trace needs of the metadata to decode event blocks on its own
+/// ([`crate::parts`]): which entry each id stands for, and per entry what the rows' decoding reads.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MetaView {
+    entries: Vec<EntryView>,
+    dense: Vec<u32>,
+    sparse: BTreeMap<u32, u32>,
+}
+
+/// One entry of a [`MetaView`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EntryView {
+    pub version: u32,
+    pub deliver: bool,
+    /// The event's name depends on its payload (see [`Metadata::payload_named`]).
+    pub payload_named: bool,
+}
+
+impl MetaView {
+    /// Entry index for a metadata id.
+    #[inline]
+    pub fn lookup(&self, id: u32) -> Option<u32> {
+        let i = if id < DENSE_IDS {
+            match self.dense.get(id as usize) {
+                Some(&i) if i != 0 => i - 1,
+                _ => return None,
+            }
+        } else {
+            *self.sparse.get(&id)?
+        };
+        // A view from elsewhere (a worker's message) is not trusted to be consistent.
+        (i < self.entries.len() as u32).then_some(i)
+    }
+
+    #[inline]
+    pub fn entry(&self, index: u32) -> Option<&EntryView> {
+        self.entries.get(index as usize)
+    }
+
+    /// Appends the view's bytes (see [`crate::parts::wire`]).
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
+        for e in &self.entries {
+            out.extend_from_slice(&e.version.to_le_bytes());
+            out.push(u8::from(e.deliver) | u8::from(e.payload_named) << 1);
+        }
+        out.extend_from_slice(&(self.dense.len() as u32).to_le_bytes());
+        for d in &self.dense {
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.sparse.len() as u32).to_le_bytes());
+        for (id, i) in &self.sparse {
+            out.extend_from_slice(&id.to_le_bytes());
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+
+    /// Reads what [`encode`](Self::encode) wrote.
+    pub fn decode(c: &mut Cursor<'_>) -> Result<MetaView> {
+        let mut v = MetaView::default();
+        for _ in 0..c.u32("entries")? {
+            let version = c.u32("entry version")?;
+            let flags = c.u8("entry flags")?;
+            v.entries.push(EntryView {
+                version,
+                deliver: flags & 1 != 0,
+                payload_named: flags & 2 != 0,
+            });
+        }
+        for _ in 0..c.u32("dense ids")? {
+            v.dense.push(c.u32("dense id")?);
+        }
+        for _ in 0..c.u32("sparse ids")? {
+            let id = c.u32("sparse id")?;
+            v.sparse.insert(id, c.u32("sparse entry")?);
+        }
+        Ok(v)
+    }
 }
 
 impl MetadataStore {
@@ -93,9 +175,32 @@ impl MetadataStore {
         &self.providers[index as usize]
     }
 
+    /// The ids and entries as a part of the trace needs them (see [`MetaView`]).
+    pub fn view(&self) -> MetaView {
+        MetaView {
+            entries: self
+                .entries
+                .iter()
+                .map(|m| EntryView {
+                    version: m.version,
+                    deliver: m.deliver,
+                    payload_named: m.payload_named,
+                })
+                .collect(),
+            dense: self.dense.clone(),
+            sparse: self.sparse.clone(),
+        }
+    }
+
+    /// Changes of what ids mean so far (definitions, flushes): equal counts, equal [`view`](Self::view)s.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Sets the consumer's filter and decides again for the entries already defined.
     pub fn set_filter(&mut self, filter: Option<Box<Filter>>) {
         self.filter = filter;
+        self.changes += 1;
         for i in 0..self.entries.len() {
             let m = &self.entries[i];
             let deliver = self.decide(m.provider, m.event_id, m.version);
@@ -112,6 +217,7 @@ impl MetadataStore {
     /// Forgets every id (V6 sequence point with the flush-metadata flag). Entries stay allocated until
     /// `compact` because buffered events may still refer to them.
     pub fn clear_ids(&mut self) {
+        self.changes += 1;
         self.dense.clear();
         self.sparse.clear();
     }
@@ -146,6 +252,7 @@ impl MetadataStore {
         m.payload_named = provider == crate::clr::names::RUNTIME_PROVIDER
             && m.event_id == crate::clr::ids::runtime::GC_DYNAMIC_EVENT;
         m.deliver = self.decide(m.provider, m.event_id, m.version);
+        self.changes += 1;
         self.entries.push(m);
         let index = (self.entries.len() - 1) as u32;
         if id < DENSE_IDS {

@@ -8,6 +8,8 @@ pub mod event_block;
 pub mod framing;
 pub mod metadata;
 pub mod netperf;
+pub mod part;
+pub mod rows;
 pub mod sequence_point;
 pub mod stack;
 pub mod trace;
@@ -19,13 +21,13 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
-use crate::sort::{Pending, Sorter};
+use crate::sort::{Pending, Sorter, ARENA};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use event_block::{Dialect, EventHeader};
+use event_block::Dialect;
 use framing::{ObjectKind, Peek};
 use metadata::MetadataStore;
 use sequence_point::SequenceTracker;
@@ -55,6 +57,26 @@ enum Stage {
     V6Blocks,
     /// After the end-of-stream marker: the rest is ignored.
     End,
+}
+
+/// What the next unit of the stream is, for splitting the trace into parts ([`Decoder::frame`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// Not enough bytes to tell: at least this many are needed.
+    NeedMore(usize),
+    /// An event or stack block a part can decode on its own: the unit is `len` bytes, its content
+    /// `content_start..content_start + content_len` of them.
+    Block {
+        kind: part::BlockKind,
+        len: usize,
+        content_start: usize,
+        content_len: usize,
+    },
+    /// A unit the decoder steps over itself ([`Decoder::step`]): headers, metadata, sequence points.
+    Step,
+    /// What follows is for the sequential decoder alone: the end of the stream, NetPerf V1-V3
+    /// events (their metadata comes among the events), and whatever the decoder would reject.
+    Sequential,
 }
 
 /// The format decoder: framing state, metadata, ordering and sequence checking.
@@ -113,9 +135,22 @@ impl Decoder {
         self.meta.set_filter(filter);
     }
 
+    /// Bytes held in the time-ordering buffer (see [`crate::sort::Sorter::buffered_bytes`]).
+    pub fn sorted_bytes(&self) -> usize {
+        self.sorter.buffered_bytes()
+    }
+
+    /// Sets the sort buffer's budget (see [`crate::sort::MAX_BUFFERED_BYTES`]); before any event.
+    pub fn set_sort_budget(&mut self, bytes: usize) {
+        if self.sorter.is_empty() {
+            self.sorter = Sorter::with_budget(bytes);
+        }
+    }
+
     /// Brings the counters that are kept elsewhere into `stats`.
     pub fn update_stats(&self, stats: &mut DecodeStats) {
         stats.dropped_events = self.seq.dropped;
+        stats.out_of_order_events = self.sorter.late;
         let Some(info) = &self.info else { return };
         let t = &self.tally;
         stats.first_event_ms = t.first.map(|ts| info.ms_since_start(ts));
@@ -162,6 +197,149 @@ impl Decoder {
             add(i, Some(name), n);
         }
         crate::filter::count_lines(by_key)
+    }
+
+    /// What the unit at the start of `buf` (stream offset `base`) is, without decoding it. An error
+    /// is the decoder's to report: the caller leaves the rest to [`step`](Self::step).
+    pub fn frame(&self, buf: &[u8], base: u64) -> Result<Frame> {
+        match self.stage {
+            Stage::Start | Stage::StreamHeader => Ok(Frame::Step),
+            Stage::InlineEvents | Stage::End => Ok(Frame::Sequential),
+            Stage::Objects => {
+                let Some(&first) = buf.first() else {
+                    return Ok(Frame::NeedMore(1));
+                };
+                if first == framing::tag::NULL_REFERENCE {
+                    return Ok(Frame::Sequential);
+                }
+                let h = match framing::peek_object_header(buf, base)? {
+                    Peek::Ready(h) => h,
+                    Peek::NeedMore(n) => return Ok(Frame::NeedMore(n)),
+                };
+                let kind = match h.kind {
+                    _ if self.info.is_none() => return Ok(Frame::Step),
+                    ObjectKind::EventBlock if self.version <= 3 => return Ok(Frame::Sequential),
+                    ObjectKind::EventBlock => part::BlockKind::Events,
+                    ObjectKind::StackBlock => part::BlockKind::Stacks,
+                    _ => return Ok(Frame::Step),
+                };
+                let body = &buf[h.header_len..];
+                match framing::peek_block_body(body, base + h.header_len as u64)? {
+                    Peek::Ready((start, len, total)) => Ok(Frame::Block {
+                        kind,
+                        len: h.header_len + total,
+                        content_start: h.header_len + start,
+                        content_len: len,
+                    }),
+                    Peek::NeedMore(n) => Ok(Frame::NeedMore(h.header_len + n)),
+                }
+            }
+            Stage::V6Blocks => {
+                if buf.len() < 4 {
+                    return Ok(Frame::NeedMore(4));
+                }
+                let word = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
+                let size = (word & 0x00ff_ffff) as usize;
+                let kind = match (word >> 24) as u8 {
+                    v6::kind::END_OF_STREAM => return Ok(Frame::Sequential),
+                    _ if self.info.is_none() => return Ok(Frame::Step),
+                    v6::kind::EVENT => part::BlockKind::Events,
+                    v6::kind::STACK => part::BlockKind::Stacks,
+                    _ => return Ok(Frame::Step),
+                };
+                if buf.len() < 4 + size {
+                    return Ok(Frame::NeedMore(4 + size));
+                }
+                Ok(Frame::Block {
+                    kind,
+                    len: 4 + size,
+                    content_start: 4,
+                    content_len: size,
+                })
+            }
+        }
+    }
+
+    /// What a part needs to decode the blocks that follow on its own (see [`part`]).
+    pub fn part_context(&self) -> part::PartContext {
+        part::PartContext {
+            v6: self.version == 6,
+            pointer_size: self.pointer_size,
+            sync_time_qpc: self.info.as_ref().map_or(0, |i| i.sync_time_qpc),
+            meta: self.meta.view(),
+            tables: self.v6.clone(),
+        }
+    }
+
+    /// Changes so far of what [`part_context`](Self::part_context) holds: equal counts, equal
+    /// contexts.
+    pub fn part_context_changes(&self) -> u64 {
+        self.meta.changes() + self.v6.changes() + u64::from(self.info.is_some())
+    }
+
+    /// Does to the decoder's state what decoding the block a part recorded as `piece` does (see
+    /// [`part`]): `events` are its delivered events, their payloads in `payloads` (held by the sort
+    /// buffer, not copied), `runs` and `skips` its sequence runs and skipped-event counts. Returns
+    /// false, having changed nothing, where the record cannot stand for the block: the caller
+    /// then decodes the block, and everything after it, sequentially.
+    #[allow(clippy::too_many_arguments)]
+    pub fn apply_piece(
+        &mut self,
+        piece: &part::BlockPiece,
+        events: &[Pending],
+        runs: &[part::SeqRun],
+        skips: &[part::SkipCount],
+        payloads: &alloc::rc::Rc<Vec<u8>>,
+        stats: &mut DecodeStats,
+        sink: &mut Sink<'_>,
+    ) -> bool {
+        let entries = self.meta.len() as u32;
+        let fits = |p: &Pending| {
+            p.metadata < entries
+                && (p.payload_start as usize)
+                    .checked_add(p.payload_len as usize)
+                    .is_some_and(|end| end <= payloads.len())
+        };
+        if self.info.is_none()
+            || (piece.events > 0 && !self.sorter.can_account(piece.rows_len as usize))
+            || !events.iter().all(fits)
+            || !skips.iter().all(|s| s.entry < entries)
+        {
+            return false;
+        }
+        stats.blocks += 1;
+        if piece.kind == part::BlockKind::Stacks {
+            self.current = "StackBlock";
+            stats.stacks += piece.stacks;
+            return true;
+        }
+        self.current = "EventBlock";
+        for r in runs {
+            self.seq.run(r.thread, r.first, r.last);
+        }
+        self.seq.dropped += piece.dropped;
+        stats.skipped_events += piece.unknown;
+        for s in skips {
+            let provider = self.meta.entry(s.entry).provider;
+            self.tally
+                .skipped_many(s.entry, provider, s.count, s.earliest);
+            stats.events += s.count;
+            stats.filtered_events += s.count;
+        }
+        if let Some(d) = piece.skipped_last_since_sync {
+            self.tally.saw_since(d);
+        }
+        if piece.events > 0 {
+            self.sorter.account(piece.rows_len as usize);
+            let chunk = self.sorter.adopt(payloads);
+            for p in events {
+                let mut p = *p;
+                p.chunk = chunk;
+                self.sorter.push_at(p);
+            }
+        }
+        self.end_block(piece.sorted_up_to, stats, sink);
+        true
     }
 
     /// Decodes one unit from the start of `buf` (stream offset `base`).
@@ -430,7 +608,7 @@ impl Decoder {
         Ok(Step::Consumed(h.header_len + total))
     }
 
-    /// Events of an EventBlock or MetadataBlock (V4+ layout).
+    /// Events of an EventBlock or MetadataBlock (V4+ layout), ordered at once.
     fn read_event_block(
         &mut self,
         c: &mut Cursor<'_>,
@@ -438,103 +616,38 @@ impl Decoder {
         stats: &mut DecodeStats,
         sink: &mut Sink<'_>,
     ) -> Result<()> {
-        let compressed = event_block::read_block_header(c)?;
-        // The rows are copied into the sort buffer once, as a whole, at the first data event; events
-        // then refer to their payloads by offset (no per-event copy).
-        let (rows, rows_pos) = (c.rest(), c.pos());
-        let mut arena_base: Option<u32> = None;
-        // Timestamp of the last IsSorted event: nothing after it in the file is earlier.
-        let mut sorted_up_to: Option<i64> = None;
-        let mut h = EventHeader::default();
-        while !c.is_empty() {
-            let at = c.offset();
-            // Uncompressed rows say where they end (payload plus padding); compressed rows end
-            // right after the payload.
-            let event_end = if compressed {
-                h.read_compressed(c, dialect)?;
-                None
-            } else {
-                Some(h.read_uncompressed(c, dialect)?)
-            };
-            let payload_pos = c.pos();
-            let payload_at = c.offset();
-            let payload = c.bytes(h.payload_size as usize, "event payload")?;
-            if let Some(end) = event_end {
-                if end < c.pos() {
-                    return Err(Error::malformed(
-                        at,
-                        "event size smaller than its header and payload",
-                    ));
-                }
-                c.skip(end - c.pos(), "event padding")?;
-            }
-            if h.metadata_id == 0 {
-                self.define_metadata_v4(payload, payload_at, stats)?;
-                continue;
-            }
-            self.seq.event(h.capture_thread_id, h.sequence);
-            let Some(index) = self.meta.lookup(h.metadata_id) else {
-                stats.skipped_events += 1;
-                continue;
-            };
-            let m = self.meta.entry(index);
-            let (deliver, mut version) = (m.deliver, m.version);
-            if dialect == Dialect::V6 {
-                if let Some(v) = self.v6.version_override(h.label_list) {
-                    version = v as u32;
-                }
-            }
-            if !deliver {
-                self.skip(index, version, h.timestamp, payload, stats);
-                continue;
-            }
-            let (thread, capture) = if dialect == Dialect::V6 {
-                (
-                    self.v6.os_thread(h.thread_id),
-                    self.v6.os_thread(h.capture_thread_id),
-                )
-            } else {
-                (h.thread_id, h.capture_thread_id)
-            };
-            let base = match arena_base {
-                Some(b) => b,
-                None => {
-                    let b = match self.sorter.append(rows) {
-                        Some(b) => b,
-                        None => {
-                            // A region over 4 GiB: deliver what is buffered early rather than fail.
-                            self.flush(stats, sink);
-                            self.sorter
-                                .append(rows)
-                                .ok_or_else(|| Error::malformed(at, "event block over 4 GiB"))?
-                        }
-                    };
-                    arena_base = Some(b);
-                    b
-                }
-            };
-            self.sorter.push_at(Pending {
-                timestamp: h.timestamp,
-                thread_id: thread,
-                capture_thread_id: capture,
-                metadata: index,
-                version,
-                sequence: h.sequence,
-                processor: h.processor,
-                stack_id: h.stack_id,
-                payload_start: base + (payload_pos - rows_pos) as u32,
-                payload_len: h.payload_size,
-            });
-            if h.sorted {
-                sorted_up_to = Some(h.timestamp);
-            }
-        }
+        let mut out = rows::Direct {
+            d: self,
+            stats,
+            sink,
+            rows: &[],
+            arena_base: None,
+        };
+        rows::decode(c, dialect, &mut out)
+    }
+
+    /// The end of an event block: an early flush up to its last IsSorted event once the buffer is
+    /// big enough (see [`crate::sort`]), then the budget.
+    fn end_block(
+        &mut self,
+        sorted_up_to: Option<i64>,
+        stats: &mut DecodeStats,
+        sink: &mut Sink<'_>,
+    ) {
         if let Some(t) = sorted_up_to {
             if self.sorter.buffered_bytes() >= crate::sort::EARLY_FLUSH_BYTES {
                 self.flush_upto(t, stats, sink);
             }
         }
-        Ok(())
+        self.enforce_budget(stats, sink);
+    }
+
+    /// Past the sort buffer's budget, releases the oldest events (see [`crate::sort`]).
+    fn enforce_budget(&mut self, stats: &mut DecodeStats, sink: &mut Sink<'_>) {
+        if let Some(t) = self.sorter.budget_cut() {
+            self.flush_upto(t, stats, sink);
+            self.sorter.released(t);
+        }
     }
 
     fn define_metadata_v4(
@@ -618,6 +731,7 @@ impl Decoder {
             stack_id: 0,
             payload_start: 0,
             payload_len: 0,
+            chunk: ARENA,
         };
         stats.events += 1;
         emit(

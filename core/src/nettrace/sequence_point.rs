@@ -24,17 +24,21 @@ impl SequenceTracker {
             // Sequence numbers start at 1, so a new thread's previous number is 0.
             _ => self.threads.get(&thread).copied().unwrap_or(0),
         };
-        let gap = seq.wrapping_sub(prev.wrapping_add(1));
-        // A "negative" gap is not a drop (and not something to count as 4 billion drops).
-        if gap != 0 && gap < 1 << 31 {
-            self.dropped += gap as u64;
-        }
+        self.dropped += gap(prev, seq);
         if let Some((t, s)) = self.last {
             if t != thread {
                 self.threads.insert(t, s);
             }
         }
         self.last = Some((thread, seq));
+    }
+
+    /// Events numbered `first` to `last` from `thread`, with the drops between them already counted
+    /// (a part of the trace counts those; see [`crate::parts`]): the same as calling
+    /// [`event`](Self::event) for each.
+    pub fn run(&mut self, thread: u64, first: u32, last: u32) {
+        self.event(thread, first);
+        self.last = Some((thread, last));
     }
 
     fn sync(&mut self) {
@@ -62,6 +66,18 @@ impl SequenceTracker {
     pub fn clear(&mut self) {
         self.threads.clear();
         self.last = None;
+    }
+}
+
+/// Events dropped between two consecutive events of a capture thread numbered `prev` and `seq`.
+#[inline]
+pub fn gap(prev: u32, seq: u32) -> u64 {
+    let gap = seq.wrapping_sub(prev.wrapping_add(1));
+    // A "negative" gap is not a drop (and not something to count as 4 billion drops).
+    if gap != 0 && gap < 1 << 31 {
+        gap as u64
+    } else {
+        0
     }
 }
 

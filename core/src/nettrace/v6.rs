@@ -46,15 +46,58 @@ mod label {
 }
 
 /// Thread table and label lists.
-#[derive(Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct V6State {
     /// thread index -> OS thread id.
     threads: BTreeMap<u64, u64>,
     /// label list id -> event version override, for the lists that carry a Version label.
     versions: BTreeMap<u32, u8>,
+    /// Bumped by every block that may change the tables (equal counts, equal tables).
+    #[serde(skip)]
+    changes: u64,
+}
+
+/// Equal tables (however many blocks changed them).
+impl PartialEq for V6State {
+    fn eq(&self, o: &Self) -> bool {
+        self.threads == o.threads && self.versions == o.versions
+    }
 }
 
 impl V6State {
+    /// Appends the tables' bytes (see [`crate::parts::wire`]).
+    pub fn encode(&self, out: &mut alloc::vec::Vec<u8>) {
+        out.extend_from_slice(&(self.threads.len() as u32).to_le_bytes());
+        for (i, t) in &self.threads {
+            out.extend_from_slice(&i.to_le_bytes());
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.versions.len() as u32).to_le_bytes());
+        for (l, v) in &self.versions {
+            out.extend_from_slice(&l.to_le_bytes());
+            out.push(*v);
+        }
+    }
+
+    /// Reads what [`encode`](Self::encode) wrote.
+    pub fn decode(c: &mut Cursor<'_>) -> Result<V6State> {
+        let mut s = V6State::default();
+        for _ in 0..c.u32("threads")? {
+            let i = c.u64("thread index")?;
+            s.threads.insert(i, c.u64("thread id")?);
+        }
+        for _ in 0..c.u32("label lists")? {
+            let l = c.u32("label list")?;
+            s.versions.insert(l, c.u8("version")?);
+        }
+        Ok(s)
+    }
+
+    /// Blocks that may have changed the tables so far (see [`crate::parts`]).
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// OS thread id for a thread index (the index itself if the table has no entry: better than 0).
     #[inline]
     pub fn os_thread(&self, index: u64) -> u64 {
@@ -71,6 +114,7 @@ impl V6State {
 
     /// Thread block: rows `{u16 size, varu64 index, items until size}`; item 3 is the OS thread id.
     pub fn read_thread_block(&mut self, c: &mut Cursor<'_>) -> Result<()> {
+        self.changes += 1;
         while !c.is_empty() {
             let size = c.u16("thread row size")? as usize;
             let mut r = Cursor::new(c.bytes(size, "thread row")?, c.offset() - size as u64);
@@ -119,6 +163,7 @@ impl V6State {
         c: &mut Cursor<'_>,
         seq: &mut SequenceTracker,
     ) -> Result<()> {
+        self.changes += 1;
         while !c.is_empty() {
             let index = c.varu64("thread index")?;
             let n = c.varu32("sequence number")?;
@@ -131,6 +176,7 @@ impl V6State {
 
     /// LabelList block: `u32 first index, u32 count`, then count lists of labels.
     pub fn read_label_list_block(&mut self, c: &mut Cursor<'_>) -> Result<()> {
+        self.changes += 1;
         let at = c.offset();
         let first = c.u32("first label list index")?;
         if first == 0 {
@@ -183,6 +229,7 @@ impl V6State {
         c: &mut Cursor<'_>,
         seq: &mut SequenceTracker,
     ) -> Result<bool> {
+        self.changes += 1;
         let _ts = c.i64("sequence point timestamp")?;
         let flags = c.u32("sequence point flags")?;
         let count = c.u32("sequence point thread count")?;

@@ -2,6 +2,7 @@
 //! through the crate's own container support.
 #![allow(dead_code)]
 
+pub mod split;
 pub mod writer;
 
 use gcscope_core::{event::Event, DecodeStats, TraceReader};

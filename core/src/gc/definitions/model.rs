@@ -185,6 +185,7 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("gc_events", "GC events", "count", "Events the model used."),
     d("payload_errors", "Bad payloads", "count", "GC events whose payload could not be decoded (see notes)."),
     d("dropped_events", "Dropped", "count", "Events the runtime lost (sequence-number gaps), from the decoder."),
+    d("out_of_order_events", "Out of order", "count", "Events the decoder delivered after a later one: the time-ordering buffer reached its budget (a trace without sequence points), or an ETW buffer came too late for the merge window. Figures that pair events in time may be off around them."),
     d("gc_count", "GCs", "count", "Rows in the GC table."),
     d("incomplete_gc_count", "Incomplete", "count", "GCs without GCEnd."),
 ];

@@ -1,0 +1,223 @@
+//! Reading one trace file on several threads (`--jobs N`), with core's parts
+//! ([`gcscope_core::parts`]): the calling thread runs the boundary pass, reading only the block
+//! headers and the small blocks between them, and hands the tasks it cuts to N - 1 threads, which
+//! read their own byte ranges of the file (`pread`) and decode them; it merges their results in
+//! file order into the one reader, which delivers the events to the sink exactly as a sequential
+//! read does. The merge and the sink (the GC model, about half the work) run on the calling thread
+//! while the others decode: N threads in all.
+//! A .zip or .gz, and whatever the parts leave, is read by the calling thread from the offset the
+//! merge says.
+
+use gcscope_core::decode::Sink;
+use gcscope_core::error::Result as DecodeResult;
+use gcscope_core::parts::{self, FilterFn, Merged, Output, Planner, Task};
+use gcscope_core::TraceReader;
+use std::collections::{BTreeMap, VecDeque};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+/// Bytes the boundary pass reads at once: a few block headers at a time in the runtime's traces
+/// (whose blocks are ~100 KB), so a read per block at most.
+const PLAN_READ: usize = 64 << 10;
+/// Bytes the sequential tail is read in.
+const TAIL_READ: usize = 1 << 20;
+
+/// Reads `file` through `reader` (filtered with `filter`, as the parts are) on `jobs` threads (at
+/// least 2: this one and the decoding ones), delivering events to `sink`. Returns the reader's
+/// result (an I/O error is the outer `Err`).
+pub fn read(
+    file: &File,
+    path: &str,
+    reader: &mut TraceReader,
+    filter: Option<FilterFn>,
+    jobs: usize,
+    sink: &mut Sink<'_>,
+) -> Result<DecodeResult<()>, String> {
+    let decoders = jobs.max(2) - 1;
+    // Tasks planned and not merged yet: enough to keep every thread busy while the merge waits
+    // for the oldest, few enough to bound the memory (a task is 4 MiB of blocks).
+    let ahead = 2 * decoders + 2;
+    std::thread::scope(|s| {
+        let (task_tx, task_rx) = mpsc::channel::<Arc<Task>>();
+        let task_rx = Arc::new(Mutex::new(task_rx));
+        let (out_tx, out_rx) = mpsc::channel::<(u64, Output)>();
+        for _ in 0..decoders {
+            let (rx, tx) = (task_rx.clone(), out_tx.clone());
+            s.spawn(move || decode_tasks(file, &rx, &tx, filter));
+        }
+        drop(out_tx);
+        let mut planner = match task_bytes() {
+            Some(b) => Planner::with_task_bytes(filter, b),
+            None => Planner::new(filter),
+        };
+        let mut planned: VecDeque<Arc<Task>> = VecDeque::new();
+        let mut done: BTreeMap<u64, Output> = BTreeMap::new();
+        let mut head = vec![0u8; PLAN_READ];
+        let mut new_tasks = Vec::new();
+        let mut resume = None;
+        let mut result = Ok(());
+        loop {
+            while planned.len() < ahead && planner.want().is_some() {
+                plan_more(file, path, &mut planner, &mut head, &mut new_tasks)?;
+                for t in new_tasks.drain(..) {
+                    let t = Arc::new(t);
+                    if t.has_blocks() {
+                        // Every thread gone (one panicked): the merge below says so.
+                        let _ = task_tx.send(t.clone());
+                    }
+                    planned.push_back(t);
+                }
+            }
+            let Some(task) = planned.pop_front() else {
+                break;
+            };
+            let output = if task.has_blocks() {
+                loop {
+                    if let Some(o) = done.remove(&task.index) {
+                        break o;
+                    }
+                    let (i, o) = out_rx
+                        .recv()
+                        .map_err(|_| format!("'{path}': a decoding thread stopped"))?;
+                    done.insert(i, o);
+                }
+            } else {
+                parts::decode(&task, Vec::new(), filter)
+            };
+            match parts::merge(reader, &task, output, sink) {
+                Ok(Merged::Done) => {}
+                Ok(Merged::Sequential { from }) => {
+                    resume = Some(from);
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        // The threads finish the task in hand and stop.
+        drop(task_tx);
+        if result.is_ok() {
+            let from = resume.or(planner.tail()).unwrap_or(0);
+            result = read_from(file, path, from, reader, sink)?;
+        }
+        Ok(result)
+    })
+}
+
+/// Bytes of blocks per task, when `GCSCOPE_TASK_BYTES` sets it (tests: many tasks from a small
+/// trace); else the planner's own sizes.
+fn task_bytes() -> Option<u64> {
+    std::env::var("GCSCOPE_TASK_BYTES").ok()?.parse().ok()
+}
+
+/// One thread: takes tasks until there are none, reads each one's bytes and decodes them.
+fn decode_tasks(
+    file: &File,
+    tasks: &Mutex<mpsc::Receiver<Arc<Task>>>,
+    out: &mpsc::Sender<(u64, Output)>,
+    filter: Option<FilterFn>,
+) {
+    loop {
+        let task = match tasks.lock() {
+            Ok(rx) => match rx.recv() {
+                Ok(t) => t,
+                Err(_) => return,
+            },
+            Err(_) => return,
+        };
+        // The part keeps the bytes (its events' payloads point into them): one buffer per task.
+        let mut buf = vec![0u8; task.len as usize];
+        // A short read (the file changed, an I/O error) makes the part stop where its bytes end;
+        // the calling thread then reads from there itself and reports what is wrong.
+        let n = read_full(file, &mut buf, task.offset);
+        buf.truncate(n);
+        // A part that panicked (a bug) leaves its task to the sequential decoder rather than
+        // leave the merge waiting.
+        let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            parts::decode(&task, buf, filter)
+        }))
+        .unwrap_or_else(|_| parts::decode(&task, Vec::new(), filter));
+        if out.send((task.index, output)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads `buf.len()` bytes at `offset`, fewer only at the end of the file or on an error.
+fn read_full(file: &File, buf: &mut [u8], offset: u64) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read_at(&mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    n
+}
+
+/// Gives the planner the bytes it wants (at least `need` at its offset, up to [`PLAN_READ`] more).
+fn plan_more(
+    file: &File,
+    path: &str,
+    planner: &mut Planner,
+    head: &mut Vec<u8>,
+    tasks: &mut Vec<Task>,
+) -> Result<(), String> {
+    let Some((at, need)) = planner.want() else {
+        return Ok(());
+    };
+    let len = need.max(PLAN_READ);
+    if head.len() < len {
+        head.resize(len, 0);
+    }
+    let mut n = 0;
+    while n < need {
+        match file.read_at(&mut head[n..len], at + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(format!(
+                    "cannot read '{path}' at byte {}: {e}",
+                    at + n as u64
+                ))
+            }
+        }
+    }
+    planner.feed(at, &head[..n], tasks);
+    if n < need && planner.want() == Some((at, need)) {
+        // The file ends inside what it needs: the rest is the sequential decoder's.
+        planner.end_of_file(tasks);
+    }
+    Ok(())
+}
+
+/// The file from `from` to its end, through the reader as a sequential read does, then its end.
+fn read_from(
+    file: &File,
+    path: &str,
+    from: u64,
+    reader: &mut TraceReader,
+    sink: &mut Sink<'_>,
+) -> Result<DecodeResult<()>, String> {
+    let mut buf = vec![0u8; TAIL_READ];
+    let mut at = from;
+    loop {
+        let n = match file.read_at(&mut buf, at) {
+            Ok(0) => return Ok(reader.finish_with_info(sink)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read '{path}' at byte {at}: {e}")),
+        };
+        at += n as u64;
+        if let Err(e) = reader.push_with_info(&buf[..n], sink) {
+            return Ok(Err(e));
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! A part of an .etl file, decoded on its own ([`crate::parts`] splits the file and merges the parts
+//! back). ETW buffers are framed and compressed independently, so a part decompresses and reads its
+//! buffers with the same record loop as the sequential decoder ([`super::read_records`]), counting
+//! record kinds in a catalog of its own. The merge adds that catalog to the decoder's
+//! ([`super::catalog::Catalog::absorb`]) and hands each buffer's events to the merge window in file
+//! order ([`super::Decoder::apply_buffer`]), as the sequential decoder would have.
+//!
+//! A buffer that cannot be read (a damaged header or compression stream) stops the part: the merge
+//! decodes it, and everything after it, sequentially, which reports the error as always.
+
+use super::buffer::{BufferHeader, HEADER_LEN};
+use super::catalog::{Catalog, Key};
+use super::merge::{Held, HeldBuffer};
+use super::{lz77, read_records, Counters};
+use crate::filter::Filter;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+/// One buffer's events and counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BufferPiece {
+    pub processor: u32,
+    /// Its events: the next this many of [`EtlPart::events`] (entries of the part's catalog).
+    pub events: u32,
+    /// Its events' bytes: the next this many of [`EtlPart::bytes`].
+    pub bytes: u32,
+    /// What reading it counted (`buffers` included).
+    pub counters: Counters,
+}
+
+/// A part's result: one piece per buffer, in file order, until the part stopped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EtlOutput {
+    pub buffers: Vec<BufferPiece>,
+    pub events: Vec<Held>,
+    pub bytes: Vec<u8>,
+    /// Every record kind the part's buffers hold, in order of first sight, with counts (see
+    /// [`Catalog::absorb`]).
+    pub catalog: Vec<(Key, u64)>,
+    /// The buffer (index among the part's buffers) the part could not read: the merge decodes it
+    /// and everything after it sequentially. None: every buffer is in `buffers`.
+    pub stopped: Option<u32>,
+}
+
+/// A part being decoded.
+#[derive(Default)]
+pub struct EtlPart {
+    out: EtlOutput,
+    catalog: Catalog,
+    /// Decompressed records of the current buffer (reused).
+    scratch: Vec<u8>,
+    held: HeldBuffer,
+}
+
+impl EtlPart {
+    /// A part whose catalog asks `filter` which events to keep (None: all), as the sequential
+    /// decoder's does.
+    pub fn new(filter: Option<Box<Filter>>) -> Self {
+        let mut part = EtlPart::default();
+        part.catalog.set_filter(filter);
+        part
+    }
+
+    /// Reads the next buffer of the part (`bytes`: the whole buffer, header first). Returns false
+    /// (and records nothing of it) if the part must stop here.
+    pub fn decode_buffer(&mut self, bytes: &[u8]) -> bool {
+        if self.out.stopped.is_some() {
+            return false;
+        }
+        let ok = bytes.len() >= HEADER_LEN && self.read(bytes).is_some();
+        if !ok {
+            self.out.stopped = Some(self.out.buffers.len() as u32);
+        }
+        ok
+    }
+
+    /// What the part read.
+    pub fn finish(mut self) -> EtlOutput {
+        self.out.catalog = self.catalog.counts();
+        self.out
+    }
+
+    fn read(&mut self, bytes: &[u8]) -> Option<()> {
+        let h = BufferHeader::parse(bytes, 0).ok()?;
+        let body = bytes.get(HEADER_LEN..h.size as usize)?;
+        let mut scratch = core::mem::take(&mut self.scratch);
+        let records: &[u8] = if h.compressed() {
+            match lz77::decompress(body, h.records_len(), &mut scratch) {
+                Ok(true) => &scratch,
+                _ => {
+                    self.scratch = scratch;
+                    return None;
+                }
+            }
+        } else {
+            &body[..h.records_len().min(body.len())]
+        };
+        let mut counters = Counters {
+            buffers: 1,
+            ..Default::default()
+        };
+        let mut held = core::mem::take(&mut self.held);
+        held.events.clear();
+        held.processor = h.processor as u32;
+        read_records(&mut self.catalog, &mut counters, records, false, &mut held);
+        self.scratch = scratch;
+        self.out.buffers.push(BufferPiece {
+            processor: held.processor,
+            events: held.events.len() as u32,
+            bytes: held.bytes.len() as u32,
+            counters,
+        });
+        self.out.events.extend_from_slice(&held.events);
+        self.out.bytes.extend_from_slice(&held.bytes);
+        self.held = held;
+        Some(())
+    }
+}

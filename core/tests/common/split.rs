@@ -1,0 +1,384 @@
+//! Decoding a trace the sequential way and in parts ([`gcscope_core::parts`]), recording everything
+//! a consumer can see, so that the two can be compared.
+
+use gcscope_core::event::{Event, TraceInfo};
+use gcscope_core::parts::{self, FilterFn, Merged, Planner, Task, TaskStep};
+use gcscope_core::{DecodeStats, TraceReader};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+/// Everything a consumer of a reader sees.
+#[derive(Debug, PartialEq)]
+pub struct Seen {
+    /// One hash per delivered event, of every field, in delivery order.
+    pub events: Vec<u64>,
+    pub stats: DecodeStats,
+    pub counts: Vec<(String, u32, String, u64)>,
+    pub info: Option<TraceInfo>,
+    pub result: String,
+}
+
+impl Seen {
+    /// Where two runs differ first, for a failure message.
+    pub fn first_difference(&self, other: &Seen) -> String {
+        if let Some(i) = (0..self.events.len().min(other.events.len()))
+            .find(|&i| self.events[i] != other.events[i])
+        {
+            return format!("event {i} differs");
+        }
+        if self.events.len() != other.events.len() {
+            return format!(
+                "{} events against {}",
+                self.events.len(),
+                other.events.len()
+            );
+        }
+        if self.stats != other.stats {
+            return format!("stats {:?}\n  against {:?}", self.stats, other.stats);
+        }
+        if self.counts != other.counts {
+            return "event counts differ".into();
+        }
+        if self.info != other.info {
+            return "header facts differ".into();
+        }
+        format!("result {} against {}", self.result, other.result)
+    }
+}
+
+pub fn event_hash(e: &Event<'_>) -> u64 {
+    let mut h = DefaultHasher::new();
+    (
+        e.provider,
+        e.name,
+        e.event_id,
+        e.version,
+        e.timestamp,
+        e.time_ms.to_bits(),
+        e.process_id,
+    )
+        .hash(&mut h);
+    (
+        e.thread_id,
+        e.capture_thread_id,
+        e.sequence,
+        e.processor,
+        e.stack_id,
+        e.pointer_size,
+        e.payload,
+    )
+        .hash(&mut h);
+    h.finish()
+}
+
+/// How the readers compared are set up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Setup {
+    pub filter: Option<FilterFn>,
+    /// The sort buffer's budget (None: the default).
+    pub budget: Option<usize>,
+}
+
+fn reader(setup: Setup) -> TraceReader {
+    let mut r = match setup.filter {
+        Some(f) => TraceReader::new().with_filter(f),
+        None => TraceReader::new(),
+    };
+    if let Some(b) = setup.budget {
+        r.set_sort_budget(b);
+    }
+    r
+}
+
+fn seen(r: &TraceReader, events: Vec<u64>, result: String) -> Seen {
+    let mut stats = r.stats().clone();
+    if !result.starts_with("Ok") {
+        // Bytes pushed before the error: how far the caller's last chunk went, not the decoder's
+        // doing (the sequential reader itself gives other counts for other chunk sizes).
+        (stats.bytes_in, stats.trace_bytes) = (0, 0);
+    }
+    Seen {
+        events,
+        stats,
+        counts: r
+            .event_counts()
+            .iter()
+            .map(|c| {
+                (
+                    c.provider.to_string(),
+                    c.event_id,
+                    c.name.to_string(),
+                    c.count,
+                )
+            })
+            .collect(),
+        info: r.info().cloned(),
+        result,
+    }
+}
+
+/// The sequential reader, fed `chunk`-byte pieces.
+pub fn sequential(bytes: &[u8], setup: Setup, chunk: usize) -> Seen {
+    let mut r = reader(setup);
+    let mut events = Vec::new();
+    let mut sink = |_: &TraceInfo, e: &Event<'_>| events.push(event_hash(e));
+    let mut result = Ok(());
+    for piece in bytes.chunks(chunk.max(1)) {
+        result = r.push_with_info(piece, &mut sink);
+        if result.is_err() {
+            break;
+        }
+    }
+    if result.is_ok() {
+        result = r.finish_with_info(&mut sink);
+    }
+    seen(&r, events, format!("{result:?}"))
+}
+
+/// How [`in_parts`] runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Split {
+    /// Bytes of event blocks per task.
+    pub task_bytes: u64,
+    /// Bytes the planner is given past what it asks for (0: exactly what it asks for).
+    pub read_extra: usize,
+    /// Decode the tasks last to first (they must not depend on each other).
+    pub reverse: bool,
+    /// Chunk size for the bytes the sequential decoder reads after the parts.
+    pub tail_chunk: usize,
+    /// Tasks and outputs go through [`parts::wire`], as to and from a Web Worker (a task carries
+    /// its context only when it differs from the one the worker had).
+    pub wire: bool,
+    /// The caller reads the file in pieces of this many bytes, in order, and the tasks end where
+    /// its pieces do ([`Planner::cut_at_limits`], as the app does); `task_bytes` is then unused.
+    pub pieces: Option<usize>,
+}
+
+/// The planner, fed as a caller reading the file where it asks would: returns the tasks.
+pub fn plan(bytes: &[u8], filter: Option<FilterFn>, split: Split) -> (Vec<Task>, Planner) {
+    let mut planner = match split.pieces {
+        Some(_) => Planner::cut_at_limits(filter),
+        None => Planner::with_task_bytes(filter, split.task_bytes),
+    };
+    let mut tasks = Vec::new();
+    // With pieces: the bytes read so far end here.
+    let mut held = 0usize;
+    while let Some((at, need)) = planner.want() {
+        let at = at as usize;
+        let mut end = at
+            .saturating_add(need)
+            .saturating_add(split.read_extra)
+            .min(bytes.len());
+        if let Some(piece) = split.pieces {
+            while held < at.saturating_add(need).min(bytes.len()) {
+                held = (held + piece).min(bytes.len());
+            }
+            // The end of the piece the last byte asked for is in, as the app tells it.
+            let last = at + need.max(1) - 1;
+            planner.set_limit(((last / piece + 1) * piece).min(held) as u64);
+            end = end.min(held).max(at);
+        }
+        if at >= bytes.len() || end - at < need {
+            // The file ends before what it needs: what is there, then the end.
+            if at < bytes.len() {
+                planner.feed(at as u64, &bytes[at..], &mut tasks);
+            }
+            if planner.want().is_some() {
+                planner.end_of_file(&mut tasks);
+            }
+            continue;
+        }
+        planner.feed(at as u64, &bytes[at..end], &mut tasks);
+    }
+    (tasks, planner)
+}
+
+/// How a trace went through [`in_parts`].
+#[derive(Debug, Clone, Copy)]
+pub struct Went {
+    /// Tasks with blocks for a part.
+    pub tasks: usize,
+    /// Bytes of the blocks merged from parts (the rest was read by the sequential decoder).
+    pub part_bytes: u64,
+}
+
+/// The trace decoded in parts: planned, every task decoded on its own, merged in order, the rest
+/// read sequentially.
+pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
+    let filter = setup.filter;
+    let (tasks, planner) = plan(bytes, filter, split);
+    if let Some(piece) = split.pieces {
+        // Every block of a task ends in the same piece (so a caller can hand the piece on whole).
+        for t in &tasks {
+            let ends: Vec<u64> = t
+                .steps
+                .iter()
+                .filter_map(|s| match s {
+                    TaskStep::Part { at, len, .. } => {
+                        Some((t.offset + at + u64::from(*len) - 1) / piece as u64)
+                    }
+                    TaskStep::Inline { .. } => None,
+                })
+                .collect();
+            assert!(
+                ends.windows(2).all(|w| w[0] == w[1]),
+                "task {} spans pieces {ends:?}",
+                t.index
+            );
+        }
+    }
+    let mut outputs: Vec<Option<parts::Output>> = (0..tasks.len()).map(|_| None).collect();
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    if split.reverse {
+        order.reverse();
+    }
+    // What the (one) worker was given last: the original, and its copy from the bytes.
+    let (mut last_sent, mut worker_context) = (None, None);
+    for i in order {
+        let t = &tasks[i];
+        let start = (t.offset as usize).min(bytes.len());
+        let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
+        if !split.wire {
+            outputs[i] = Some(parts::decode(t, bytes[start..end].to_vec(), filter));
+            continue;
+        }
+        let changed = match (&last_sent, &t.context) {
+            (Some(a), Some(b)) => !std::sync::Arc::ptr_eq(a, b),
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        let sent = parts::wire::task_to_bytes(t, changed);
+        let (got, own) =
+            parts::wire::task_from_bytes(&sent, worker_context.as_ref()).expect("task from bytes");
+        assert_eq!(own, changed);
+        assert_eq!(got.steps, t.steps);
+        if t.context.is_some() {
+            assert_eq!(got.context.as_deref(), t.context.as_deref());
+        }
+        if t.context.is_some() {
+            last_sent = t.context.clone();
+        }
+        worker_context = got.context.clone();
+        let out = parts::decode(&got, bytes[start..end].to_vec(), filter);
+        let (records, payloads) = parts::wire::output_to_bytes(out);
+        outputs[i] = Some(parts::wire::output_from_bytes(&records, payloads).expect("output"));
+    }
+    let with_blocks = tasks.iter().filter(|t| t.has_blocks()).count();
+    let mut r = reader(setup);
+    let mut events = Vec::new();
+    let mut sink = |_: &TraceInfo, e: &Event<'_>| events.push(event_hash(e));
+    let mut from = planner.tail();
+    let mut result = Ok(());
+    let mut part_bytes = 0u64;
+    for (t, out) in tasks.iter().zip(outputs) {
+        part_bytes += t
+            .steps
+            .iter()
+            .map(|s| match s {
+                TaskStep::Part { len, .. } => u64::from(*len),
+                TaskStep::Inline { .. } => 0,
+            })
+            .sum::<u64>();
+        match parts::merge(&mut r, t, out.expect("decoded"), &mut sink) {
+            Ok(Merged::Done) => {}
+            Ok(Merged::Sequential { from: f }) => {
+                // The blocks from `f` on were not merged from parts.
+                part_bytes -= t
+                    .steps
+                    .iter()
+                    .map(|s| match s {
+                        TaskStep::Part { at, len, .. } if t.offset + at >= f => u64::from(*len),
+                        _ => 0,
+                    })
+                    .sum::<u64>();
+                from = Some(f);
+                break;
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    if result.is_ok() {
+        let from = from.expect("a tail or a stop") as usize;
+        for piece in bytes[from.min(bytes.len())..].chunks(split.tail_chunk.max(1)) {
+            result = r.push_with_info(piece, &mut sink);
+            if result.is_err() {
+                break;
+            }
+        }
+        if result.is_ok() {
+            result = r.finish_with_info(&mut sink);
+        }
+    }
+    let went = Went {
+        tasks: with_blocks,
+        part_bytes,
+    };
+    (seen(&r, events, format!("{result:?}")), went)
+}
+
+/// The tasks' byte size that cuts `len` bytes into about `n` parts.
+pub fn task_bytes_for(len: usize, n: u64) -> u64 {
+    (len as u64).div_ceil(n).max(1)
+}
+
+/// Checks that `bytes` decode the same sequentially and in every way of splitting tried here;
+/// returns a line saying how (tasks made, share of the bytes decoded by parts), or panics naming
+/// the first difference. Also returns the smallest share of the file's bytes decoded by parts.
+pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) -> (String, f64) {
+    let want = sequential(bytes, setup, 1 << 20);
+    let mut splits = Vec::new();
+    for (i, n) in [1u64, 2, 3, 7].into_iter().enumerate() {
+        splits.push(Split {
+            task_bytes: task_bytes_for(bytes.len(), n),
+            read_extra: [0, 1, 4096, 1 << 20][i],
+            reverse: i % 2 == 1,
+            tail_chunk: [1 << 20, 7, 4096, 1 << 16][i],
+            wire: i >= 2,
+            pieces: None,
+        });
+    }
+    // Read in pieces of about a fifth of the file, tasks cut where they end, through the wire.
+    splits.push(Split {
+        task_bytes: 0,
+        read_extra: 4096,
+        reverse: false,
+        tail_chunk: 1 << 20,
+        wire: true,
+        pieces: Some(bytes.len() / 5 + 13),
+    });
+    if thorough {
+        // One block per task, the planner given exactly what it asks for plus a byte.
+        splits.push(Split {
+            task_bytes: 1,
+            read_extra: 1,
+            reverse: true,
+            tail_chunk: 1,
+            wire: true,
+            pieces: None,
+        });
+    }
+    let mut line = Vec::new();
+    let mut share = 1.0f64;
+    for split in splits {
+        let (got, went) = in_parts(bytes, setup, split);
+        assert!(
+            got == want,
+            "{name}: in parts ({split:?}, {went:?}) differs from sequential: {}",
+            got.first_difference(&want)
+        );
+        line.push(went.tasks.to_string());
+        share = share.min(went.part_bytes as f64 / bytes.len().max(1) as f64);
+    }
+    let text = format!(
+        "{name}: {} events ({} out of order), identical in {} tasks, at least {:.0}% of the bytes \
+         decoded by parts",
+        want.events.len(),
+        want.stats.out_of_order_events,
+        line.join("/"),
+        share * 100.0
+    );
+    (text, share)
+}

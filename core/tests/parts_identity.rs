@@ -1,0 +1,253 @@
+//! A trace decoded in parts ([`gcscope_core::parts`]: the boundary pass, each task decoded on its
+//! own, the merge in file order) gives exactly what the sequential reader gives: every event with
+//! every field in the same order, the same stats, event counts, header facts and result (error and
+//! offset included). Checked on every fixture, on TraceEvent's reference traces (skipped when
+//! `../shared` is absent), on cut and damaged copies, and (with `--features encode`) on generated
+//! NetTrace and ETL traces; each with and without the GC model's filter, cut into 1, 2, 3 and 7
+//! parts (and one block per part for the small ones), the tasks decoded last to first, the planner
+//! given exactly the bytes it asks for (so reads end one byte after a block's header, or in the
+//! middle of the next) or more, and the rest read in 7-byte to 1 MiB chunks.
+
+mod common;
+
+use common::split::{check_identity, in_parts, sequential, task_bytes_for, Setup, Split};
+use gcscope_core::container::Unwrapper;
+use gcscope_core::gc;
+use std::path::Path;
+
+/// Every event delivered; the GC model's filter; and the model's filter with a sort buffer of
+/// 64 KiB, so that its budget releases events (and counts those that come late) in every trace,
+/// which the parts must reproduce exactly.
+const SETUPS: [Setup; 3] = [
+    Setup {
+        filter: None,
+        budget: None,
+    },
+    Setup {
+        filter: Some(gc::interest),
+        budget: None,
+    },
+    Setup {
+        filter: Some(gc::interest),
+        budget: Some(64 << 10),
+    },
+];
+
+fn fixtures() -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/traces");
+    let mut out = Vec::new();
+    for rt in std::fs::read_dir(&dir).expect("fixtures/traces").flatten() {
+        for f in std::fs::read_dir(rt.path()).expect("runtime dir").flatten() {
+            let p = f.path();
+            if p.extension().is_some_and(|e| e == "nettrace") {
+                let name = p.strip_prefix(&dir).unwrap().display().to_string();
+                out.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The first trace of a .zip, as the reader's container layer unwraps it.
+fn unzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut u = Unwrapper::new();
+    u.push(bytes, &mut |d| {
+        out.extend_from_slice(d);
+        Ok(())
+    })
+    .unwrap();
+    u.finish(&mut |d| {
+        out.extend_from_slice(d);
+        Ok(())
+    })
+    .unwrap();
+    out
+}
+
+#[test]
+fn fixtures_decode_the_same_in_parts() {
+    let all = fixtures();
+    assert_eq!(all.len(), 32, "the committed fixtures");
+    for (name, bytes) in &all {
+        for setup in SETUPS {
+            let (line, share) = check_identity(name, bytes, setup, bytes.len() < 2 << 20);
+            eprintln!("{line} ({setup:?})");
+            // Not a test that passes because nothing was split: the runtime's traces have no
+            // block a part must leave to the sequential decoder.
+            assert!(share > 0.9, "{line}");
+        }
+    }
+}
+
+#[test]
+fn reference_traces_decode_the_same_in_parts() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let mut zips = Vec::new();
+    for sub in ["traces/perfview", "traces/public"] {
+        for e in std::fs::read_dir(shared.join(sub))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if e.path().extension().is_some_and(|x| x == "zip") {
+                zips.push(e.path());
+            }
+        }
+    }
+    zips.sort();
+    assert!(zips.len() >= 15, "reference traces: {}", zips.len());
+    for zip in zips {
+        let name = zip.file_name().unwrap().to_string_lossy().into_owned();
+        let zipped = std::fs::read(&zip).unwrap();
+        // The .zip itself is read sequentially (its whole stream is the tail); the stream in it
+        // is split.
+        let raw = unzip(&zipped);
+        for setup in SETUPS {
+            eprintln!("{}", check_identity(&name, &zipped, setup, false).0);
+            let (line, share) = check_identity(
+                &format!("{name} (unzipped)"),
+                &raw,
+                setup,
+                raw.len() < 2 << 20,
+            );
+            eprintln!("{line} ({setup:?})");
+            // NetPerf (.NET Core 2.x) is read sequentially (its metadata comes among its events).
+            if !name.contains("netperf") && raw.len() > 1 << 16 {
+                assert!(share >= 0.5, "{line}");
+            }
+        }
+    }
+}
+
+/// Cut at many points (inside blocks, at their ends, inside headers) and damaged bytes: the same
+/// error at the same offset, after the same events.
+#[test]
+fn cut_and_damaged_traces_decode_the_same_in_parts() {
+    let all = fixtures();
+    let (name, bytes) = all
+        .iter()
+        .find(|(n, _)| n.ends_with("server.nettrace"))
+        .expect("a server GC fixture");
+    let len = bytes.len();
+    let mut variants: Vec<(String, Vec<u8>)> = Vec::new();
+    for k in 1..40 {
+        let cut = len * k / 40 + k % 3;
+        variants.push((format!("cut at {cut}"), bytes[..cut].to_vec()));
+    }
+    for k in 1..40 {
+        let at = len * k / 40 + 17;
+        let mut b = bytes.clone();
+        b[at] ^= 0x5a;
+        b[at + 1] = b[at + 1].wrapping_add(0x81);
+        variants.push((format!("damaged at {at}"), b));
+    }
+    for (what, b) in &variants {
+        for setup in SETUPS {
+            let want = sequential(b, setup, 1 << 20);
+            for n in [2u64, 7] {
+                let split = Split {
+                    task_bytes: task_bytes_for(b.len(), n),
+                    read_extra: 3,
+                    reverse: true,
+                    tail_chunk: 4096,
+                    wire: n == 7,
+                    pieces: None,
+                };
+                let (got, _) = in_parts(b, setup, split);
+                assert!(
+                    got == want,
+                    "{name} {what}, {n} parts: {}",
+                    got.first_difference(&want)
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{name}: {} cut or damaged copies identical in parts",
+        variants.len()
+    );
+}
+
+/// Generated traces (the benchmark's workload, `encode::workload`): workstation V5, server GC with
+/// 4 heaps in V4, a GC-dense one; and each relogged into ETW, plain and compressed (8 processors'
+/// buffers interleaved, as a real session writes them; the workstation one is big enough for the
+/// ETW merge window to release events before the end).
+#[cfg(feature = "encode")]
+#[test]
+fn generated_traces_decode_the_same_in_parts() {
+    use gcscope_core::encode::etl::{Options, Relogger};
+    use gcscope_core::encode::workload::{generate, Config};
+    use gcscope_core::encode::Flavor;
+    let configs = [
+        (
+            "workstation, V5",
+            Config {
+                target_bytes: 40 << 20,
+                ..Config::default()
+            },
+        ),
+        (
+            "server GC with 4 heaps, V4",
+            Config {
+                target_bytes: 8 << 20,
+                flavor: Flavor::V4,
+                heaps: 4,
+                seed: 7,
+                ..Config::default()
+            },
+        ),
+        (
+            "GC-dense",
+            Config {
+                target_bytes: 6 << 20,
+                threads: 1,
+                gen0_budget: 1 << 20,
+                seed: 11,
+                ..Config::default()
+            },
+        ),
+    ];
+    for (name, cfg) in configs {
+        let mut bytes = Vec::new();
+        generate(&cfg, &mut |b| bytes.extend_from_slice(b));
+        for setup in SETUPS {
+            let (line, share) = check_identity(name, &bytes, setup, false);
+            eprintln!("{line}");
+            assert!(share > 0.9, "{line}");
+        }
+        for compressed in [false, true] {
+            let mut relog: Option<Relogger> = None;
+            let mut r = gcscope_core::TraceReader::new();
+            let mut sink = |info: &gcscope_core::event::TraceInfo,
+                            e: &gcscope_core::event::Event<'_>| {
+                relog
+                    .get_or_insert_with(|| {
+                        Relogger::new(
+                            Options {
+                                compressed,
+                                processors: 8,
+                                perf_freq: info.qpc_frequency,
+                                header_timestamp: info.sync_time_qpc,
+                                ..Options::default()
+                            },
+                            info.process_id,
+                        )
+                    })
+                    .event(e)
+            };
+            r.push_with_info(&bytes, &mut sink).unwrap();
+            r.finish_with_info(&mut sink).unwrap();
+            let etl = relog.expect("events").writer.finish();
+            let what = format!("{name}, relogged to ETW (compressed: {compressed})");
+            for setup in &SETUPS[..2] {
+                let (line, share) = check_identity(&what, &etl, *setup, false);
+                eprintln!("{line}");
+                assert!(share > 0.9, "{line}");
+            }
+        }
+    }
+}
