@@ -5,7 +5,6 @@
 
 mod common;
 
-use gcscope_core::container::Unwrapper;
 use gcscope_core::event::Event;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -29,25 +28,7 @@ fn digest(bytes: &[u8], chunk: usize) -> Digest {
             out_of_order += 1;
         }
         last_ts = e.timestamp;
-        (
-            e.provider,
-            e.name,
-            e.event_id,
-            e.version,
-            e.timestamp,
-            e.time_ms.to_bits(),
-        )
-            .hash(&mut h);
-        (
-            e.thread_id,
-            e.capture_thread_id,
-            e.sequence,
-            e.processor,
-            e.stack_id,
-            e.pointer_size,
-            e.payload,
-        )
-            .hash(&mut h);
+        common::split::event_hash(e).hash(&mut h);
     });
     assert_eq!(stats.events, events);
     // Sorting per sequence-point region (and early flushes at IsSorted events) must yield one
@@ -60,23 +41,6 @@ fn digest(bytes: &[u8], chunk: usize) -> Digest {
     }
 }
 
-/// The trace stream inside a zip, extracted by the crate's own container layer.
-fn unzip(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut u = Unwrapper::new();
-    u.push(bytes, &mut |d| {
-        out.extend_from_slice(d);
-        Ok(())
-    })
-    .unwrap();
-    u.finish(&mut |d| {
-        out.extend_from_slice(d);
-        Ok(())
-    })
-    .unwrap();
-    out
-}
-
 #[test]
 fn chunk_size_does_not_change_the_events() {
     let Some(shared) = common::shared_dir() else {
@@ -87,7 +51,7 @@ fn chunk_size_does_not_change_the_events() {
     for zip in zips {
         let name = zip.file_name().unwrap().to_string_lossy().into_owned();
         let zipped = std::fs::read(&zip).unwrap();
-        let raw = unzip(&zipped);
+        let raw = common::unzip(&zipped);
         let whole = digest(&raw, raw.len());
         assert!(whole.events > 0, "{name}: no events");
         assert_eq!(whole.result, "Ok(())", "{name}");

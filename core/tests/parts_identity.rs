@@ -11,7 +11,6 @@
 mod common;
 
 use common::split::{check_identity, in_parts, sequential, task_bytes_for, Setup, Split};
-use gcscope_core::container::Unwrapper;
 use gcscope_core::gc;
 use std::path::Path;
 
@@ -46,23 +45,6 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
         }
     }
     out.sort();
-    out
-}
-
-/// The first trace of a .zip, as the reader's container layer unwraps it.
-fn unzip(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut u = Unwrapper::new();
-    u.push(bytes, &mut |d| {
-        out.extend_from_slice(d);
-        Ok(())
-    })
-    .unwrap();
-    u.finish(&mut |d| {
-        out.extend_from_slice(d);
-        Ok(())
-    })
-    .unwrap();
     out
 }
 
@@ -105,7 +87,7 @@ fn reference_traces_decode_the_same_in_parts() {
         let zipped = std::fs::read(&zip).unwrap();
         // The .zip itself is read sequentially (its whole stream is the tail); the stream in it
         // is split.
-        let raw = unzip(&zipped);
+        let raw = common::unzip(&zipped);
         for setup in SETUPS {
             eprintln!("{}", check_identity(&name, &zipped, setup, false).0);
             let (line, share) = check_identity(

@@ -5,6 +5,7 @@
 pub mod split;
 pub mod writer;
 
+use gcscope_core::container::Unwrapper;
 use gcscope_core::{event::Event, DecodeStats, TraceReader};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -106,5 +107,22 @@ pub fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
     out.extend_from_slice(&(central.len() as u32).to_le_bytes());
     out.extend_from_slice(&cd_at.to_le_bytes());
     out.extend_from_slice(&[0, 0]);
+    out
+}
+
+/// The first trace of a .zip, as the reader's own container layer unwraps it.
+pub fn unzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut u = Unwrapper::new();
+    u.push(bytes, &mut |d| {
+        out.extend_from_slice(d);
+        Ok(())
+    })
+    .unwrap();
+    u.finish(&mut |d| {
+        out.extend_from_slice(d);
+        Ok(())
+    })
+    .unwrap();
     out
 }
