@@ -9,7 +9,6 @@
 
 mod common;
 
-use gcscope_core::container::Unwrapper;
 use gcscope_core::encode::etl::{EtlEvent, EtlWriter, Options};
 use gcscope_core::error::{Error, ErrorKind};
 use gcscope_core::etl::guid::Guid;
@@ -505,18 +504,7 @@ fn real_files_cut_at_every_buffer() {
     };
     for name in ["gcevents", "net.4.5.2.x86"] {
         let zipped = std::fs::read(shared.join(format!("traces/perfview/{name}.etl.zip"))).unwrap();
-        let mut etl = Vec::new();
-        let mut u = Unwrapper::new();
-        u.push(&zipped, &mut |d| {
-            etl.extend_from_slice(d);
-            Ok(())
-        })
-        .unwrap();
-        u.finish(&mut |d| {
-            etl.extend_from_slice(d);
-            Ok(())
-        })
-        .unwrap();
+        let etl = common::unzip(&zipped);
         let (res, all, _, _) = decode(&etl, 1 << 20);
         res.unwrap();
         let starts = buffer_starts(&etl);

@@ -546,18 +546,7 @@ fn truncation_at_every_block_boundary_of_real_traces() {
         "traces/perfview/eventpipe-dotnetcore2.1-linux-x64-tracelogging.netperf.zip",
     ] {
         let zipped = std::fs::read(shared.join(file)).unwrap();
-        let mut raw = Vec::new();
-        let mut u = gcscope_core::container::Unwrapper::new();
-        u.push(&zipped, &mut |d| {
-            raw.extend_from_slice(d);
-            Ok(())
-        })
-        .unwrap();
-        u.finish(&mut |d| {
-            raw.extend_from_slice(d);
-            Ok(())
-        })
-        .unwrap();
+        let raw = common::unzip(&zipped);
         let b = object_boundaries(&raw);
         assert!(b.len() > 2, "{file}");
         // Skip the Trace object itself: a cut before it has no header, which is a different error.

@@ -7,7 +7,6 @@
 
 mod common;
 
-use gcscope_core::container::Unwrapper;
 use gcscope_core::error::ErrorKind;
 use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::gc::{GcModel, ModelBuilder};
@@ -101,14 +100,7 @@ fn traces() -> Vec<(String, Vec<u8>)> {
     if let Some(shared) = common::shared_dir() {
         for zip in common::eventpipe_zips(&shared) {
             let zipped = std::fs::read(&zip).unwrap();
-            let mut raw = Vec::new();
-            let mut u = Unwrapper::new();
-            let mut keep = |d: &[u8]| {
-                raw.extend_from_slice(d);
-                Ok(())
-            };
-            u.push(&zipped, &mut keep).unwrap();
-            u.finish(&mut keep).unwrap();
+            let raw = common::unzip(&zipped);
             // V1/V2 netperf files have no blocks; the 30 MB ones are covered by the fixtures' shapes.
             let name = zip.file_name().unwrap().to_string_lossy().into_owned();
             if raw.len() <= 8 << 20 && !name.contains("objver2") {
