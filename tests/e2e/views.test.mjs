@@ -451,7 +451,13 @@ test('charts: dragging on the pause chart selects a time range that filters the 
   const ref = await te(file);
   const { page, context, problems } = await openApp(browser, server.base);
   await open(page, file);
-  const box = await page.locator('#pause-chart svg').boundingBox();
+  // The chart in view first: the Findings panel above it can push it below the fold, and a mouse
+  // outside the viewport reaches nothing in Firefox and WebKit.
+  const chartBox = async () => {
+    await page.locator('#pause-chart svg').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    return page.locator('#pause-chart svg').boundingBox();
+  };
+  let box = await chartBox();
   await page.mouse.move(box.x + box.width * 0.55, box.y + 50);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * 0.7, box.y + 60, { steps: 5 });
@@ -466,6 +472,7 @@ test('charts: dragging on the pause chart selects a time range that filters the 
   assert.equal((await rowCount(page))[0], ref.gcs.length);
   // Hover names the GC under the pointer; click opens it.
   await page.click('#tab-overview');
+  box = await chartBox();
   const tallest = [...ref.gcs].sort((a, b) => b.PauseDurationMSec - a.PauseDurationMSec)[0];
   const dur = num((await page.locator('#fact-duration').textContent()));
   const x = box.x + box.width * (tallest.PauseStartRelativeMSec / (dur * (/\bs$/.test(await page.locator('#fact-duration').textContent()) ? 1000 : 1)));
