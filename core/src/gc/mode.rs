@@ -119,7 +119,8 @@ fn fact(setting: &'static str, value: impl Into<String>, evidence: impl Into<Str
 
 /// Whole MiB, rounded (a 4 MiB region reports its size less a small header).
 fn mib(bytes: u64) -> u64 {
-    (bytes + (1 << 19)) >> 20
+    // Half a MiB up, without adding: a segment size is input and may be near u64::MAX (fuzzing).
+    (bytes >> 20) + ((bytes >> 19) & 1)
 }
 
 /// "never", "once", "N times".
@@ -443,6 +444,26 @@ mod tests {
         let mut p = ProcessFacts::default();
         decide(e, bgc, changes, &mut p);
         p
+    }
+
+    #[test]
+    fn mib_rounds_to_the_nearest_mib_for_any_size() {
+        // The reference rounds in 128 bits, where adding half a MiB cannot overflow.
+        let half = 1u64 << 19;
+        for b in [
+            0,
+            1,
+            half - 1,
+            half,
+            (1 << 20) - 1,
+            1 << 20,
+            3 * half,
+            u64::MAX - half,
+            u64::MAX,
+        ] {
+            let want = ((u128::from(b) + u128::from(half)) >> 20) as u64;
+            assert_eq!(mib(b), want, "{b}");
+        }
     }
 
     #[test]
