@@ -96,6 +96,14 @@ impl Task {
     pub fn has_blocks(&self) -> bool {
         self.len > 0
     }
+
+    /// The next inline step's bytes, `len` of them from `*at` (which moves past them); what the
+    /// task does not hold is left out, as a task decoded from `wire` may claim more than it has.
+    fn next_inline(&self, at: &mut usize, len: u32) -> &[u8] {
+        let start = *at;
+        *at = start.saturating_add(len as usize);
+        self.inline.get(start..*at).unwrap_or(&[])
+    }
 }
 
 /// What a part made of a task.
@@ -536,12 +544,7 @@ fn merge_eventpipe(
     for step in &task.steps {
         match *step {
             TaskStep::Inline { len } => {
-                let bytes = task
-                    .inline
-                    .get(inline..inline + len as usize)
-                    .unwrap_or(&[]);
-                inline += len as usize;
-                reader.push_with_info(bytes, sink)?;
+                reader.push_with_info(task.next_inline(&mut inline, len), sink)?;
             }
             TaskStep::Part { at, len, .. } => {
                 let from = task.offset + at;
@@ -608,12 +611,7 @@ fn merge_etw(
     for step in &task.steps {
         match *step {
             TaskStep::Inline { len } => {
-                let bytes = task
-                    .inline
-                    .get(inline..inline + len as usize)
-                    .unwrap_or(&[]);
-                inline += len as usize;
-                reader.push_with_info(bytes, sink)?;
+                reader.push_with_info(task.next_inline(&mut inline, len), sink)?;
             }
             TaskStep::Part { at, len, .. } => {
                 let from = task.offset + at;
