@@ -154,7 +154,8 @@ pub(crate) fn decide(
     // Heap counts: GCGlobalHeapHistory says it per GC; else the per-heap histories' indices.
     let (min, max) = match (e.heaps_min, e.heaps_max, e.per_heap_max) {
         (Some(a), Some(b), _) => (Some(a), Some(b)),
-        (_, _, Some(i)) => (None, Some(i + 1)),
+        // A damaged per-heap history may claim heap u32::MAX: the count saturates, no overflow.
+        (_, _, Some(i)) => (None, Some(i.saturating_add(1))),
         _ => (None, None),
     };
 
@@ -464,6 +465,15 @@ mod tests {
             let want = ((u128::from(b) + u128::from(half)) >> 20) as u64;
             assert_eq!(mib(b), want, "{b}");
         }
+    }
+
+    #[test]
+    fn a_per_heap_history_for_the_last_heap_index_does_not_overflow() {
+        // Found by the `container` fuzz target: heap index u32::MAX, no global history.
+        let mut e = ModeEvidence::default();
+        e.on_per_heap(u32::MAX);
+        let p = decided(&e, false);
+        assert_eq!(p.heap_count, Some(u32::MAX));
     }
 
     #[test]
