@@ -251,3 +251,76 @@ fn generated_traces_decode_the_same_in_parts() {
         }
     }
 }
+
+/// The boundary pass frames event blocks from their size fields alone and leaves their EndObject
+/// tag (a V4/V5 block's last byte) to the part that reads the block: a block whose tag is damaged
+/// must still end the same way as the sequential read (the same events, then the same error at the
+/// same offset). The tags are found here from the raw bytes (object header, size, padding to a
+/// 4-byte offset), not with the decoder's framing.
+#[test]
+fn damaged_block_end_tags_decode_the_same_in_parts() {
+    let all = fixtures();
+    let (name, bytes) = all
+        .iter()
+        .find(|(n, _)| n.ends_with("server.nettrace"))
+        .expect("a server GC fixture");
+    let mut ends = Vec::new();
+    let pat = b"EventBlock";
+    for at in 0..bytes.len() - pat.len() {
+        if &bytes[at..at + pat.len()] != pat {
+            continue;
+        }
+        // Begin, Begin, NullReference, i32 version, i32 minimum version, i32 name length, name,
+        // EndObject; then the body: i32 size, padding, content, EndObject.
+        let object = at - 15;
+        let base = at + pat.len() + 1;
+        let size = i32::from_le_bytes(bytes[base..base + 4].try_into().unwrap()) as usize;
+        let content = (base + 4).next_multiple_of(4);
+        let end = content + size;
+        assert_eq!(bytes[object], 5, "{name}: object begin tag at {object}");
+        assert_eq!(bytes[end], 6, "{name}: EndObject at {end}");
+        ends.push(end);
+    }
+    assert!(ends.len() >= 8, "{name}: {} event blocks", ends.len());
+    let picks = [
+        0,
+        1,
+        ends.len() / 3,
+        ends.len() / 2,
+        ends.len() - 2,
+        ends.len() - 1,
+    ];
+    for &k in &picks {
+        let mut b = bytes.clone();
+        b[ends[k]] = 7;
+        for setup in SETUPS {
+            let want = sequential(&b, setup, 1 << 20);
+            assert!(
+                want.result.contains("EndObject"),
+                "{name}: block {k} damaged: {}",
+                want.result
+            );
+            for n in [2u64, 7] {
+                let split = Split {
+                    task_bytes: task_bytes_for(b.len(), n),
+                    read_extra: 0,
+                    reverse: true,
+                    tail_chunk: 4096,
+                    wire: n == 7,
+                    pieces: None,
+                };
+                let (got, _) = in_parts(&b, setup, split);
+                assert!(
+                    got == want,
+                    "{name}, end tag of block {k} at {} damaged, {n} parts: {}",
+                    ends[k],
+                    got.first_difference(&want)
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{name}: {} damaged end tags identical in parts",
+        picks.len()
+    );
+}
