@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::split::{check_identity, in_parts, sequential, task_bytes_for, Setup, Split};
+use common::split::{check_identity, in_parts, sequential, task_bytes_for, Seen, Setup, Split};
 use gcscope_core::container::Unwrapper;
 use gcscope_core::gc;
 use std::path::Path;
@@ -64,6 +64,30 @@ fn unzip(bytes: &[u8]) -> Vec<u8> {
     })
     .unwrap();
     out
+}
+
+/// Checks that `bytes` decode in `parts` parts (each way: tasks last to first, the planner given
+/// `read_extra` bytes more than it asks for, the rest in 4 KiB chunks, 7 parts or more through the
+/// wire) exactly as sequentially; returns the sequential result.
+fn same_in_parts(what: &str, bytes: &[u8], setup: Setup, parts: &[u64], read_extra: usize) -> Seen {
+    let want = sequential(bytes, setup, 1 << 20);
+    for &n in parts {
+        let split = Split {
+            task_bytes: task_bytes_for(bytes.len(), n),
+            read_extra,
+            reverse: true,
+            tail_chunk: 4096,
+            wire: n >= 5,
+            pieces: None,
+        };
+        let (got, _) = in_parts(bytes, setup, split);
+        assert!(
+            got == want,
+            "{what}, {n} parts: {}",
+            got.first_difference(&want)
+        );
+    }
+    want
 }
 
 #[test]
@@ -147,23 +171,7 @@ fn cut_and_damaged_traces_decode_the_same_in_parts() {
     }
     for (what, b) in &variants {
         for setup in SETUPS {
-            let want = sequential(b, setup, 1 << 20);
-            for n in [2u64, 7] {
-                let split = Split {
-                    task_bytes: task_bytes_for(b.len(), n),
-                    read_extra: 3,
-                    reverse: true,
-                    tail_chunk: 4096,
-                    wire: n == 7,
-                    pieces: None,
-                };
-                let (got, _) = in_parts(b, setup, split);
-                assert!(
-                    got == want,
-                    "{name} {what}, {n} parts: {}",
-                    got.first_difference(&want)
-                );
-            }
+            same_in_parts(&format!("{name} {what}"), b, setup, &[2, 7], 3);
         }
     }
     eprintln!(
@@ -294,29 +302,9 @@ fn damaged_block_end_tags_decode_the_same_in_parts() {
         let mut b = bytes.clone();
         b[ends[k]] = 7;
         for setup in SETUPS {
-            let want = sequential(&b, setup, 1 << 20);
-            assert!(
-                want.result.contains("EndObject"),
-                "{name}: block {k} damaged: {}",
-                want.result
-            );
-            for n in [2u64, 7] {
-                let split = Split {
-                    task_bytes: task_bytes_for(b.len(), n),
-                    read_extra: 0,
-                    reverse: true,
-                    tail_chunk: 4096,
-                    wire: n == 7,
-                    pieces: None,
-                };
-                let (got, _) = in_parts(&b, setup, split);
-                assert!(
-                    got == want,
-                    "{name}, end tag of block {k} at {} damaged, {n} parts: {}",
-                    ends[k],
-                    got.first_difference(&want)
-                );
-            }
+            let what = format!("{name}, end tag of block {k} at {} damaged", ends[k]);
+            let want = same_in_parts(&what, &b, setup, &[2, 7], 0);
+            assert!(want.result.contains("EndObject"), "{what}: {}", want.result);
         }
     }
     eprintln!(
@@ -384,21 +372,7 @@ fn v6_traces_decode_the_same_in_parts() {
         damaged[cut] ^= 0x5a;
         for (what, b) in [("cut", &bytes[..cut]), ("damaged", &damaged[..])] {
             for setup in SETUPS {
-                let want = sequential(b, setup, 1 << 20);
-                let split = Split {
-                    task_bytes: task_bytes_for(b.len(), 5),
-                    read_extra: 0,
-                    reverse: true,
-                    tail_chunk: 4096,
-                    wire: true,
-                    pieces: None,
-                };
-                let (got, _) = in_parts(b, setup, split);
-                assert!(
-                    got == want,
-                    "hand-built V6 {what} at {cut}: {}",
-                    got.first_difference(&want)
-                );
+                same_in_parts(&format!("hand-built V6 {what} at {cut}"), b, setup, &[5], 0);
             }
         }
     }
