@@ -66,30 +66,6 @@ fn unzip(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Checks that `bytes` decode in `parts` parts (each way: tasks last to first, the planner given
-/// `read_extra` bytes more than it asks for, the rest in 4 KiB chunks, 7 parts or more through the
-/// wire) exactly as sequentially; returns the sequential result.
-fn same_in_parts(what: &str, bytes: &[u8], setup: Setup, parts: &[u64], read_extra: usize) -> Seen {
-    let want = sequential(bytes, setup, 1 << 20);
-    for &n in parts {
-        let split = Split {
-            task_bytes: task_bytes_for(bytes.len(), n),
-            read_extra,
-            reverse: true,
-            tail_chunk: 4096,
-            wire: n >= 5,
-            pieces: None,
-        };
-        let (got, _) = in_parts(bytes, setup, split);
-        assert!(
-            got == want,
-            "{what}, {n} parts: {}",
-            got.first_difference(&want)
-        );
-    }
-    want
-}
-
 #[test]
 fn fixtures_decode_the_same_in_parts() {
     let all = fixtures();
@@ -376,4 +352,28 @@ fn v6_traces_decode_the_same_in_parts() {
             }
         }
     }
+}
+
+/// Checks that `bytes` decode in `parts` parts (each way: tasks last to first, the planner given
+/// `read_extra` bytes more than it asks for, the rest in 4 KiB chunks, 7 parts or more through the
+/// wire) exactly as sequentially; returns the sequential result.
+fn same_in_parts(what: &str, bytes: &[u8], setup: Setup, parts: &[u64], read_extra: usize) -> Seen {
+    let want = sequential(bytes, setup, 1 << 20);
+    for &n in parts {
+        let split = Split {
+            task_bytes: task_bytes_for(bytes.len(), n),
+            read_extra,
+            reverse: true,
+            tail_chunk: 4096,
+            wire: n >= 5,
+            pieces: None,
+        };
+        let (got, _) = in_parts(bytes, setup, split);
+        assert!(
+            got == want,
+            "{what}, {n} parts: {}",
+            got.first_difference(&want)
+        );
+    }
+    want
 }
