@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::split::{check_identity, in_parts, sequential, task_bytes_for, Seen, Setup, Split};
+use common::split::{check_identity, in_parts, sequential, task_bytes_for, Setup, Split};
 use gcscope_core::container::Unwrapper;
 use gcscope_core::gc;
 use std::path::Path;
@@ -357,7 +357,13 @@ fn v6_traces_decode_the_same_in_parts() {
 /// Checks that `bytes` decode in `parts` parts (each way: tasks last to first, the planner given
 /// `read_extra` bytes more than it asks for, the rest in 4 KiB chunks, 7 parts or more through the
 /// wire) exactly as sequentially; returns the sequential result.
-fn same_in_parts(what: &str, bytes: &[u8], setup: Setup, parts: &[u64], read_extra: usize) -> Seen {
+fn same_in_parts(
+    what: &str,
+    bytes: &[u8],
+    setup: Setup,
+    parts: &[u64],
+    read_extra: usize,
+) -> common::split::Seen {
     let want = sequential(bytes, setup, 1 << 20);
     for &n in parts {
         let split = Split {
