@@ -127,11 +127,7 @@ fn reference_traces_decode_the_same_in_parts() {
 /// error at the same offset, after the same events.
 #[test]
 fn cut_and_damaged_traces_decode_the_same_in_parts() {
-    let all = fixtures();
-    let (name, bytes) = all
-        .iter()
-        .find(|(n, _)| n.ends_with("server.nettrace"))
-        .expect("a server GC fixture");
+    let (name, bytes) = &server_fixture();
     let len = bytes.len();
     let mut variants: Vec<(String, Vec<u8>)> = Vec::new();
     for k in 1..40 {
@@ -243,11 +239,7 @@ fn generated_traces_decode_the_same_in_parts() {
 /// 4-byte offset), not with the decoder's framing.
 #[test]
 fn damaged_block_end_tags_decode_the_same_in_parts() {
-    let all = fixtures();
-    let (name, bytes) = all
-        .iter()
-        .find(|(n, _)| n.ends_with("server.nettrace"))
-        .expect("a server GC fixture");
+    let (name, bytes) = &server_fixture();
     let mut ends = Vec::new();
     let pat = b"EventBlock";
     for at in 0..bytes.len() - pat.len() {
@@ -382,4 +374,12 @@ fn same_in_parts(
         );
     }
     want
+}
+
+/// The server GC fixture (net10.0), whose blocks the cut and damaged copies are made from.
+fn server_fixture() -> (String, Vec<u8>) {
+    fixtures()
+        .into_iter()
+        .find(|(n, _)| n.ends_with("server.nettrace"))
+        .expect("a server GC fixture")
 }
