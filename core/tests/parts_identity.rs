@@ -109,11 +109,7 @@ fn reference_traces_decode_the_same_in_parts() {
 /// error at the same offset, after the same events.
 #[test]
 fn cut_and_damaged_traces_decode_the_same_in_parts() {
-    let all = fixtures();
-    let (name, bytes) = all
-        .iter()
-        .find(|(n, _)| n.ends_with("server.nettrace"))
-        .expect("a server GC fixture");
+    let (name, bytes) = &server_fixture();
     let len = bytes.len();
     let mut variants: Vec<(String, Vec<u8>)> = Vec::new();
     for k in 1..40 {
@@ -129,23 +125,7 @@ fn cut_and_damaged_traces_decode_the_same_in_parts() {
     }
     for (what, b) in &variants {
         for setup in SETUPS {
-            let want = sequential(b, setup, 1 << 20);
-            for n in [2u64, 7] {
-                let split = Split {
-                    task_bytes: task_bytes_for(b.len(), n),
-                    read_extra: 3,
-                    reverse: true,
-                    tail_chunk: 4096,
-                    wire: n == 7,
-                    pieces: None,
-                };
-                let (got, _) = in_parts(b, setup, split);
-                assert!(
-                    got == want,
-                    "{name} {what}, {n} parts: {}",
-                    got.first_difference(&want)
-                );
-            }
+            same_in_parts(&format!("{name} {what}"), b, setup, &[2, 7], 3);
         }
     }
     eprintln!(
@@ -232,4 +212,156 @@ fn generated_traces_decode_the_same_in_parts() {
             }
         }
     }
+}
+
+/// The boundary pass frames event blocks from their size fields alone and leaves their EndObject
+/// tag (a V4/V5 block's last byte) to the part that reads the block: a block whose tag is damaged
+/// must still end the same way as the sequential read (the same events, then the same error at the
+/// same offset). The tags are found here from the raw bytes (object header, size, padding to a
+/// 4-byte offset), not with the decoder's framing.
+#[test]
+fn damaged_block_end_tags_decode_the_same_in_parts() {
+    let (name, bytes) = &server_fixture();
+    let mut ends = Vec::new();
+    let pat = b"EventBlock";
+    for at in 0..bytes.len() - pat.len() {
+        if &bytes[at..at + pat.len()] != pat {
+            continue;
+        }
+        // Begin, Begin, NullReference, i32 version, i32 minimum version, i32 name length, name,
+        // EndObject; then the body: i32 size, padding, content, EndObject.
+        let object = at - 15;
+        let base = at + pat.len() + 1;
+        let size = i32::from_le_bytes(bytes[base..base + 4].try_into().unwrap()) as usize;
+        let content = (base + 4).next_multiple_of(4);
+        let end = content + size;
+        assert_eq!(bytes[object], 5, "{name}: object begin tag at {object}");
+        assert_eq!(bytes[end], 6, "{name}: EndObject at {end}");
+        ends.push(end);
+    }
+    assert!(ends.len() >= 8, "{name}: {} event blocks", ends.len());
+    let picks = [
+        0,
+        1,
+        ends.len() / 3,
+        ends.len() / 2,
+        ends.len() - 2,
+        ends.len() - 1,
+    ];
+    for &k in &picks {
+        let mut b = bytes.clone();
+        b[ends[k]] = 7;
+        for setup in SETUPS {
+            let what = format!("{name}, end tag of block {k} at {} damaged", ends[k]);
+            let want = same_in_parts(&what, &b, setup, &[2, 7], 0);
+            assert!(want.result.contains("EndObject"), "{what}: {}", want.result);
+        }
+    }
+    eprintln!(
+        "{name}: {} damaged end tags identical in parts",
+        picks.len()
+    );
+}
+
+/// A hand-built NetTrace V6 trace (`common::writer::V6`: thread table, metadata rows, 60 event
+/// blocks of two interleaved threads, sequence points every 12 blocks): V6 blocks are framed from
+/// their 4-byte header alone (the part finds a block cut off by the end of the file and leaves it),
+/// so whole, cut at many points (inside blocks and headers) and damaged, the parts give the
+/// sequential result.
+#[test]
+fn v6_traces_decode_the_same_in_parts() {
+    use common::writer::{Ev, V6};
+    const RUNTIME: &str = "Microsoft-Windows-DotNETRuntime";
+    let mut w = V6::new(500, 1_000_000, 8, &[("ProcessId", "777")]);
+    w.thread_block(&[(1, 1001), (2, 2002)]);
+    w.metadata_block(&[
+        // GC/Start (id 1, which the GC model's filter delivers) and an event it skips.
+        V6::metadata_row(1, RUNTIME, 1, "", Some(2), None),
+        V6::metadata_row(2, "MyEventSource", 3, "WorkStart", None, None),
+    ]);
+    let payload = [7u8; 40];
+    let mut seq = [0u32; 2];
+    for b in 0..60u32 {
+        let events: Vec<Ev> = (0..30u32)
+            .map(|k| {
+                let t = (k % 2) as usize;
+                seq[t] += 1;
+                Ev {
+                    metadata_id: 1 + (k % 3 == 0) as u32,
+                    sequence: seq[t],
+                    thread: t as u64 + 1,
+                    capture_thread: t as u64 + 1,
+                    // Thread 2 runs a little behind thread 1: the region must be sorted.
+                    timestamp: 10_000 + i64::from(b * 1_000 + k * 20) - 15 * t as i64,
+                    payload: &payload,
+                    ..Default::default()
+                }
+            })
+            .collect();
+        w.event_block(&events);
+        if b % 12 == 11 {
+            let ts = 10_000 + i64::from(b * 1_000 + 1_000);
+            w.sequence_point(ts, 0, &[(1, seq[0]), (2, seq[1])]);
+        }
+    }
+    w.end();
+    let bytes = w.buf;
+    for setup in SETUPS {
+        let (line, share) = check_identity("hand-built V6", &bytes, setup, true);
+        eprintln!("{line} ({setup:?})");
+        assert!(share > 0.5, "{line}");
+        assert!(
+            sequential(&bytes, setup, 1 << 20).events.len() >= 1_000,
+            "{line}"
+        );
+    }
+    let len = bytes.len();
+    for k in 1..30 {
+        let cut = len * k / 30 + k % 5;
+        let mut damaged = bytes.clone();
+        damaged[cut] ^= 0x5a;
+        for (what, b) in [("cut", &bytes[..cut]), ("damaged", &damaged[..])] {
+            for setup in SETUPS {
+                same_in_parts(&format!("hand-built V6 {what} at {cut}"), b, setup, &[5], 0);
+            }
+        }
+    }
+}
+
+/// Checks that `bytes` decode in `parts` parts (each way: tasks last to first, the planner given
+/// `read_extra` bytes more than it asks for, the rest in 4 KiB chunks, 7 parts or more through the
+/// wire) exactly as sequentially; returns the sequential result.
+fn same_in_parts(
+    what: &str,
+    bytes: &[u8],
+    setup: Setup,
+    parts: &[u64],
+    read_extra: usize,
+) -> common::split::Seen {
+    let want = sequential(bytes, setup, 1 << 20);
+    for &n in parts {
+        let split = Split {
+            task_bytes: task_bytes_for(bytes.len(), n),
+            read_extra,
+            reverse: true,
+            tail_chunk: 4096,
+            wire: n >= 5,
+            pieces: None,
+        };
+        let (got, _) = in_parts(bytes, setup, split);
+        assert!(
+            got == want,
+            "{what}, {n} parts: {}",
+            got.first_difference(&want)
+        );
+    }
+    want
+}
+
+/// The server GC fixture (net10.0), whose blocks the cut and damaged copies are made from.
+fn server_fixture() -> (String, Vec<u8>) {
+    fixtures()
+        .into_iter()
+        .find(|(n, _)| n.ends_with("server.nettrace"))
+        .expect("a server GC fixture")
 }

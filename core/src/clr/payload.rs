@@ -167,7 +167,7 @@ impl<'a> Reader<'a> {
     pub fn utf16z(&mut self, field: &'static str) -> PResult<Utf16Str<'a>> {
         let rest = &self.buf[self.pos..];
         // Four code units at a time until a word holds a zero unit (type names in every
-        // AllocationTick make this scan hot); the unit loop below then finds which.
+        // AllocationTick make this scan hot); the unit loop reads only the last 0-7 bytes.
         const ONES: u64 = 0x0001_0001_0001_0001;
         const HIGHS: u64 = 0x8000_8000_8000_8000;
         let mut i = 0;
@@ -175,8 +175,13 @@ impl<'a> Reader<'a> {
             // Always 8 bytes: one load.
             let Ok(w) = <[u8; 8]>::try_from(w) else { break };
             let x = u64::from_le_bytes(w);
-            if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
-                break;
+            let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+            if zero != 0 {
+                // The lowest flagged unit is the first zero one (a borrow only flags units above
+                // a zero unit), so it is the terminator.
+                let at = i + (zero.trailing_zeros() / 16) as usize * 2;
+                self.pos += at + 2;
+                return Ok(Utf16Str(&rest[..at]));
             }
             i += 8;
         }

@@ -141,18 +141,10 @@ pub fn padding_after(absolute_offset: u64) -> usize {
 /// `body` starts at the size field (stream offset `base`). Returns (content start, content length, total
 /// body length including the end tag), or how many body bytes are needed.
 pub fn peek_block_body(body: &[u8], base: u64) -> Result<Peek<(usize, usize, usize)>> {
-    if body.len() < 4 {
-        return Ok(Peek::NeedMore(4));
-    }
-    let size = i32::from_le_bytes([body[0], body[1], body[2], body[3]]);
-    if size < 0 {
-        return Err(Error::malformed(
-            base,
-            format!("negative block size {size}"),
-        ));
-    }
-    let start = 4 + padding_after(base + 4);
-    let total = start + size as usize + 1;
+    let (start, size, total) = match peek_block_size(body, base)? {
+        Peek::Ready(r) => r,
+        Peek::NeedMore(n) => return Ok(Peek::NeedMore(n)),
+    };
     if body.len() < total {
         return Ok(Peek::NeedMore(total));
     }
@@ -163,7 +155,30 @@ pub fn peek_block_body(body: &[u8], base: u64) -> Result<Peek<(usize, usize, usi
             format!("expected EndObject (6) after the block, found {end}"),
         ));
     }
-    Ok(Peek::Ready((start, size as usize, total)))
+    Ok(Peek::Ready((start, size, total)))
+}
+
+/// [`peek_block_body`] from the size field alone (4 bytes): where the block's content is and
+/// where the block ends, without reading (or checking) its end tag. For the boundary pass
+/// ([`crate::parts`]), which steps over blocks without reading them; whoever reads the block must
+/// check its last byte is EndObject.
+pub fn peek_block_size(body: &[u8], base: u64) -> Result<Peek<(usize, usize, usize)>> {
+    let Some(&[a, b, c, d]) = body.get(..4) else {
+        return Ok(Peek::NeedMore(4));
+    };
+    let size = i32::from_le_bytes([a, b, c, d]);
+    if size < 0 {
+        return Err(Error::malformed(
+            base,
+            format!("negative block size {size}"),
+        ));
+    }
+    let start = 4 + padding_after(base + 4);
+    Ok(Peek::Ready((
+        start,
+        size as usize,
+        start + size as usize + 1,
+    )))
 }
 
 #[cfg(test)]

@@ -65,7 +65,9 @@ pub enum Frame {
     /// Not enough bytes to tell: at least this many are needed.
     NeedMore(usize),
     /// An event or stack block a part can decode on its own: the unit is `len` bytes, its content
-    /// `content_start..content_start + content_len` of them.
+    /// `content_start..content_start + content_len` of them. Framed from its header alone: the
+    /// block may be cut off by the end of the file, and a V4/V5 block's end tag (its last byte) is
+    /// not checked; the part that reads it does both.
     Block {
         kind: part::BlockKind,
         len: usize,
@@ -224,7 +226,9 @@ impl Decoder {
                     _ => return Ok(Frame::Step),
                 };
                 let body = &buf[h.header_len..];
-                match framing::peek_block_body(body, base + h.header_len as u64)? {
+                // Only the size: the planner steps over the block without reading it, and the
+                // part that reads it checks its end tag (see `parts::decode`).
+                match framing::peek_block_size(body, base + h.header_len as u64)? {
                     Peek::Ready((start, len, total)) => Ok(Frame::Block {
                         kind,
                         len: h.header_len + total,
@@ -247,9 +251,7 @@ impl Decoder {
                     v6::kind::STACK => part::BlockKind::Stacks,
                     _ => return Ok(Frame::Step),
                 };
-                if buf.len() < 4 + size {
-                    return Ok(Frame::NeedMore(4 + size));
-                }
+                // No end tag in V6: the part that reads the block finds it whole or not.
                 Ok(Frame::Block {
                     kind,
                     len: 4 + size,

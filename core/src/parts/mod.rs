@@ -32,6 +32,7 @@ use crate::decode::{DecodeStats, Sink};
 use crate::error::Result;
 use crate::etl;
 use crate::filter::Interest;
+use crate::nettrace::framing::tag::END_OBJECT;
 use crate::nettrace::{self, part::PartContext, Frame, Step};
 use crate::reader::TraceReader;
 use alloc::boxed::Box;
@@ -463,6 +464,12 @@ pub fn decode(task: &Task, bytes: Vec<u8>, filter: Option<FilterFn>) -> Output {
                     let unit_end = at.checked_add(len as usize)?;
                     let from = at.checked_add(start as usize)?;
                     let to = from.checked_add(content_len as usize)?.min(unit_end);
+                    // A V4/V5 block ends with an EndObject tag, which the planner did not read
+                    // (it steps over blocks by their size): a block without it is the sequential
+                    // decoder's, which says what is wrong there. (V6 blocks have no end tag.)
+                    if to < unit_end && bytes.get(unit_end - 1) != Some(&END_OBJECT) {
+                        return None;
+                    }
                     Some((from, bytes.get(from..to)?))
                 });
                 let ok = match content {
