@@ -20,17 +20,26 @@ pub struct Input {
     #[arg(long, value_name = "NAME")]
     pub process: Option<String>,
     /// Threads that read the trace: N - 1 decode parts of it while one merges them and builds the
-    /// model (default: the machine's cores; 1: everything on one thread)
+    /// model (default: the machine's cores, at most 4; 1: everything on one thread)
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
 }
 
+/// The default `--jobs` on a machine with more cores. The merging thread (merge, GC model) is the
+/// bound: on 16 cores, 4, 8 and 16 threads took the same time within the machine's noise on every
+/// benchmark trace, while each thread adds its tasks in flight (~20-35 MB of memory each;
+/// docs/performance.md, "Sixteen cores").
+pub const DEFAULT_JOBS_MAX: usize = 4;
+
 impl Input {
-    /// Threads to decode with: `--jobs`, else the cores the process may use.
+    /// Threads to decode with: `--jobs`, else the cores the process may use, at most
+    /// [`DEFAULT_JOBS_MAX`].
     pub fn jobs(&self) -> usize {
         match self.jobs {
             Some(n) => n as usize,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            None => std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(DEFAULT_JOBS_MAX),
         }
     }
 

@@ -214,7 +214,7 @@ async function heapUsage(send) {
  * input's change event), the peaks of the sampled memory figures (MiB) and the renderer's peak RSS.
  * `query` picks the view (the GC table, so rows are visible as they stream in).
  */
-export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50, sample = true, thenTabs = [], workerPrelude = '' } = {}) {
+export async function measureOpen(browser, base, file, { query = '?tab=gcs', timeoutMs = 600_000, sampleMs = 50, sample = true, thenTabs = [], workerPrelude = '', doneSelector = '#gc-table tr[data-gc]' } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   // Trunk's loader announces the page's wasm instance; keep its memory to measure it.
   await context.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasmMemory = e.detail.wasm.memory; }));
@@ -253,7 +253,8 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   const browserCdp = devtools ? await browser.raw.newBrowserCDPSession() : null;
   const worker = devtools ? new WorkerCdp(browserCdp) : null;
   // Timestamps on the page's clock: the file input's change, the first GC row painted, the end.
-  await page.evaluate(() => {
+  // `doneSelector`: what shows once the trace is in (a trace without GCs has no GC rows).
+  await page.evaluate((doneSelector) => {
     const b = (window.__bench = { change: null, firstRow: null, done: null });
     document.addEventListener('change', () => { if (b.change === null) b.change = performance.now(); }, true);
     const check = () => {
@@ -262,13 +263,13 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
         b.firstRow = -1;
         requestAnimationFrame(() => { b.firstRow = performance.now(); });
       }
-      if (b.done === null && !document.querySelector('.loading') && (document.querySelector('#gc-table tr[data-gc]') || document.querySelector('#error'))) {
+      if (b.done === null && !document.querySelector('.loading') && (document.querySelector(doneSelector) || document.querySelector('#error'))) {
         b.done = -1;
         requestAnimationFrame(() => { b.done = performance.now(); });
       }
     };
     new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true });
-  });
+  }, doneSelector);
   const renderers = rendererPids(engine);
   const baseline = {
     rss: Math.max(0, ...renderers.map((pid) => statusKb(pid, 'VmRSS') * 1024)),

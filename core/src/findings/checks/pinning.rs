@@ -51,7 +51,8 @@ pub fn check(c: &Ctx<'_>) -> Verdict {
         .map(|k| k.created);
     if many.is_empty() {
         return Verdict::Clear(format!(
-            "at most {most} pinned objects in a GC (GC #{}), {} GCs reported",
+            "at most {most} pinned object{} in a GC (GC #{}), {} GCs reported",
+            if most == 1 { "" } else { "s" },
             top.number,
             counted.len()
         ));
