@@ -274,7 +274,7 @@ impl TraceReader {
         &mut self,
         piece: &etl::part::BufferPiece,
         events: impl Iterator<Item = etl::merge::Held>,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         len: u64,
         sink: &mut Sink<'_>,
     ) {

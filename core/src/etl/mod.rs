@@ -287,7 +287,7 @@ impl Decoder {
         &mut self,
         piece: &part::BufferPiece,
         events: impl Iterator<Item = Held>,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         size: u64,
         sink: &mut Sink<'_>,
     ) {
@@ -297,8 +297,8 @@ impl Decoder {
         held.processor = piece.processor;
         held.events.clear();
         held.events.extend(events);
-        held.bytes.clear();
-        held.bytes.extend_from_slice(bytes);
+        // The part's allocation, moved: no copy of the payloads on the merging thread.
+        held.bytes = bytes;
         let Decoder {
             window,
             catalog,

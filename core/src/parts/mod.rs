@@ -602,32 +602,39 @@ fn merge_etw(
     part: etl::part::EtlOutput,
     sink: &mut Sink<'_>,
 ) -> Result<Merged> {
+    let etl::part::EtlOutput {
+        buffers,
+        events,
+        bytes,
+        catalog,
+        ..
+    } = part;
     // The part's catalog counts every buffer it read: it is merged whole, before its first buffer,
     // so every buffer is checked first and a part that does not hold together is not used at all.
-    let entries = part.catalog.len() as u32;
-    let mut pieces = Vec::with_capacity(part.buffers.len());
-    let (mut ev, mut byte) = (0usize, 0usize);
-    for piece in &part.buffers {
+    let entries = catalog.len() as u32;
+    let mut pieces = Vec::with_capacity(buffers.len());
+    let mut bytes = bytes.into_iter();
+    let mut ev = 0usize;
+    for piece in &buffers {
         let ev_end = ev.saturating_add(piece.events as usize);
-        let byte_end = byte.saturating_add(piece.bytes as usize);
-        let (Some(events), Some(bytes)) =
-            (part.events.get(ev..ev_end), part.bytes.get(byte..byte_end))
-        else {
+        let (Some(held), Some(payloads)) = (events.get(ev..ev_end), bytes.next()) else {
             break;
         };
-        let fits = events.iter().all(|h| {
+        let fits = held.iter().all(|h| {
             h.entry < entries
-                && (h.payload_start as usize).saturating_add(h.payload_len as usize) <= bytes.len()
+                && (h.payload_start as usize).saturating_add(h.payload_len as usize)
+                    <= payloads.len()
         });
         if !fits {
             break;
         }
-        pieces.push((piece, events, bytes));
-        (ev, byte) = (ev_end, byte_end);
+        pieces.push((piece, held, payloads));
+        ev = ev_end;
     }
-    let whole = pieces.len() == part.buffers.len();
+    let whole = pieces.len() == buffers.len();
+    let mut pieces = pieces.into_iter();
     let mut remap: Option<Vec<u32>> = None;
-    let (mut buffer, mut inline) = (0usize, 0usize);
+    let mut inline = 0usize;
     for step in &task.steps {
         match *step {
             TaskStep::Inline { len } => {
@@ -635,19 +642,18 @@ fn merge_etw(
             }
             TaskStep::Part { at, len, .. } => {
                 let from = task.offset + at;
-                let Some(&(piece, events, bytes)) = pieces.get(buffer).filter(|_| whole) else {
+                let Some((piece, held, payloads)) = pieces.next().filter(|_| whole) else {
                     return Ok(Merged::Sequential { from });
                 };
                 if remap.is_none() && !reader.etl_splittable() {
                     return Ok(Merged::Sequential { from });
                 }
-                let map = remap.get_or_insert_with(|| reader.absorb_etl_catalog(&part.catalog));
-                let events = events.iter().map(|h| etl::merge::Held {
+                let map = remap.get_or_insert_with(|| reader.absorb_etl_catalog(&catalog));
+                let held = held.iter().map(|h| etl::merge::Held {
                     entry: map[h.entry as usize],
                     ..*h
                 });
-                reader.apply_etl_buffer(piece, events, bytes, u64::from(len), sink);
-                buffer += 1;
+                reader.apply_etl_buffer(piece, held, payloads, u64::from(len), sink);
             }
         }
     }

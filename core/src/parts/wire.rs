@@ -381,7 +381,8 @@ fn etw_to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
         w.u8(version);
         w.u64(count);
     }
-    (w.0, p.bytes)
+    // One run for the message (a Web Worker transfers one buffer); split again on the other side.
+    (w.0, p.bytes.concat())
 }
 
 /// Bytes of one event in an [`EtlOutput`] message.
@@ -391,7 +392,6 @@ fn etw_from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput> {
     let stopped = c.u32("stopped")?;
     let mut p = EtlOutput {
         stopped: (stopped != NONE).then_some(stopped),
-        bytes,
         ..Default::default()
     };
     for _ in 0..count(c, 78)? {
@@ -415,6 +415,17 @@ fn etw_from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput> {
             bytes: nbytes,
             counters: k,
         });
+    }
+    // Each buffer's payloads, as far as the run holds them: a buffer past its end is left without,
+    // and the merge then decodes from that buffer on sequentially.
+    let mut at = 0usize;
+    for b in &p.buffers {
+        let end = at.saturating_add(b.bytes as usize);
+        let Some(run) = bytes.get(at..end) else {
+            break;
+        };
+        p.bytes.push(run.to_vec());
+        at = end;
     }
     let n = count(c, HELD_RECORD)?;
     let records = c.bytes(n * HELD_RECORD, "events")?;
