@@ -1,0 +1,154 @@
+//! The merge ([`merge`]): each task's part output handed to the one reader in file order, which does
+//! with each block what it does when it decodes the block itself (see the module docs of
+//! [`crate::parts`]).
+
+use super::{Output, Task, TaskStep};
+use crate::decode::Sink;
+use crate::error::Result;
+use crate::etl;
+use crate::nettrace;
+use crate::reader::TraceReader;
+use alloc::rc::Rc;
+use alloc::vec::Vec;
+
+/// How a task's merge ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Merged {
+    /// Every unit of the task went through the reader: merge the next task.
+    Done,
+    /// The reader must decode the file from this offset on itself (push the file's bytes from
+    /// there, then finish): a part stopped there. The tasks after this one are of no use.
+    Sequential { from: u64 },
+}
+
+/// Hands a task and its part's output to `reader` (the merge's, filtered as the planner), which
+/// delivers the events that become ready to `sink`, as it would have decoding the bytes itself.
+/// Tasks must be merged in order. An `Err` is the reader's own error (as the sequential decoder
+/// would have returned it there).
+pub fn merge(
+    reader: &mut TraceReader,
+    task: &Task,
+    output: Output,
+    sink: &mut Sink<'_>,
+) -> Result<Merged> {
+    match output {
+        Output::EventPipe(part) => merge_eventpipe(reader, task, part, sink),
+        Output::Etw(part) => merge_etw(reader, task, *part, sink),
+    }
+}
+
+fn merge_eventpipe(
+    reader: &mut TraceReader,
+    task: &Task,
+    part: nettrace::part::NetPart,
+    sink: &mut Sink<'_>,
+) -> Result<Merged> {
+    let nettrace::part::NetPart {
+        blocks,
+        events,
+        payloads,
+        runs,
+        skips,
+        ..
+    } = part;
+    let payloads = Rc::new(payloads);
+    let (mut block, mut ev, mut run, mut skip, mut inline) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    for step in &task.steps {
+        match *step {
+            TaskStep::Inline { len } => {
+                reader.push_with_info(task.next_inline(&mut inline, len), sink)?;
+            }
+            TaskStep::Part { at, len, .. } => {
+                let from = task.offset + at;
+                let Some(piece) = blocks.get(block) else {
+                    return Ok(Merged::Sequential { from });
+                };
+                let n = |start: usize, count: u32| start.checked_add(count as usize);
+                let (Some(ev_end), Some(run_end), Some(skip_end)) = (
+                    n(ev, piece.events),
+                    n(run, piece.runs),
+                    n(skip, piece.skips),
+                ) else {
+                    return Ok(Merged::Sequential { from });
+                };
+                let (Some(e), Some(r), Some(s)) = (
+                    events.get(ev..ev_end),
+                    runs.get(run..run_end),
+                    skips.get(skip..skip_end),
+                ) else {
+                    return Ok(Merged::Sequential { from });
+                };
+                if !reader.apply_net_piece(piece, e, r, s, &payloads, u64::from(len), sink) {
+                    return Ok(Merged::Sequential { from });
+                }
+                (block, ev, run, skip) = (block + 1, ev_end, run_end, skip_end);
+            }
+        }
+    }
+    Ok(Merged::Done)
+}
+
+fn merge_etw(
+    reader: &mut TraceReader,
+    task: &Task,
+    part: etl::part::EtlOutput,
+    sink: &mut Sink<'_>,
+) -> Result<Merged> {
+    let etl::part::EtlOutput {
+        buffers,
+        events,
+        bytes,
+        catalog,
+        ..
+    } = part;
+    // The part's catalog counts every buffer it read: it is merged whole, before its first buffer,
+    // so every buffer is checked first and a part that does not hold together is not used at all.
+    let entries = catalog.len() as u32;
+    let mut pieces = Vec::with_capacity(buffers.len());
+    let mut bytes = bytes.into_iter();
+    let mut ev = 0usize;
+    for piece in &buffers {
+        let ev_end = ev.saturating_add(piece.events as usize);
+        let (Some(held), Some(payloads)) = (events.get(ev..ev_end), bytes.next()) else {
+            break;
+        };
+        let fits = held.iter().all(|h| {
+            h.entry < entries
+                && (h.payload_start as usize).saturating_add(h.payload_len as usize)
+                    <= payloads.len()
+        });
+        if !fits {
+            break;
+        }
+        pieces.push((piece, held, payloads));
+        ev = ev_end;
+    }
+    let whole = pieces.len() == buffers.len();
+    let mut pieces = pieces.into_iter();
+    let mut remap: Option<Vec<u32>> = None;
+    let mut inline = 0usize;
+    for step in &task.steps {
+        match *step {
+            TaskStep::Inline { len } => {
+                reader.push_with_info(task.next_inline(&mut inline, len), sink)?;
+            }
+            TaskStep::Part { at, len, .. } => {
+                let from = task.offset + at;
+                let Some((piece, held, payloads)) = pieces.next().filter(|_| whole) else {
+                    return Ok(Merged::Sequential { from });
+                };
+                if remap.is_none() && !reader.etl_splittable() {
+                    return Ok(Merged::Sequential { from });
+                }
+                let map = remap.get_or_insert_with(|| reader.absorb_etl_catalog(&catalog));
+                let held = held.iter().map(|h| etl::merge::Held {
+                    entry: map[h.entry as usize],
+                    ..*h
+                });
+                reader.apply_etl_buffer(piece, held, payloads, u64::from(len), sink);
+            }
+        }
+    }
+    Ok(Merged::Done)
+}
