@@ -58,7 +58,8 @@ async function runEngine(engine) {
   for (const file of testFiles) {
     let r = await runFile(engine, file);
     if (r.code !== 0) {
-      const first = r.tail.slice(r.tail.lastIndexOf('failing tests:'));
+      const at = r.tail.lastIndexOf('failing tests:');
+      const first = at < 0 ? r.tail : r.tail.slice(at);
       console.log(`\n== ${engine}: ${file} failed; running it once more`);
       r = await runFile(engine, file);
       if (r.code === 0) flaky.push({ file, first });

@@ -19,6 +19,7 @@ DIR=${BENCH_DIR:-/tmp/gcscope-cores}
 SIZE=${1:-1024}
 ROUNDS=${2:-2}
 JOBS=${JOBS:-"1 2 4 8 16"}
+FIRST=${JOBS%% *}   # the job count the others are compared with
 mkdir -p "$DIR"
 
 echo "# machine: $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -52,14 +53,14 @@ for r in $(seq "$ROUNDS"); do
     for j in $JOBS; do
       m=$(OUTFILE="$DIR/out.$j" run "$B/gcscope" gcs --json --jobs "$j" "$f")
       printf ' %14s' "$(echo "$m" | awk '{print $1 "s/" $2 "M"}')"
-      if [ "$j" != "${JOBS%% *}" ] && ! cmp -s "$DIR/out.$j" "$DIR/out.${JOBS%% *}"; then
-        echo; echo "jobs $j's output differs from jobs ${JOBS%% *}'s on $f"; exit 1
+      if [ "$j" != "$FIRST" ] && ! cmp -s "$DIR/out.$j" "$DIR/out.$FIRST"; then
+        echo; echo "jobs $j's output differs from jobs $FIRST's on $f"; exit 1
       fi
     done
     echo
   done
 done
-echo "# every --jobs N output equal to --jobs ${JOBS%% *}'s, byte for byte"
+echo "# every --jobs N output equal to --jobs $FIRST's, byte for byte"
 for f in "$w" "$DIR/wks-$SIZE.c.etl"; do
   echo "# bench_parts $(basename "$f")"
   "$B/examples/bench_parts" "$f" 2

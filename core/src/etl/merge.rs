@@ -67,6 +67,8 @@ impl HeldBuffer {
             self.bytes.extend_from_slice(records);
             return;
         }
+        // Sized once: a part hands each buffer's bytes on and starts the next from an empty Vec.
+        self.bytes.reserve(payload);
         for h in &mut self.events {
             let (start, len) = (h.payload_start as usize, h.payload_len as usize);
             h.payload_start = self.bytes.len() as u32;
