@@ -428,6 +428,7 @@ fn te_transitions(te: &Value) -> Vec<(u32, u32, u32, u32)> {
 
 fn datas_finds_the_heap_count_changes(root: &Path) -> usize {
     let mut seen = 0;
+    let mut changed = 0;
     for rt in ["net8.0", "net9.0", "net10.0"] {
         let name = format!("{rt}/datas");
         let Some(w) = load(root, rt, "datas") else {
@@ -443,28 +444,32 @@ fn datas_finds_the_heap_count_changes(root: &Path) -> usize {
         );
         assert_eq!(f.evidence.gcs.len(), te.len(), "{name}");
         let busy_end = n(&w.oracle["phases"][1]["counts"]["gen0"]);
-        let quiet_end = n(&w.oracle["phases"][2]["counts"]["gen0"]);
-        for (&gc, &(last_old, first_new, from, to)) in f.evidence.gcs.iter().zip(&te) {
+        for (&gc, &(last_old, first_new, _, _)) in f.evidence.gcs.iter().zip(&te) {
             // The change is seen at a GC after the last one TraceEvent saw with the old count and
             // no later than the first it saw with the new one.
             assert!(
                 gc > last_old && gc <= first_new,
                 "{name}: change at GC {gc}, TraceEvent {last_old}..{first_new}"
             );
-            // Growing while busy, shrinking once quiet (the oracle's phase boundaries).
-            if to > from {
-                assert!(
-                    gc <= busy_end,
-                    "{name}: grew at GC {gc} after the busy phase ended at {busy_end}"
-                );
-            } else {
-                assert!(
-                    gc > busy_end && gc <= quiet_end,
-                    "{name}: shrank at GC {gc} outside the quiet phase"
-                );
-            }
+        }
+        // DATAS starts at one heap and grows under the busy phase's allocating threads (the
+        // oracle's phase boundary). What it does later is the runtime's tuning: on a 2-core CI
+        // machine .NET 9 grew again during the quiet phase after shrinking, so only the first
+        // change is tied to a phase.
+        // (.NET 8's fixture never changes its count: DATAS there is opt-in and more cautious.)
+        if let (Some(&first_gc), Some(&(_, _, from, to))) = (f.evidence.gcs.first(), te.first()) {
+            changed += 1;
+            assert!(
+                to > from && first_gc <= busy_end,
+                "{name}: first change {from} -> {to} at GC {first_gc}, busy phase ended at {busy_end}"
+            );
         }
     }
+    // The checks above must have had a change to look at somewhere.
+    assert!(
+        seen == 0 || changed > 0,
+        "no runtime's datas trace changed its heap count"
+    );
     seen
 }
 
