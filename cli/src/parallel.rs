@@ -45,9 +45,12 @@ pub fn read(
         let (task_tx, task_rx) = mpsc::channel::<Arc<Task>>();
         let task_rx = Arc::new(Mutex::new(task_rx));
         let (out_tx, out_rx) = mpsc::channel::<(u64, Output)>();
+        // Task buffers the reader is done with, for the decoding threads to read into again.
+        let (pool_tx, pool_rx) = mpsc::channel::<Vec<u8>>();
+        let pool_rx = Arc::new(Mutex::new(pool_rx));
         for _ in 0..decoders {
-            let (rx, tx) = (task_rx.clone(), out_tx.clone());
-            s.spawn(move || decode_tasks(file, &rx, &tx, filter));
+            let (rx, tx, pool) = (task_rx.clone(), out_tx.clone(), pool_rx.clone());
+            s.spawn(move || decode_tasks(file, &rx, &tx, &pool, filter));
         }
         drop(out_tx);
         let mut planner = match task_bytes() {
@@ -96,7 +99,11 @@ pub fn read(
             } else {
                 parts::decode(&task, Vec::new(), filter)
             };
-            match parts::merge(reader, &task, output, sink) {
+            let merged = parts::merge(reader, &task, output, sink);
+            while let Some(b) = reader.take_spent_buffer() {
+                let _ = pool_tx.send(b);
+            }
+            match merged {
                 Ok(Merged::Done) => {}
                 Ok(Merged::Sequential { from }) => {
                     resume = Some(from);
@@ -129,6 +136,7 @@ fn decode_tasks(
     file: &File,
     tasks: &Mutex<mpsc::Receiver<Arc<Task>>>,
     out: &mpsc::Sender<(u64, Output)>,
+    pool: &Mutex<mpsc::Receiver<Vec<u8>>>,
     filter: Option<FilterFn>,
 ) {
     loop {
@@ -143,7 +151,19 @@ fn decode_tasks(
         // no longer than the file (the planner frames blocks by their size fields alone, so a
         // damaged one can make a task claim up to 2 GiB past the end).
         let size = file.metadata().map_or(u64::MAX, |m| m.len());
-        let mut buf = vec![0u8; task.len.min(size.saturating_sub(task.offset)) as usize];
+        let len = task.len.min(size.saturating_sub(task.offset)) as usize;
+        // A buffer the merge is done with, when there is one: its pages are there and written
+        // (a new 4 MiB buffer is zeroed here and faulted in page by page by the read).
+        let mut buf = pool
+            .lock()
+            .ok()
+            .and_then(|p| p.try_recv().ok())
+            .unwrap_or_default();
+        if buf.len() >= len {
+            buf.truncate(len);
+        } else {
+            buf.resize(len, 0);
+        }
         // A short read (the file changed, an I/O error) makes the part stop where its bytes end;
         // the calling thread then reads from there itself and reports what is wrong.
         let n = read_full(file, &mut buf, task.offset);

@@ -59,4 +59,8 @@ pub struct Event<'a> {
     pub pointer_size: u8,
     /// The event's payload bytes.
     pub payload: &'a [u8],
+    /// A GCAllocationTick already decoded by the part of the file that read it (parallel
+    /// decoding, [`crate::parts`]): what [`crate::clr::decode`] would give of `payload`, for the
+    /// GC model and insights to read without decoding it again. None elsewhere.
+    pub tick: Option<crate::clr::gc::TickDigest>,
 }

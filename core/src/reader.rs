@@ -230,6 +230,7 @@ impl TraceReader {
         &mut self,
         piece: &nettrace::part::BlockPiece,
         events: &[crate::sort::Pending],
+        ticks: &[crate::clr::gc::TickDigest],
         runs: &[nettrace::part::SeqRun],
         skips: &[nettrace::part::SkipCount],
         payloads: &alloc::rc::Rc<Vec<u8>>,
@@ -242,6 +243,7 @@ impl TraceReader {
         let applied = self.stream.decoder.apply_piece(
             piece,
             events,
+            ticks,
             runs,
             skips,
             payloads,
@@ -290,6 +292,19 @@ impl TraceReader {
         self.stats.bytes_in += len;
         self.stats.trace_bytes += len;
         self.stream.update_stats(&mut self.stats);
+    }
+
+    /// The bytes of a part (an EventPipe task's, see [`crate::parts`]) that the reader no longer
+    /// needs, to read the next task into: a caller decoding in parts reuses a few allocations
+    /// instead of making (and zeroing, and faulting in) one per task.
+    pub fn take_spent_buffer(&mut self) -> Option<Vec<u8>> {
+        self.stream.decoder.take_spent()
+    }
+
+    /// For [`crate::parts`]: `bytes` of a part, no longer needed (see
+    /// [`take_spent_buffer`](Self::take_spent_buffer)).
+    pub(crate) fn recycle(&mut self, bytes: Vec<u8>) {
+        self.stream.decoder.recycle(bytes);
     }
 
     /// Bytes currently buffered: an incomplete unit, and the events held for ordering (EventPipe's

@@ -6,7 +6,7 @@
 //! when the buffer grows past [`EARLY_FLUSH_BYTES`] such an event lets everything up to its timestamp
 //! go out early; the output is the same as sorting the whole region (it is a prefix of that order).
 //!
-//! The buffer is lean: one fixed-size record per event (header fields, 56 bytes) plus the bytes of
+//! The buffer is lean: one fixed-size record per event (header fields, 64 bytes) plus the bytes of
 //! the region's event blocks, appended to one arena `Vec<u8>` with one copy per block (records point
 //! at their payloads in it: the compressed headers between payloads cost a few bytes per event and
 //! save a copy per event). Both are reused, so steady-state decoding does not allocate. Events
@@ -17,7 +17,7 @@
 //! **Memory bound.** A region is bounded by the writer's sequence points, and real traces hold at
 //! most a few MB (the reference traces: 4.8 MB and 14k events; the 29 MB HeartRateMonitor trace
 //! decodes in 8.5 MB RSS). A file without sequence points or IsSorted flags would make the whole
-//! trace one region, and 2-byte events cost 56 bytes each here: so past [`MAX_BUFFERED_BYTES`] the
+//! trace one region, and 2-byte events cost 64 bytes each here: so past [`MAX_BUFFERED_BYTES`] the
 //! oldest events are released in timestamp order ([`Sorter::budget_cut`]) until half of it is left,
 //! and every event buffered after that with a timestamp earlier than one released is counted
 //! ([`Sorter::late`]): it is delivered out of order, and the consumer can say so. Ordering wins
@@ -25,6 +25,7 @@
 //! memory wins above it. Keeping stacks or activity ids per event would multiply the buffer, which
 //! is why the records hold only what `Event` exposes.
 
+use crate::clr::gc::TickDigest;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
@@ -38,6 +39,24 @@ pub const MAX_BUFFERED_BYTES: usize = 64 << 20;
 
 /// Chunk number of the sorter's own arena in [`Pending::chunk`]; adopted chunks count from 1.
 pub const ARENA: u32 = 0;
+
+/// A buffered event as the buffer releases it: its record, its payload and its digest if it
+/// came with one.
+#[derive(Debug, Clone, Copy)]
+pub struct Released<'a> {
+    pub event: &'a Pending,
+    pub payload: &'a [u8],
+    pub tick: Option<TickDigest>,
+}
+
+/// What the buffer hands each event it releases to.
+pub type Emit<'a> = dyn FnMut(Released<'_>) + 'a;
+
+/// Spent chunks kept for reuse (see [`Sorter::take_spent`]): a few tasks' bytes.
+pub const SPENT_KEPT: usize = 4;
+
+/// [`Pending::tick`] of an event without a [`TickDigest`].
+pub const NO_TICK: u32 = u32::MAX;
 
 /// One buffered event: everything an [`crate::event::Event`] needs except the interned strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +74,9 @@ pub struct Pending {
     pub payload_len: u32,
     /// Which bytes hold the payload: [`ARENA`], or a chunk adopted from a part ([`Sorter::adopt`]).
     pub chunk: u32,
+    /// The event's [`TickDigest`], made by the part that decoded it: an index into the sorter's
+    /// digests once pushed with [`Sorter::push_tick`] (into the part's own before), or [`NO_TICK`].
+    pub tick: u32,
 }
 
 #[derive(Default)]
@@ -72,6 +94,13 @@ pub struct Sorter {
     last_ts: i64,
     /// Payload bytes decoded by parts of the file, held rather than copied: chunk `i + 1`.
     adopted: Vec<Rc<Vec<u8>>>,
+    /// The digests of buffered events that came with one ([`Pending::tick`]). Not counted in
+    /// [`buffered_bytes`](Self::buffered_bytes): only parts make them, and both paths must make
+    /// the same decisions at the same events (at most half a record's size per event).
+    ticks: Vec<TickDigest>,
+    /// Adopted chunks let go of and held by nothing else: their allocations, for the caller to read
+    /// the next parts into ([`take_spent`](Self::take_spent)); at most [`SPENT_KEPT`].
+    spent: Vec<Vec<u8>>,
     /// What the adopted chunks count for in [`buffered_bytes`](Self::buffered_bytes): the bytes of the
     /// blocks their events came from, as the arena would have held them.
     adopted_accounted: usize,
@@ -198,6 +227,61 @@ impl Sorter {
         self.events.push(p);
     }
 
+    /// [`push_at`](Self::push_at) of an event with its digest, if it has one.
+    #[inline]
+    pub fn push_tick(&mut self, mut p: Pending, tick: Option<TickDigest>) {
+        p.tick = match tick {
+            Some(d) => {
+                self.ticks.push(d);
+                (self.ticks.len() - 1) as u32
+            }
+            None => NO_TICK,
+        };
+        self.push_at(p);
+    }
+
+    /// Lets go of the adopted chunks, keeping the allocations nothing else holds (see
+    /// [`take_spent`](Self::take_spent)).
+    fn release_adopted(&mut self) {
+        let mut adopted = core::mem::take(&mut self.adopted);
+        for c in adopted.drain(..) {
+            if let Ok(bytes) = Rc::try_unwrap(c) {
+                self.recycle(bytes);
+            }
+        }
+        // The list's own allocation is kept.
+        self.adopted = adopted;
+    }
+
+    /// Keeps `bytes` (a part's, no longer needed) for [`take_spent`](Self::take_spent), if fewer
+    /// than [`SPENT_KEPT`] are kept; else lets it go.
+    pub fn recycle(&mut self, bytes: Vec<u8>) {
+        if self.spent.len() < SPENT_KEPT {
+            self.spent.push(bytes);
+        }
+    }
+
+    /// A part's bytes the buffer no longer needs: an allocation (and pages) to read the next
+    /// part into, instead of a new one per part.
+    pub fn take_spent(&mut self) -> Option<Vec<u8>> {
+        self.spent.pop()
+    }
+
+    #[inline]
+    fn release<'s>(&'s self, p: &'s Pending) -> Released<'s> {
+        Released {
+            event: p,
+            payload: self.payload(p),
+            tick: self.tick(p),
+        }
+    }
+
+    /// The digest of a buffered event, if it has one.
+    #[inline]
+    fn tick(&self, p: &Pending) -> Option<TickDigest> {
+        self.ticks.get(p.tick as usize).copied()
+    }
+
     /// Buffers one event, copying its payload. Returns false (and buffers nothing) if the region's
     /// arena would pass 4 GiB.
     #[inline]
@@ -209,6 +293,7 @@ impl Sorter {
         p.payload_start = start as u32;
         p.payload_len = payload.len() as u32;
         p.chunk = ARENA;
+        p.tick = NO_TICK;
         self.arena.extend_from_slice(payload);
         if self.released_upto.is_some_and(|t| p.timestamp < t) {
             self.late += 1;
@@ -224,7 +309,7 @@ impl Sorter {
 
     /// Emits, in order, every buffered event with timestamp <= `t` (an IsSorted event's timestamp: no
     /// later event can be earlier) and keeps the rest.
-    pub fn flush_upto(&mut self, t: i64, emit: &mut dyn FnMut(&Pending, &[u8])) {
+    pub fn flush_upto(&mut self, t: i64, emit: &mut Emit<'_>) {
         if self.in_order && self.last_ts <= t {
             return self.flush(emit);
         }
@@ -242,7 +327,7 @@ impl Sorter {
         self.order.sort_unstable();
         for &(_, i) in &self.order {
             let p = &self.events[i as usize];
-            emit(p, self.payload(p));
+            emit(self.release(p));
         }
         self.keep_after(Some(t));
     }
@@ -252,6 +337,7 @@ impl Sorter {
     fn keep_after(&mut self, t: Option<i64>) {
         let mut arena = core::mem::take(&mut self.spare);
         arena.clear();
+        let mut ticks = Vec::new();
         self.last_ts = i64::MIN;
         self.in_order = true;
         let mut kept = 0;
@@ -264,6 +350,10 @@ impl Sorter {
             p.payload_start = arena.len() as u32;
             p.chunk = ARENA;
             arena.extend_from_slice(payload);
+            if let Some(d) = self.tick(&p) {
+                p.tick = ticks.len() as u32;
+                ticks.push(d);
+            }
             if p.timestamp < self.last_ts {
                 self.in_order = false;
             } else {
@@ -273,8 +363,9 @@ impl Sorter {
             kept += 1;
         }
         self.events.truncate(kept);
+        self.ticks = ticks;
         self.spare = core::mem::replace(&mut self.arena, arena);
-        self.adopted.clear();
+        self.release_adopted();
         self.adopted_accounted = 0;
     }
 
@@ -314,10 +405,10 @@ impl Sorter {
     }
 
     /// Emits every buffered event in timestamp order (stable) and empties the buffer.
-    pub fn flush(&mut self, emit: &mut dyn FnMut(&Pending, &[u8])) {
+    pub fn flush(&mut self, emit: &mut Emit<'_>) {
         if self.in_order {
             for p in &self.events {
-                emit(p, self.payload(p));
+                emit(self.release(p));
             }
         } else {
             let min = self.events.iter().map(|p| p.timestamp).min().unwrap_or(0);
@@ -338,19 +429,20 @@ impl Sorter {
                 let mask = (1u64 << idx_bits) - 1;
                 for &k in &self.keys {
                     let p = &self.events[(k & mask) as usize];
-                    emit(p, self.payload(p));
+                    emit(self.release(p));
                 }
             } else {
                 self.sort_order();
                 for &(_, i) in &self.order {
                     let p = &self.events[i as usize];
-                    emit(p, self.payload(p));
+                    emit(self.release(p));
                 }
             }
         }
         self.events.clear();
+        self.ticks.clear();
         self.arena.clear();
-        self.adopted.clear();
+        self.release_adopted();
         self.adopted_accounted = 0;
         self.in_order = true;
         self.last_ts = i64::MIN;
@@ -413,6 +505,7 @@ mod tests {
             payload_start: 0,
             payload_len: 0,
             chunk: ARENA,
+            tick: crate::sort::NO_TICK,
         }
     }
 
@@ -424,7 +517,7 @@ mod tests {
         s.push(p(5, 3), b"");
         s.push(p(1, 4), b"dddd");
         let mut out = Vec::new();
-        s.flush(&mut |e, pl| out.push((e.timestamp, e.thread_id, pl.to_vec())));
+        s.flush(&mut |r| out.push((r.event.timestamp, r.event.thread_id, r.payload.to_vec())));
         assert_eq!(
             out,
             alloc::vec![
@@ -436,7 +529,7 @@ mod tests {
         );
         assert!(s.is_empty());
         let mut n = 0;
-        s.flush(&mut |_, _| n += 1);
+        s.flush(&mut |_| n += 1);
         assert_eq!(n, 0);
     }
 
@@ -489,7 +582,7 @@ mod tests {
             s.push(p(ts, tid), &[]);
         }
         let mut out = Vec::new();
-        s.flush(&mut |e, _| out.push(e.thread_id));
+        s.flush(&mut |r| out.push(r.event.thread_id));
         assert_eq!(out, [3, 5, 2, 4, 1]);
     }
 
@@ -503,16 +596,16 @@ mod tests {
             part.push(p(ts, tid), &[tid as u8; 3]);
         }
         let mut a = Vec::new();
-        full.flush(&mut |e, pl| a.push((e.timestamp, pl.to_vec())));
+        full.flush(&mut |r| a.push((r.event.timestamp, r.payload.to_vec())));
         let mut b = Vec::new();
-        part.flush_upto(6, &mut |e, pl| b.push((e.timestamp, pl.to_vec())));
+        part.flush_upto(6, &mut |r| b.push((r.event.timestamp, r.payload.to_vec())));
         assert_eq!(b.len(), 3);
         part.push(p(8, 6), &[6; 3]);
         a.insert(4, (8, alloc::vec![6; 3]));
-        part.flush(&mut |e, pl| b.push((e.timestamp, pl.to_vec())));
+        part.flush(&mut |r| b.push((r.event.timestamp, r.payload.to_vec())));
         assert_eq!(a, b);
         let mut n = 0;
-        part.flush(&mut |_, _| n += 1);
+        part.flush(&mut |_| n += 1);
         assert_eq!(n, 0);
     }
 }

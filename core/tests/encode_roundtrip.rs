@@ -312,6 +312,7 @@ fn ev<'a>(
         stack_id: 0,
         pointer_size: ptr,
         payload,
+        tick: None,
     }
 }
 

@@ -234,6 +234,7 @@ fn check_trace(trace_file: &Path, baseline_file: &Path) -> usize {
             stack_id: 0,
             pointer_size: *pointer_size,
             payload,
+            tick: None,
         };
         let decoded = match decode(&ev) {
             Some(Ok(d)) => d,

@@ -164,6 +164,12 @@ pub fn event_name_for(ev: &Event<'_>) -> Option<&'static str> {
     event_name(ev.provider, ev.event_id, ev.version)
 }
 
+/// Whether [`decode`] reads events of `provider` and `event_id` as GCAllocationTick (any version):
+/// the events a [`gc::TickDigest`] may stand for.
+pub fn is_allocation_tick(provider: &str, event_id: u32) -> bool {
+    event_id == ids::runtime::GC_ALLOCATION_TICK && provider == RUNTIME_PROVIDER
+}
+
 /// Decodes a GC-related runtime event. `None` if the event is not one of the runtime's GC events
 /// we decode (other providers, other ids, versions whose layout we do not know).
 pub fn decode<'a>(ev: &Event<'a>) -> Option<Result<ClrEvent<'a>, PayloadError>> {

@@ -547,6 +547,7 @@ fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mu
         pointer_size: h.pointer_size,
         process_id: h.process_id,
         payload: &b.bytes[start..start + h.payload_len as usize],
+        tick: None,
     };
     sink(info, &ev);
 }

@@ -185,12 +185,23 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
     if !begin(b, e) {
         return;
     }
+    if let Some(tick) = &e.tick {
+        apply_tick(b, tick);
+        return;
+    }
     // Matched in place, not moved out (see `gc::feed`).
     match &clr::decode(e) {
         None => {}
         Some(Ok(d)) => apply(b, e, d),
         Some(Err(err)) => on_payload_error(b, e, err),
     }
+}
+
+/// What [`apply`] does with a GCAllocationTick, from its digest (which is made only where the
+/// payload decodes and fits its layout, so there is nothing else to note).
+pub(crate) fn apply_tick(b: &mut ModelBuilder, tick: &clr::gc::TickDigest) {
+    b.on_allocation_tick(tick.amount, tick.kind);
+    b.process.gc_events += 1;
 }
 
 /// A runtime event whose payload [`clr::decode`] rejected: counted and noted.

@@ -79,6 +79,11 @@ pub fn feed(model: &mut ModelBuilder, insights: &mut InsightsBuilder, event: &Ev
     if !ingest::begin(model, event) {
         return;
     }
+    if let Some(tick) = &event.tick {
+        ingest::apply_tick(model, tick);
+        insights.on_tick(event, tick);
+        return;
+    }
     // Matched in place: moving the decoded event out would copy it (a tenth of a tick's cost).
     let decoded = clr::decode(event);
     match &decoded {

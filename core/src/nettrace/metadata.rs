@@ -80,6 +80,8 @@ pub struct EntryView {
     pub deliver: bool,
     /// The event's name depends on its payload (see [`Metadata::payload_named`]).
     pub payload_named: bool,
+    /// The runtime's GCAllocationTick: a part makes its [`crate::clr::gc::TickDigest`].
+    pub alloc_tick: bool,
 }
 
 impl MetaView {
@@ -108,7 +110,9 @@ impl MetaView {
         out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
         for e in &self.entries {
             out.extend_from_slice(&e.version.to_le_bytes());
-            out.push(u8::from(e.deliver) | u8::from(e.payload_named) << 1);
+            out.push(
+                u8::from(e.deliver) | u8::from(e.payload_named) << 1 | u8::from(e.alloc_tick) << 2,
+            );
         }
         out.extend_from_slice(&(self.dense.len() as u32).to_le_bytes());
         for d in &self.dense {
@@ -131,6 +135,7 @@ impl MetaView {
                 version,
                 deliver: flags & 1 != 0,
                 payload_named: flags & 2 != 0,
+                alloc_tick: flags & 4 != 0,
             });
         }
         for _ in 0..c.u32("dense ids")? {
@@ -185,6 +190,10 @@ impl MetadataStore {
                     version: m.version,
                     deliver: m.deliver,
                     payload_named: m.payload_named,
+                    alloc_tick: crate::clr::is_allocation_tick(
+                        self.provider(m.provider),
+                        m.event_id,
+                    ),
                 })
                 .collect(),
             dense: self.dense.clone(),

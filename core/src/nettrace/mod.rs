@@ -15,13 +15,14 @@ pub mod stack;
 pub mod trace;
 pub mod v6;
 
+use crate::clr::gc::TickDigest;
 use crate::container::NETTRACE_MAGIC;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
-use crate::sort::{Pending, Sorter, ARENA};
+use crate::sort::{Pending, Released, Sorter, ARENA};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -140,6 +141,14 @@ impl Decoder {
     /// Bytes held in the time-ordering buffer (see [`crate::sort::Sorter::buffered_bytes`]).
     pub fn sorted_bytes(&self) -> usize {
         self.sorter.buffered_bytes()
+    }
+
+    /// See [`crate::sort::Sorter::recycle`] and [`crate::sort::Sorter::take_spent`].
+    pub fn recycle(&mut self, bytes: Vec<u8>) {
+        self.sorter.recycle(bytes);
+    }
+    pub fn take_spent(&mut self) -> Option<Vec<u8>> {
+        self.sorter.take_spent()
     }
 
     /// Sets the sort buffer's budget (see [`crate::sort::MAX_BUFFERED_BYTES`]); before any event.
@@ -289,6 +298,7 @@ impl Decoder {
         &mut self,
         piece: &part::BlockPiece,
         events: &[Pending],
+        ticks: &[TickDigest],
         runs: &[part::SeqRun],
         skips: &[part::SkipCount],
         payloads: &alloc::rc::Rc<Vec<u8>>,
@@ -337,7 +347,9 @@ impl Decoder {
             for p in events {
                 let mut p = *p;
                 p.chunk = chunk;
-                self.sorter.push_at(p);
+                // A digest the part did not make (a message from elsewhere) is not used.
+                self.sorter
+                    .push_tick(p, ticks.get(p.tick as usize).copied());
             }
         }
         self.end_block(piece.sorted_up_to, stats, sink);
@@ -419,9 +431,9 @@ impl Decoder {
             tally.before_flush(t, self.sorter.min_timestamp_upto(t));
         }
         let ptr = self.pointer_size;
-        self.sorter.flush_upto(t, &mut |p, payload| {
+        self.sorter.flush_upto(t, &mut |r| {
             stats.events += 1;
-            emit(meta, tally, info, ptr, p, payload, sink);
+            emit(meta, tally, info, ptr, r, sink);
         });
     }
 
@@ -432,9 +444,9 @@ impl Decoder {
             tally.before_flush(i64::MAX, self.sorter.min_timestamp_upto(i64::MAX));
         }
         let ptr = self.pointer_size;
-        self.sorter.flush(&mut |p, payload| {
+        self.sorter.flush(&mut |r| {
             stats.events += 1;
-            emit(meta, tally, info, ptr, p, payload, sink);
+            emit(meta, tally, info, ptr, r, sink);
         });
     }
 
@@ -734,6 +746,7 @@ impl Decoder {
             payload_start: 0,
             payload_len: 0,
             chunk: ARENA,
+            tick: crate::sort::NO_TICK,
         };
         stats.events += 1;
         emit(
@@ -741,8 +754,11 @@ impl Decoder {
             &mut self.tally,
             info,
             self.pointer_size,
-            &p,
-            e.payload,
+            Released {
+                event: &p,
+                payload: e.payload,
+                tick: None,
+            },
             sink,
         );
         Ok(())
@@ -951,6 +967,7 @@ fn renamed(
         stack_id: 0,
         pointer_size,
         payload,
+        tick: None,
     };
     crate::clr::event_name_for(&ev).filter(|n| *n != m.name)
 }
@@ -962,10 +979,14 @@ fn emit(
     tally: &mut Tally,
     info: &TraceInfo,
     pointer_size: u8,
-    p: &Pending,
-    payload: &[u8],
+    r: Released<'_>,
     sink: &mut Sink<'_>,
 ) {
+    let Released {
+        event: p,
+        payload,
+        tick,
+    } = r;
     let m = meta.entry(p.metadata);
     let mut ev = Event {
         provider: meta.provider(m.provider),
@@ -982,6 +1003,7 @@ fn emit(
         stack_id: p.stack_id,
         pointer_size,
         payload,
+        tick,
     };
     if m.payload_named {
         if let Some(n) = renamed(meta, p.metadata, p.version, pointer_size, payload) {

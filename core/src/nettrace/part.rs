@@ -16,9 +16,10 @@ use super::rows::{self, Entry, RowSink};
 use super::sequence_point;
 use super::stack;
 use super::v6::V6State;
+use crate::clr::gc::TickDigest;
 use crate::error::{Error, Result};
 use crate::read::Cursor;
-use crate::sort::{Pending, ARENA};
+use crate::sort::{Pending, ARENA, NO_TICK};
 use alloc::vec::Vec;
 
 /// What a part needs to decode event blocks on its own: the sequential decoder's state before the
@@ -87,8 +88,12 @@ pub struct SkipCount {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NetPart {
     pub blocks: Vec<BlockPiece>,
-    /// Delivered events; `payload_start` points into [`payloads`](Self::payloads).
+    /// Delivered events; `payload_start` points into [`payloads`](Self::payloads), `tick` into
+    /// [`ticks`](Self::ticks).
     pub events: Vec<Pending>,
+    /// The delivered GCAllocationTicks decoded here, so the merging thread need not decode them
+    /// (see [`TickDigest`]).
+    pub ticks: Vec<TickDigest>,
     /// The part's bytes, which hold the payloads (not copied out of them).
     pub payloads: Vec<u8>,
     pub runs: Vec<SeqRun>,
@@ -117,7 +122,12 @@ impl NetPart {
             self.stopped = Some(self.blocks.len() as u32);
             return false;
         }
-        let marks = (self.events.len(), self.runs.len(), self.skips.len());
+        let marks = (
+            self.events.len(),
+            self.runs.len(),
+            self.skips.len(),
+            self.ticks.len(),
+        );
         let mut c = Cursor::new(content, at);
         let piece = match kind {
             BlockKind::Stacks => {
@@ -151,6 +161,7 @@ impl NetPart {
                 self.events.truncate(marks.0);
                 self.runs.truncate(marks.1);
                 self.skips.truncate(marks.2);
+                self.ticks.truncate(marks.3);
                 self.stopped = Some(self.blocks.len() as u32);
                 false
             }
@@ -276,10 +287,22 @@ impl<'r> RowSink<'r> for Recorder<'_, '_> {
     }
 
     #[inline]
-    fn deliver(&mut self, mut p: Pending, _payload: &[u8], _at: u64) -> Result<()> {
+    fn deliver(&mut self, mut p: Pending, payload: &[u8], _at: u64) -> Result<()> {
         // The payload stays in the part's bytes (the block's rows start at `rows_base` in them).
         p.payload_start += self.rows_base;
         p.chunk = ARENA;
+        p.tick = NO_TICK;
+        if self
+            .ctx
+            .meta
+            .entry(p.metadata)
+            .is_some_and(|m| m.alloc_tick)
+        {
+            if let Some(d) = TickDigest::of(payload, p.version, self.ctx.pointer_size) {
+                p.tick = self.part.ticks.len() as u32;
+                self.part.ticks.push(d);
+            }
+        }
         self.part.events.push(p);
         self.piece.events += 1;
         Ok(())

@@ -123,6 +123,7 @@ pub fn decode<'r>(c: &mut Cursor<'r>, dialect: Dialect, out: &mut impl RowSink<'
             payload_start: (payload_pos - rows_pos) as u32,
             payload_len: h.payload_size,
             chunk: ARENA,
+            tick: crate::sort::NO_TICK,
         };
         out.deliver(p, payload, at)?;
         if h.sorted {

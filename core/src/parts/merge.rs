@@ -46,6 +46,7 @@ fn merge_eventpipe(
     let nettrace::part::NetPart {
         blocks,
         events,
+        ticks,
         payloads,
         runs,
         skips,
@@ -79,12 +80,17 @@ fn merge_eventpipe(
                 ) else {
                     return Ok(Merged::Sequential { from });
                 };
-                if !reader.apply_net_piece(piece, e, r, s, &payloads, u64::from(len), sink) {
+                if !reader.apply_net_piece(piece, e, &ticks, r, s, &payloads, u64::from(len), sink)
+                {
                     return Ok(Merged::Sequential { from });
                 }
                 (block, ev, run, skip) = (block + 1, ev_end, run_end, skip_end);
             }
         }
+    }
+    // Where the sort buffer released the part's events already, the bytes are the caller's again.
+    if let Ok(bytes) = Rc::try_unwrap(payloads) {
+        reader.recycle(bytes);
     }
     Ok(Merged::Done)
 }

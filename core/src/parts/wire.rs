@@ -332,6 +332,7 @@ fn event_record(r: &[u8; EVENT_RECORD]) -> Pending {
         payload_start: u32_at(44),
         payload_len: u32_at(48),
         chunk: ARENA,
+        tick: crate::sort::NO_TICK,
     }
 }
 
@@ -469,6 +470,7 @@ mod tests {
                 sorted_up_to: Some(5),
                 ..Default::default()
             }],
+            ticks: Vec::new(),
             events: alloc::vec![Pending {
                 timestamp: 5,
                 thread_id: 1,
@@ -481,6 +483,7 @@ mod tests {
                 payload_start: 0,
                 payload_len: 2,
                 chunk: ARENA,
+                tick: crate::sort::NO_TICK,
             }],
             payloads: alloc::vec![1, 2],
             runs: alloc::vec![SeqRun {

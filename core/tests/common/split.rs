@@ -135,6 +135,21 @@ pub fn sequential(bytes: &[u8], setup: Setup, chunk: usize) -> Seen {
     seen(&r, events, format!("{result:?}"))
 }
 
+/// The GCAllocationTicks the sequential reader delivers.
+fn ticks_in(bytes: &[u8], setup: Setup) -> u64 {
+    let mut r = reader(setup);
+    let mut n = 0u64;
+    let mut sink = |e: &Event<'_>| {
+        n += u64::from(gcscope_core::clr::is_allocation_tick(
+            e.provider, e.event_id,
+        ));
+    };
+    if r.push(bytes, &mut sink).is_ok() {
+        let _ = r.finish(&mut sink);
+    }
+    n
+}
+
 /// How [`in_parts`] runs.
 #[derive(Debug, Clone, Copy)]
 pub struct Split {
@@ -200,6 +215,32 @@ pub struct Went {
     pub tasks: usize,
     /// Bytes of the blocks merged from parts (the rest was read by the sequential decoder).
     pub part_bytes: u64,
+    /// GCAllocationTicks delivered, and how many came with a part's digest.
+    pub ticks: u64,
+    pub digests: u64,
+}
+
+/// Panics unless `d` is what decoding `e`'s payload gives: a GCAllocationTick with the same
+/// figures, whose payload is exactly as long as its layout (else the model notes the extra bytes,
+/// and a part must leave the event to be decoded).
+fn check_digest(e: &Event<'_>, d: &gcscope_core::clr::gc::TickDigest) {
+    use gcscope_core::clr::{self, ClrEvent};
+    let plain = Event { tick: None, ..*e };
+    let Some(Ok(decoded)) = clr::decode(&plain) else {
+        panic!("a digest on an event that does not decode: {e:?}");
+    };
+    let ClrEvent::GcAllocationTick(a) = &decoded else {
+        panic!("a digest on {}", e.name);
+    };
+    assert_eq!(d.amount, a.amount(), "{e:?}");
+    assert_eq!(d.kind, a.kind.raw(), "{e:?}");
+    assert_eq!(d.heap_index, a.heap_index, "{e:?}");
+    assert_eq!(d.type_name(e.payload, e.pointer_size), a.type_name, "{e:?}");
+    assert_eq!(
+        clr::layout::layout_len(&decoded, e.version, e.pointer_size),
+        Some(e.payload.len()),
+        "{e:?}"
+    );
 }
 
 /// The trace decoded in parts: planned, every task decoded on its own, merged in order, the rest
@@ -266,7 +307,17 @@ pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
     let with_blocks = tasks.iter().filter(|t| t.has_blocks()).count();
     let mut r = reader(setup);
     let mut events = Vec::new();
-    let mut sink = |_: &TraceInfo, e: &Event<'_>| events.push(event_hash(e));
+    let (mut ticks, mut digests) = (0u64, 0u64);
+    let mut sink = |_: &TraceInfo, e: &Event<'_>| {
+        events.push(event_hash(e));
+        if gcscope_core::clr::is_allocation_tick(e.provider, e.event_id) {
+            ticks += 1;
+        }
+        if let Some(d) = &e.tick {
+            check_digest(e, d);
+            digests += 1;
+        }
+    };
     let mut from = planner.tail();
     let mut result = Ok(());
     let mut part_bytes = 0u64;
@@ -315,6 +366,8 @@ pub fn in_parts(bytes: &[u8], setup: Setup, split: Split) -> (Seen, Went) {
     let went = Went {
         tasks: with_blocks,
         part_bytes,
+        ticks,
+        digests,
     };
     (seen(&r, events, format!("{result:?}")), went)
 }
@@ -362,6 +415,8 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
     }
     let mut line = Vec::new();
     let mut share = 1.0f64;
+    let mut digests = 0;
+    let want_ticks = ticks_in(bytes, setup);
     for split in splits {
         let (got, went) = in_parts(bytes, setup, split);
         assert!(
@@ -370,11 +425,27 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             got.first_difference(&want)
         );
         line.push(went.tasks.to_string());
+        // Ticks merged from EventPipe parts come with their digests (a worker's message carries
+        // none; .etl parts make none yet).
+        let eventpipe = bytes.starts_with(b"Nettrace");
+        if eventpipe
+            && !split.wire
+            && went.part_bytes as f64 > 0.9 * bytes.len() as f64
+            && want_ticks > 0
+        {
+            assert!(
+                went.digests as f64 >= 0.9 * went.ticks as f64,
+                "{name}: {} of {} allocation ticks with a digest ({split:?})",
+                went.digests,
+                went.ticks
+            );
+        }
+        digests = digests.max(went.digests);
         share = share.min(went.part_bytes as f64 / bytes.len().max(1) as f64);
     }
     let text = format!(
-        "{name}: {} events ({} out of order), identical in {} tasks, at least {:.0}% of the bytes \
-         decoded by parts",
+        "{name}: {} events ({} out of order, {want_ticks} allocation ticks, up to {digests} \
+         decoded by parts), identical in {} tasks, at least {:.0}% of the bytes decoded by parts",
         want.events.len(),
         want.stats.out_of_order_events,
         line.join("/"),

@@ -37,6 +37,7 @@ impl Owned {
             stack_id: 0,
             pointer_size: 8,
             payload: &self.payload,
+            tick: None,
         }
     }
 }

@@ -69,6 +69,81 @@ impl<'a> GcAllocationTick<'a> {
     }
 }
 
+/// What the GC model and its insights read of a GCAllocationTick, decoded where its block was
+/// decoded: a part of the file on another thread ([`crate::parts`]) makes it, so the merging
+/// thread, which every event goes through in order, does not decode the payload again (ticks are
+/// most of a GC trace's events, and their decoding was a third of that thread's time).
+///
+/// Made only where decoding gives exactly this and the model notes nothing else: the payload
+/// decodes and is no longer than its layout (longer ones carry fields the model keeps raw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickDigest {
+    /// [`GcAllocationTick::amount`].
+    pub amount: u64,
+    /// The raw AllocationKind.
+    pub kind: u32,
+    pub heap_index: Option<u32>,
+    /// Version 2+: the type name's bytes, `len` of them at its fixed offset (see
+    /// [`type_name`](Self::type_name)).
+    pub type_name_len: Option<u32>,
+}
+
+impl TickDigest {
+    /// The digest of a GCAllocationTick payload, or None where it does not decode or is longer
+    /// than its layout (then decode it as any event).
+    pub fn of(payload: &[u8], version: u32, pointer_size: u8) -> Option<TickDigest> {
+        // The fields at their offsets: the layout of [`GcAllocationTick::parse`], checked whole
+        // (a digest is made for every tick of a trace, on the parts' threads: the general reader's
+        // per-field checks and the layout's second pass cost a third of the work).
+        let ptr = usize::from(pointer_size);
+        if ptr != 4 && ptr != 8 {
+            return None;
+        }
+        let u32_at = |at: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(
+                payload.get(at..at + 4)?.try_into().ok()?,
+            ))
+        };
+        let amount32 = u32_at(0)?;
+        let kind = u32_at(4)?;
+        if version < 2 {
+            // AllocationAmount, AllocationKind (+ ClrInstanceID from version 1).
+            let len = if version == 0 { 8 } else { 10 };
+            return (payload.len() == len).then_some(TickDigest {
+                amount: u64::from(amount32),
+                kind,
+                heap_index: None,
+                type_name_len: None,
+            });
+        }
+        let amount = u64::from_le_bytes(payload.get(10..18)?.try_into().ok()?);
+        let name_start = 18 + ptr;
+        let mut r = Reader::new(payload.get(name_start..)?, pointer_size).ok()?;
+        let name = r.utf16z("GCAllocationTick.TypeName").ok()?;
+        let heap_at = name_start + name.0.len() + 2;
+        // HeapIndex, then Address (version 3+) and ObjectSize (version 4+).
+        let tail = 4 + if version >= 3 { ptr } else { 0 } + if version >= 4 { 8 } else { 0 };
+        if payload.len() != heap_at + tail {
+            return None;
+        }
+        Some(TickDigest {
+            amount,
+            kind,
+            heap_index: Some(u32_at(heap_at)?),
+            type_name_len: Some(name.0.len() as u32),
+        })
+    }
+
+    /// The type name in `payload` (the one the digest was made of); None before version 2 or if
+    /// `payload` is not that long.
+    pub fn type_name<'a>(&self, payload: &'a [u8], pointer_size: u8) -> Option<Utf16Str<'a>> {
+        // AllocationAmount, AllocationKind, ClrInstanceID, AllocationAmount64, TypeID.
+        let start = 4 + 4 + 2 + 8 + usize::from(pointer_size);
+        let end = start.checked_add(self.type_name_len? as usize)?;
+        payload.get(start..end).map(Utf16Str)
+    }
+}
+
 /// AllocationSampled (id 303, .NET 10, keyword AllocationSampling): a randomly sampled allocation
 /// (replaces GCAllocationTick when that keyword is on).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -249,5 +324,78 @@ mod tests {
         assert_eq!(t.address, Some(0x0001_7FE8));
         assert_eq!(t.object_size, Some(48));
         assert_eq!(t.type_name.unwrap().to_string_lossy(), "System.Object[]");
+    }
+}
+
+#[cfg(test)]
+mod digest_tests {
+    use super::*;
+    use crate::clr::layout::layout_len;
+    use crate::clr::ClrEvent;
+    use alloc::vec::Vec;
+
+    /// The digest by its definition: what the general reader decodes, where the payload is no
+    /// longer than the layout it decodes to.
+    fn by_definition(p: &[u8], version: u32, ptr: u8) -> Option<TickDigest> {
+        let t = GcAllocationTick::parse(p, version, ptr).ok()?;
+        let d = TickDigest {
+            amount: t.amount(),
+            kind: t.kind.raw(),
+            heap_index: t.heap_index,
+            type_name_len: t.type_name.map(|n| n.0.len() as u32),
+        };
+        match layout_len(&ClrEvent::GcAllocationTick(t), version, ptr) {
+            Some(n) if n < p.len() => None,
+            _ => Some(d),
+        }
+    }
+
+    #[test]
+    fn digests_are_what_the_general_reader_decodes_on_every_cut_and_version() {
+        let mut made = 0;
+        for ptr in [4u8, 8, 3] {
+            for version in 0..6u32 {
+                for name in [
+                    &[][..],
+                    &[b'A', 0, b'b', 1][..],
+                    &[0x3d, 0xd8, 0x00, 0xde][..],
+                ] {
+                    let mut p = Vec::new();
+                    p.extend_from_slice(&0x1_2345u32.to_le_bytes());
+                    p.extend_from_slice(&7u32.to_le_bytes());
+                    p.extend_from_slice(&9u16.to_le_bytes());
+                    p.extend_from_slice(&0x1_0000_0001u64.to_le_bytes());
+                    p.extend(core::iter::repeat_n(0xab, usize::from(ptr)));
+                    p.extend_from_slice(name);
+                    p.extend_from_slice(&[0, 0]);
+                    p.extend_from_slice(&3u32.to_le_bytes());
+                    p.extend(core::iter::repeat_n(0xcd, usize::from(ptr) + 8));
+                    // Every length from empty to two bytes more than written, and a zero unit
+                    // put at every even and odd offset.
+                    for len in 0..=p.len() + 2 {
+                        let mut q = p.clone();
+                        q.resize(len, 0);
+                        let want = by_definition(&q, version, ptr);
+                        assert_eq!(TickDigest::of(&q, version, ptr), want, "v{version} {q:?}");
+                        if let Some(d) = want {
+                            made += 1;
+                            let t = GcAllocationTick::parse(&q, version, ptr).unwrap();
+                            assert_eq!(d.type_name(&q, ptr), t.type_name);
+                        }
+                    }
+                    for at in 0..p.len() {
+                        let mut q = p.clone();
+                        q[at] = 0;
+                        if at + 1 < q.len() {
+                            q[at + 1] = 0;
+                        }
+                        let want = by_definition(&q, version, ptr);
+                        assert_eq!(TickDigest::of(&q, version, ptr), want, "v{version} {q:?}");
+                    }
+                }
+            }
+        }
+        // Each version's exact payloads (of both pointer sizes) had a digest.
+        assert!(made >= 2 * 6 * 3, "{made}");
     }
 }

@@ -17,7 +17,7 @@ pub mod lifecycle;
 pub mod mark;
 pub mod tuning_codes;
 
-pub use allocation::{AllocationSampled, GcAllocationTick, GcSampledObjectAllocation};
+pub use allocation::{AllocationSampled, GcAllocationTick, GcSampledObjectAllocation, TickDigest};
 pub use bgc::{Bgc1stSweepEnd, BgcAllocWait, BgcDrainMark, BgcOverflow, BgcRevisit, GcFullNotify};
 pub use bulk::{
     BulkKind, BulkType, CwtEdge, Edge, GcBulk, MovedRange, Node, Rcw, RootCcw, RootEdge,

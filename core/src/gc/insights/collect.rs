@@ -11,7 +11,7 @@ use super::inputs::{FinalizerEnd, InsightInputs, RangeEvent};
 use super::tick_bins::{TickBinner, TypeIndex};
 use super::types::*;
 use crate::clr::enums::GcSegmentType;
-use crate::clr::gc::{BulkKind, DynamicPayload};
+use crate::clr::gc::{BulkKind, DynamicPayload, TickDigest};
 use crate::clr::{self, ClrEvent, Utf16Str};
 use crate::event::Event;
 use crate::gc::GcModel;
@@ -91,6 +91,9 @@ impl InsightsBuilder {
         if !clr::names::is_runtime_provider(e.provider) {
             return;
         }
+        if let Some(tick) = &e.tick {
+            return self.on_tick(e, tick);
+        }
         let Some(Ok(ev)) = clr::decode(e) else {
             // Undecodable payloads are counted and noted by the model.
             return;
@@ -105,20 +108,13 @@ impl InsightsBuilder {
         let ms = e.time_ms;
         let was_burst = core::mem::replace(&mut self.in_range_burst, false);
         match ev {
-            ClrEvent::GcAllocationTick(a) => {
-                let type_index = self.intern(a.type_name.unwrap_or_default());
-                let kind = AllocKind::from_code(a.kind.raw());
-                self.tick_bins.add(ms, type_index, kind, a.amount());
-                if self.keep_samples {
-                    self.samples.push(AllocSample {
-                        ms,
-                        type_index,
-                        bytes: a.amount(),
-                        kind,
-                        heap: a.heap_index,
-                    });
-                }
-            }
+            ClrEvent::GcAllocationTick(a) => self.alloc_tick(
+                ms,
+                a.type_name.unwrap_or_default(),
+                a.kind.raw(),
+                a.amount(),
+                a.heap_index,
+            ),
             ClrEvent::GcMarkWithType(_) => self.mark_events += 1,
             ClrEvent::GcBulk(b) if b.kind == BulkKind::MovedObjectRanges => {
                 let (mut ranges, mut bytes, mut relocated) = (0u64, 0u64, 0u64);
@@ -277,6 +273,41 @@ impl InsightsBuilder {
                 self.in_range_burst = true;
             }
             _ => {}
+        }
+    }
+
+    /// [`on_clr`](Self::on_clr) of a GCAllocationTick that a part decoded (see [`TickDigest`]).
+    pub fn on_tick(&mut self, e: &Event<'_>, tick: &TickDigest) {
+        self.in_range_burst = false;
+        let name = tick.type_name(e.payload, e.pointer_size);
+        self.alloc_tick(
+            e.time_ms,
+            name.unwrap_or_default(),
+            tick.kind,
+            tick.amount,
+            tick.heap_index,
+        );
+    }
+
+    fn alloc_tick(
+        &mut self,
+        ms: f64,
+        name: Utf16Str<'_>,
+        kind: u32,
+        bytes: u64,
+        heap: Option<u32>,
+    ) {
+        let type_index = self.intern(name);
+        let kind = AllocKind::from_code(kind);
+        self.tick_bins.add(ms, type_index, kind, bytes);
+        if self.keep_samples {
+            self.samples.push(AllocSample {
+                ms,
+                type_index,
+                bytes,
+                kind,
+                heap,
+            });
         }
     }
 
