@@ -14,11 +14,11 @@ import {
   BIGTRACE, BENCH_STREAM, GCSCOPE, buildTools, ensureTrace, timed, serveDir, launchForMeasuring, measureOpen,
 } from '../bench/scale-lib.mjs';
 
-/** MiB: past the budget (the unbudgeted buffer would hold ~14 bytes per byte of it). */
+/** MiB: past the budget (the unbudgeted buffer would hold ~16 bytes per byte of it). */
 const SIZE_MB = 48;
 /**
  * MiB: the tab's private memory while it reads the crafted trace. Without the budget the worker's
- * sort buffer alone would grow past 14 x SIZE_MB = 672 MiB (core/tests/sort_budget.rs measures the
+ * sort buffer alone would grow past 16 x SIZE_MB = 768 MiB (core/tests/sort_budget.rs measures the
  * bytes per byte natively); with it, the buffer stays at core::sort::MAX_BUFFERED_BYTES, and the
  * tab's peak does not grow with the file (Chromium 223-224 MiB and Firefox 218-220 MiB at 24 and
  * at 48 MiB, measured 2026-11-27).
