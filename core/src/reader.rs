@@ -277,11 +277,12 @@ impl TraceReader {
         piece: &etl::part::BufferPiece,
         events: impl Iterator<Item = etl::merge::Held>,
         bytes: Vec<u8>,
+        ticks: Vec<crate::clr::gc::TickDigest>,
         len: u64,
         sink: &mut Sink<'_>,
     ) {
         if let Some(e) = &mut self.stream.etl {
-            e.apply_buffer(piece, events, bytes, len, sink);
+            e.apply_buffer(piece, events, bytes, ticks, len, sink);
             self.advance(len);
         }
     }

@@ -11,6 +11,7 @@
 //! later events were already released is delivered at the next release and counted in
 //! [`Window::out_of_order`]: memory stays bounded whatever the file does.
 
+use crate::clr::gc::TickDigest;
 use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
@@ -32,6 +33,9 @@ pub struct Held {
     pub pointer_size: u8,
     pub payload_start: u32,
     pub payload_len: u32,
+    /// Its [`TickDigest`] in [`HeldBuffer::ticks`], made by the part that read the buffer, or
+    /// [`crate::sort::NO_TICK`].
+    pub tick: u32,
 }
 
 /// The delivered events of one buffer, their payloads copied together.
@@ -39,6 +43,8 @@ pub struct Held {
 pub struct HeldBuffer {
     pub bytes: Vec<u8>,
     pub events: Vec<Held>,
+    /// The digests of the GCAllocationTicks a part decoded (see [`Held::tick`]); none otherwise.
+    pub ticks: Vec<TickDigest>,
     pub processor: u32,
     /// Next event to release.
     next: usize,
@@ -76,6 +82,12 @@ impl HeldBuffer {
         }
     }
 
+    /// The digest of one of the buffer's events, if a part made one.
+    #[inline]
+    pub fn tick(&self, h: &Held) -> Option<TickDigest> {
+        self.ticks.get(h.tick as usize).copied()
+    }
+
     fn cost(&self) -> usize {
         self.bytes.len() + self.events.len() * core::mem::size_of::<Held>()
     }
@@ -83,6 +95,7 @@ impl HeldBuffer {
     fn clear(&mut self) {
         self.bytes.clear();
         self.events.clear();
+        self.ticks.clear();
         self.next = 0;
         self.overhead = 0;
     }
@@ -285,6 +298,7 @@ mod tests {
                     pointer_size: 8,
                     payload_start: 0,
                     payload_len: 0,
+                    tick: crate::sort::NO_TICK,
                 },
                 &t.to_le_bytes(),
             );

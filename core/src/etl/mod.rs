@@ -288,6 +288,7 @@ impl Decoder {
         piece: &part::BufferPiece,
         events: impl Iterator<Item = Held>,
         bytes: Vec<u8>,
+        ticks: Vec<crate::clr::gc::TickDigest>,
         size: u64,
         sink: &mut Sink<'_>,
     ) {
@@ -297,8 +298,9 @@ impl Decoder {
         held.processor = piece.processor;
         held.events.clear();
         held.events.extend(events);
-        // The part's allocation, moved: no copy of the payloads on the merging thread.
+        // The part's allocations, moved: no copy of the payloads on the merging thread.
         held.bytes = bytes;
+        held.ticks = ticks;
         let Decoder {
             window,
             catalog,
@@ -518,6 +520,7 @@ pub(crate) fn read_records(
                 pointer_size: r.pointer_size,
                 payload_start: r.payload_start as u32,
                 payload_len: r.payload_len as u32,
+                tick: crate::sort::NO_TICK,
             });
         } else {
             counters.filtered_events += 1;
@@ -547,7 +550,7 @@ fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mu
         pointer_size: h.pointer_size,
         process_id: h.process_id,
         payload: &b.bytes[start..start + h.payload_len as usize],
-        tick: None,
+        tick: b.tick(h),
     };
     sink(info, &ev);
 }

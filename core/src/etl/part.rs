@@ -12,6 +12,7 @@ use super::buffer::{BufferHeader, HEADER_LEN};
 use super::catalog::{Catalog, Key};
 use super::merge::{Held, HeldBuffer};
 use super::{lz77, read_records, Counters};
+use crate::clr::gc::TickDigest;
 use crate::filter::Filter;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -38,6 +39,9 @@ pub struct EtlOutput {
     /// window as it is. (One run for the whole part cost the merging thread a copy of every
     /// payload byte, ~9% of its time on a plain .etl.)
     pub bytes: Vec<Vec<u8>>,
+    /// Each buffer's digests of the GCAllocationTicks it delivers ([`Held::tick`] indexes them),
+    /// so the merging thread need not decode them (see [`TickDigest`]).
+    pub ticks: Vec<Vec<TickDigest>>,
     /// Every record kind the part's buffers hold, in order of first sight, with counts (see
     /// [`Catalog::absorb`]).
     pub catalog: Vec<(Key, u64)>,
@@ -108,6 +112,21 @@ impl EtlPart {
         held.processor = h.processor as u32;
         read_records(&mut self.catalog, &mut counters, records, false, &mut held);
         self.scratch = scratch;
+        let mut ticks = Vec::new();
+        for h in &mut held.events {
+            let e = self.catalog.entry(h.entry);
+            if !crate::clr::is_allocation_tick(self.catalog.provider(e.provider), e.event_id) {
+                continue;
+            }
+            let payload = held
+                .bytes
+                .get(h.payload_start as usize..)
+                .and_then(|p| p.get(..h.payload_len as usize));
+            if let Some(d) = payload.and_then(|p| TickDigest::of(p, e.version, h.pointer_size)) {
+                h.tick = ticks.len() as u32;
+                ticks.push(d);
+            }
+        }
         self.out.buffers.push(BufferPiece {
             processor: held.processor,
             events: held.events.len() as u32,
@@ -116,6 +135,7 @@ impl EtlPart {
         });
         self.out.events.extend_from_slice(&held.events);
         self.out.bytes.push(core::mem::take(&mut held.bytes));
+        self.out.ticks.push(ticks);
         self.held = held;
         Some(())
     }

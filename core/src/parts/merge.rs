@@ -105,6 +105,7 @@ fn merge_etw(
         buffers,
         events,
         bytes,
+        ticks,
         catalog,
         ..
     } = part;
@@ -113,12 +114,15 @@ fn merge_etw(
     let entries = catalog.len() as u32;
     let mut pieces = Vec::with_capacity(buffers.len());
     let mut bytes = bytes.into_iter();
+    // A part's output from elsewhere (a worker's message) carries no digests.
+    let mut ticks = ticks.into_iter();
     let mut ev = 0usize;
     for piece in &buffers {
         let ev_end = ev.saturating_add(piece.events as usize);
         let (Some(held), Some(payloads)) = (events.get(ev..ev_end), bytes.next()) else {
             break;
         };
+        let digests = ticks.next().unwrap_or_default();
         let fits = held.iter().all(|h| {
             h.entry < entries
                 && (h.payload_start as usize).saturating_add(h.payload_len as usize)
@@ -127,7 +131,7 @@ fn merge_etw(
         if !fits {
             break;
         }
-        pieces.push((piece, held, payloads));
+        pieces.push((piece, held, payloads, digests));
         ev = ev_end;
     }
     let whole = pieces.len() == buffers.len();
@@ -141,7 +145,7 @@ fn merge_etw(
             }
             TaskStep::Part { at, len, .. } => {
                 let from = task.offset + at;
-                let Some((piece, held, payloads)) = pieces.next().filter(|_| whole) else {
+                let Some((piece, held, payloads, digests)) = pieces.next().filter(|_| whole) else {
                     return Ok(Merged::Sequential { from });
                 };
                 if remap.is_none() && !reader.etl_splittable() {
@@ -152,7 +156,7 @@ fn merge_etw(
                     entry: map[h.entry as usize],
                     ..*h
                 });
-                reader.apply_etl_buffer(piece, held, payloads, u64::from(len), sink);
+                reader.apply_etl_buffer(piece, held, payloads, digests, u64::from(len), sink);
             }
         }
     }

@@ -444,6 +444,7 @@ fn etw_from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput> {
                 pointer_size: r[20],
                 payload_start: u32_at(21),
                 payload_len: u32_at(25),
+                tick: crate::sort::NO_TICK,
             });
         }
     }

@@ -425,14 +425,8 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             got.first_difference(&want)
         );
         line.push(went.tasks.to_string());
-        // Ticks merged from EventPipe parts come with their digests (a worker's message carries
-        // none; .etl parts make none yet).
-        let eventpipe = bytes.starts_with(b"Nettrace");
-        if eventpipe
-            && !split.wire
-            && went.part_bytes as f64 > 0.9 * bytes.len() as f64
-            && want_ticks > 0
-        {
+        // Ticks merged from parts come with their digests (a worker's message carries none).
+        if !split.wire && went.part_bytes as f64 > 0.9 * bytes.len() as f64 && want_ticks > 0 {
             assert!(
                 went.digests as f64 >= 0.9 * went.ticks as f64,
                 "{name}: {} of {} allocation ticks with a digest ({split:?})",
