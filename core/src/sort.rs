@@ -12,7 +12,10 @@
 //! save a copy per event). Both are reused, so steady-state decoding does not allocate. Events
 //! decoded by a part of the file ([`crate::parts`]) point into that part's own payload bytes, which
 //! the buffer holds ([`Sorter::adopt`]) instead of copying them; they are accounted as the block's
-//! bytes all the same, so both paths make the same decisions at the same events.
+//! bytes all the same, so both paths make the same decisions at the same events. Such events may
+//! come with the part's [`TickDigest`] of their allocation tick ([`Sorter::push_tick`]), handed on
+//! with the event; and a part's bytes, once no event points into them, are kept for the caller to
+//! read the next part into ([`Sorter::take_spent`]).
 //!
 //! **Memory bound.** A region is bounded by the writer's sequence points, and real traces hold at
 //! most a few MB (the reference traces: 4.8 MB and 14k events; the 29 MB HeartRateMonitor trace
