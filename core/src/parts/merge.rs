@@ -53,46 +53,37 @@ fn merge_eventpipe(
         ..
     } = part;
     let payloads = Rc::new(payloads);
-    let (mut block, mut ev, mut run, mut skip, mut inline) =
-        (0usize, 0usize, 0usize, 0usize, 0usize);
-    for step in &task.steps {
-        match *step {
-            TaskStep::Inline { len } => {
-                reader.push_with_info(task.next_inline(&mut inline, len), sink)?;
-            }
-            TaskStep::Part { at, len, .. } => {
-                let from = task.offset + at;
-                let Some(piece) = blocks.get(block) else {
-                    return Ok(Merged::Sequential { from });
-                };
-                let n = |start: usize, count: u32| start.checked_add(count as usize);
-                let (Some(ev_end), Some(run_end), Some(skip_end)) = (
-                    n(ev, piece.events),
-                    n(run, piece.runs),
-                    n(skip, piece.skips),
-                ) else {
-                    return Ok(Merged::Sequential { from });
-                };
-                let (Some(e), Some(r), Some(s)) = (
-                    events.get(ev..ev_end),
-                    runs.get(run..run_end),
-                    skips.get(skip..skip_end),
-                ) else {
-                    return Ok(Merged::Sequential { from });
-                };
-                if !reader.apply_net_piece(piece, e, &ticks, r, s, &payloads, u64::from(len), sink)
-                {
-                    return Ok(Merged::Sequential { from });
-                }
-                (block, ev, run, skip) = (block + 1, ev_end, run_end, skip_end);
-            }
+    let (mut block, mut ev, mut run, mut skip) = (0usize, 0usize, 0usize, 0usize);
+    let merged = each_step(reader, task, sink, |reader, len, sink| {
+        let Some(piece) = blocks.get(block) else {
+            return false;
+        };
+        let n = |start: usize, count: u32| start.checked_add(count as usize);
+        let (Some(ev_end), Some(run_end), Some(skip_end)) = (
+            n(ev, piece.events),
+            n(run, piece.runs),
+            n(skip, piece.skips),
+        ) else {
+            return false;
+        };
+        let (Some(e), Some(r), Some(s)) = (
+            events.get(ev..ev_end),
+            runs.get(run..run_end),
+            skips.get(skip..skip_end),
+        ) else {
+            return false;
+        };
+        if !reader.apply_net_piece(piece, e, &ticks, r, s, &payloads, u64::from(len), sink) {
+            return false;
         }
-    }
+        (block, ev, run, skip) = (block + 1, ev_end, run_end, skip_end);
+        true
+    });
     // Where the sort buffer released the part's events already, the bytes are the caller's again.
     if let Ok(bytes) = Rc::try_unwrap(payloads) {
         reader.recycle(bytes);
     }
-    Ok(Merged::Done)
+    merged
 }
 
 fn merge_etw(
@@ -137,6 +128,32 @@ fn merge_etw(
     let whole = pieces.len() == buffers.len();
     let mut pieces = pieces.into_iter();
     let mut remap: Option<Vec<u32>> = None;
+    each_step(reader, task, sink, |reader, len, sink| {
+        let Some((piece, held, payloads, digests)) = pieces.next().filter(|_| whole) else {
+            return false;
+        };
+        if remap.is_none() && !reader.etl_splittable() {
+            return false;
+        }
+        let map = remap.get_or_insert_with(|| reader.absorb_etl_catalog(&catalog));
+        let held = held.iter().map(|h| etl::merge::Held {
+            entry: map[h.entry as usize],
+            ..*h
+        });
+        reader.apply_etl_buffer(piece, held, payloads, digests, u64::from(len), sink);
+        true
+    })
+}
+
+/// Goes through the task's units in file order: each inline one through the reader itself, each
+/// part's block through `apply` (given the reader, the block's length and the sink), which says
+/// false where the part cannot stand for the block: the reader then goes on from there itself.
+fn each_step(
+    reader: &mut TraceReader,
+    task: &Task,
+    sink: &mut Sink<'_>,
+    mut apply: impl FnMut(&mut TraceReader, u32, &mut Sink<'_>) -> bool,
+) -> Result<Merged> {
     let mut inline = 0usize;
     for step in &task.steps {
         match *step {
@@ -144,19 +161,11 @@ fn merge_etw(
                 reader.push_with_info(task.next_inline(&mut inline, len), sink)?;
             }
             TaskStep::Part { at, len, .. } => {
-                let from = task.offset + at;
-                let Some((piece, held, payloads, digests)) = pieces.next().filter(|_| whole) else {
-                    return Ok(Merged::Sequential { from });
-                };
-                if remap.is_none() && !reader.etl_splittable() {
-                    return Ok(Merged::Sequential { from });
+                if !apply(reader, len, sink) {
+                    return Ok(Merged::Sequential {
+                        from: task.offset + at,
+                    });
                 }
-                let map = remap.get_or_insert_with(|| reader.absorb_etl_catalog(&catalog));
-                let held = held.iter().map(|h| etl::merge::Held {
-                    entry: map[h.entry as usize],
-                    ..*h
-                });
-                reader.apply_etl_buffer(piece, held, payloads, digests, u64::from(len), sink);
             }
         }
     }
