@@ -117,7 +117,7 @@ impl TickDigest {
             });
         }
         let amount = u64::from_le_bytes(payload.get(10..18)?.try_into().ok()?);
-        let name_start = 18 + ptr;
+        let name_start = Self::name_start(pointer_size);
         let mut r = Reader::new(payload.get(name_start..)?, pointer_size).ok()?;
         let name = r.utf16z("GCAllocationTick.TypeName").ok()?;
         let heap_at = name_start + name.0.len() + 2;
@@ -134,11 +134,16 @@ impl TickDigest {
         })
     }
 
+    /// Where version 2's TypeName starts: after AllocationAmount, AllocationKind, ClrInstanceID,
+    /// AllocationAmount64 and TypeID.
+    fn name_start(pointer_size: u8) -> usize {
+        4 + 4 + 2 + 8 + usize::from(pointer_size)
+    }
+
     /// The type name in `payload` (the one the digest was made of); None before version 2 or if
     /// `payload` is not that long.
     pub fn type_name<'a>(&self, payload: &'a [u8], pointer_size: u8) -> Option<Utf16Str<'a>> {
-        // AllocationAmount, AllocationKind, ClrInstanceID, AllocationAmount64, TypeID.
-        let start = 4 + 4 + 2 + 8 + usize::from(pointer_size);
+        let start = Self::name_start(pointer_size);
         let end = start.checked_add(self.type_name_len? as usize)?;
         payload.get(start..end).map(Utf16Str)
     }
