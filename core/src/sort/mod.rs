@@ -28,9 +28,12 @@
 //! memory wins above it. Keeping stacks or activity ids per event would multiply the buffer, which
 //! is why the records hold only what `Event` exposes.
 
+mod radix;
+
 use crate::clr::gc::TickDigest;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
+use radix::radix_sort;
 
 /// Buffered bytes above which an IsSorted event triggers an early partial flush.
 pub const EARLY_FLUSH_BYTES: usize = 1 << 20;
@@ -453,51 +456,6 @@ impl Sorter {
     }
 }
 
-/// Sorts `keys` ascending: least-significant-digit radix sort, 11 bits a pass over the bits the
-/// largest key uses (passes where every key has the same digit are skipped), `tmp` as scratch.
-/// Small inputs go to the comparison sort, for which the 2048 counters would cost more.
-///
-/// The bits below `from` are not sorted on: the caller guarantees they already ascend in the
-/// slice's order (the event's index, packed below its timestamp), so the stable passes over the
-/// bits above them leave equal-timestamp keys in that order, as a sort of the whole keys would.
-/// (The index is 15-20 bits of a region's keys: skipping it saves one or two of three or four
-/// passes.)
-fn radix_sort(keys: &mut Vec<u64>, tmp: &mut Vec<u64>, from: u32) {
-    const BITS: u32 = 11;
-    const BUCKETS: usize = 1 << BITS;
-    let n = keys.len();
-    if n < 1024 {
-        keys.sort_unstable();
-        return;
-    }
-    let used = 64 - keys.iter().fold(0, |m, &k| m | k).leading_zeros();
-    tmp.clear();
-    tmp.resize(n, 0);
-    let mut count = [0usize; BUCKETS];
-    let mut shift = from;
-    while shift < used {
-        count.fill(0);
-        for &k in keys.iter() {
-            count[(k >> shift) as usize & (BUCKETS - 1)] += 1;
-        }
-        if !count.contains(&n) {
-            let mut sum = 0;
-            for c in count.iter_mut() {
-                let here = *c;
-                *c = sum;
-                sum += here;
-            }
-            for &k in keys.iter() {
-                let d = (k >> shift) as usize & (BUCKETS - 1);
-                tmp[count[d]] = k;
-                count[d] += 1;
-            }
-            core::mem::swap(keys, tmp);
-        }
-        shift += BITS;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,60 +499,6 @@ mod tests {
         let mut n = 0;
         s.flush(&mut |_| n += 1);
         assert_eq!(n, 0);
-    }
-
-    #[test]
-    fn radix_sort_sorts() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut tmp = Vec::new();
-        for (n, bits) in [
-            (0, 8),
-            (5, 8),
-            (1023, 20),
-            (1024, 20),
-            (5000, 33),
-            (40_000, 64),
-            (3000, 1),
-        ] {
-            let keys: Vec<u64> = (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    if bits == 64 {
-                        x
-                    } else {
-                        x & ((1u64 << bits) - 1)
-                    }
-                })
-                .collect();
-            let mut want = keys.clone();
-            want.sort_unstable();
-            let mut got = keys.clone();
-            radix_sort(&mut got, &mut tmp, 0);
-            assert_eq!(got, want, "n {n}, bits {bits}");
-            // As the sort buffer makes them: the index below the value, not sorted on.
-            if bits < 48 {
-                let idx = usize::BITS - (n as usize).leading_zeros();
-                let mut packed: Vec<u64> = keys
-                    .iter()
-                    .enumerate()
-                    .map(|(i, k)| (k >> 8) << idx | i as u64)
-                    .collect();
-                let mut want = packed.clone();
-                want.sort_unstable();
-                radix_sort(&mut packed, &mut tmp, idx);
-                assert_eq!(packed, want, "n {n}, bits {bits}, index below");
-            }
-        }
-        // Runs of ordered keys, as the regions have (one run per capture thread).
-        let mut runs: Vec<u64> = (0..3000u64)
-            .map(|i| ((i % 3) * 1_000 + i / 3) << 12 | i)
-            .collect();
-        let mut want = runs.clone();
-        want.sort_unstable();
-        radix_sort(&mut runs, &mut tmp, 12);
-        assert_eq!(runs, want);
     }
 
     #[test]
