@@ -343,7 +343,8 @@ impl Sorter {
     fn keep_after(&mut self, t: Option<i64>) {
         let mut arena = core::mem::take(&mut self.spare);
         arena.clear();
-        let mut ticks = Vec::new();
+        // Digests are kept in place: a kept event's digest moves to an index no later than its own.
+        let mut ticks = 0usize;
         self.last_ts = i64::MIN;
         self.in_order = true;
         let mut kept = 0;
@@ -357,8 +358,9 @@ impl Sorter {
             p.chunk = ARENA;
             arena.extend_from_slice(payload);
             if let Some(d) = self.tick(&p) {
-                p.tick = ticks.len() as u32;
-                ticks.push(d);
+                self.ticks[ticks] = d;
+                p.tick = ticks as u32;
+                ticks += 1;
             }
             if p.timestamp < self.last_ts {
                 self.in_order = false;
@@ -369,7 +371,7 @@ impl Sorter {
             kept += 1;
         }
         self.events.truncate(kept);
-        self.ticks = ticks;
+        self.ticks.truncate(ticks);
         self.spare = core::mem::replace(&mut self.arena, arena);
         self.release_adopted();
         self.adopted_accounted = 0;
