@@ -4,6 +4,7 @@
 //! object, block or V1/V2 event) or says how many bytes it needs, so the caller can buffer only
 //! incomplete units.
 
+mod deliver;
 pub mod event_block;
 pub mod framing;
 pub mod metadata;
@@ -19,7 +20,7 @@ use crate::clr::gc::TickDigest;
 use crate::container::NETTRACE_MAGIC;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
-use crate::event::{Event, TraceInfo};
+use crate::event::TraceInfo;
 use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
 use crate::sort::{Pending, Released, Sorter, ARENA};
@@ -28,6 +29,7 @@ use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+use deliver::{emit, renamed};
 use event_block::Dialect;
 use framing::{ObjectKind, Peek};
 use metadata::MetadataStore;
@@ -938,83 +940,4 @@ impl Decoder {
         let _ = self.read_event_block(&mut c, Dialect::V6, stats, sink);
         Ok(())
     }
-}
-
-/// For a payload-named entry: the event's name when it is not the entry's.
-fn renamed(
-    meta: &MetadataStore,
-    index: u32,
-    version: u32,
-    pointer_size: u8,
-    payload: &[u8],
-) -> Option<&'static str> {
-    let m = meta.entry(index);
-    if !m.payload_named {
-        return None;
-    }
-    let ev = Event {
-        provider: meta.provider(m.provider),
-        event_id: m.event_id,
-        version,
-        name: &m.name,
-        timestamp: 0,
-        time_ms: 0.0,
-        process_id: 0,
-        thread_id: 0,
-        capture_thread_id: 0,
-        sequence: 0,
-        processor: u32::MAX,
-        stack_id: 0,
-        pointer_size,
-        payload,
-        tick: None,
-    };
-    crate::clr::event_name_for(&ev).filter(|n| *n != m.name)
-}
-
-/// Hands one event to the sink, with the interned strings it refers to, and counts it.
-#[inline]
-fn emit(
-    meta: &MetadataStore,
-    tally: &mut Tally,
-    info: &TraceInfo,
-    pointer_size: u8,
-    r: Released<'_>,
-    sink: &mut Sink<'_>,
-) {
-    let Released {
-        event: p,
-        payload,
-        tick,
-    } = r;
-    let m = meta.entry(p.metadata);
-    let mut ev = Event {
-        provider: meta.provider(m.provider),
-        event_id: m.event_id,
-        version: p.version,
-        name: &m.name,
-        timestamp: p.timestamp,
-        time_ms: info.ms_since_start(p.timestamp),
-        process_id: info.process_id,
-        thread_id: p.thread_id,
-        capture_thread_id: p.capture_thread_id,
-        sequence: p.sequence,
-        processor: p.processor,
-        stack_id: p.stack_id,
-        pointer_size,
-        payload,
-        tick,
-    };
-    if m.payload_named {
-        if let Some(n) = renamed(meta, p.metadata, p.version, pointer_size, payload) {
-            ev.name = n;
-            tally.count_renamed(p.metadata, n);
-        } else {
-            tally.count(p.metadata);
-        }
-    } else {
-        tally.count(p.metadata);
-    }
-    tally.saw(p.timestamp, info.sync_time_qpc);
-    sink(info, &ev);
 }
