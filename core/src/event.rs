@@ -62,5 +62,5 @@ pub struct Event<'a> {
     /// A GCAllocationTick already decoded by the part of the file that read it (parallel
     /// decoding, [`crate::parts`]): what [`crate::clr::decode`] would give of `payload`, for the
     /// GC model and insights to read without decoding it again. None elsewhere.
-    pub tick: Option<crate::clr::gc::TickDigest>,
+    pub tick: Option<&'a crate::clr::gc::TickDigest>,
 }

@@ -84,8 +84,8 @@ impl HeldBuffer {
 
     /// The digest of one of the buffer's events, if a part made one.
     #[inline]
-    pub fn tick(&self, h: &Held) -> Option<TickDigest> {
-        self.ticks.get(h.tick as usize).copied()
+    pub fn tick(&self, h: &Held) -> Option<&TickDigest> {
+        self.ticks.get(h.tick as usize)
     }
 
     fn cost(&self) -> usize {
