@@ -103,7 +103,7 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
             if failed.is_some() {
                 return;
             }
-            let v = match serde_json::to_value(gc) {
+            let v = match serde_json::to_value(&gc) {
                 Ok(v) => v,
                 Err(e) => return failed = Some(e.to_string()),
             };
@@ -127,7 +127,7 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
 }
 
 /// The rows of `opts`' trace in its format, taken from the model every `drain_every` events.
-fn write<W: Write>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
+fn write<W: Write + Send>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
     let filter = Filter::from_opts(opts);
     let rows = Rows {
         input: &opts.out.input,
@@ -152,40 +152,65 @@ struct Rows<'a> {
 
 /// Hands every row of the trace that passes the filter to `row`, in GC order, each as soon as it
 /// is final; returns how many rows the trace has (filtered or not).
-fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(&Gc)) -> Result<usize, String> {
+fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, String> {
     let filter = rows.filter;
     let mut total = 0;
-    let mut emit = |gc: &Gc| {
+    let mut emit = |gc: Gc| {
         total += 1;
-        if filter.keep(gc) {
+        if filter.keep(&gc) {
             row(gc);
         }
     };
     // The rows still held at the end are the ones not handed out yet: the last of the trace.
-    let model = load_draining_every(rows.input, rows.drain_every, &mut |gc| emit(&gc))?;
-    for gc in &model.gcs {
+    let model = load_draining_every(rows.input, rows.drain_every, &mut |gc| emit(gc))?;
+    for gc in model.gcs {
         emit(gc);
     }
     Ok(total)
 }
 
+/// Rows waiting for the writing thread (see [`on_writer`]): enough to ride over a burst of GCs,
+/// few enough to stay a bounded few MB with per-heap histories.
+const ROWS_IN_FLIGHT: usize = 256;
+
+/// Hands every row that passes the filter to `write`, on a thread of its own, in GC order.
+/// Formatting a row (serde, pretty JSON or a CSV line of every figure) took a quarter of the
+/// thread that reads the trace; on its own thread it runs beside the reading, which is what
+/// bounds `--jobs N` (the same bytes come out, in the same order).
+fn on_writer<W: Write + Send>(
+    rows: &Rows<'_>,
+    out: &mut Out<W>,
+    write: impl FnOnce(&mut dyn Iterator<Item = Gc>, &mut Out<W>) -> Result<(), String> + Send,
+) -> Result<(), String> {
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Gc>(ROWS_IN_FLIGHT);
+        let writer = s.spawn(move || write(&mut rx.into_iter(), out));
+        // A writer that stopped (an error, a closed pipe) drops its end: the rest are not sent.
+        let read = each_row(rows, &mut |gc| {
+            let _ = tx.send(gc);
+        });
+        drop(tx);
+        let wrote = writer
+            .join()
+            .unwrap_or_else(|_| Err("the thread writing the rows failed".into()));
+        read?;
+        wrote
+    })
+}
+
 /// The rows as one pretty JSON array, element by element: the same text as the array of every row
 /// serialized at once.
-fn json<W: Write>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
-    let mut ser = serde_json::Serializer::pretty(&mut *out);
-    let mut seq = ser.serialize_seq(None).map_err(|e| e.to_string())?;
-    let mut failed = None;
-    each_row(rows, &mut |gc| {
-        if failed.is_none() {
-            failed = seq.serialize_element(gc).err();
+fn json<W: Write + Send>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
+    on_writer(rows, out, |gcs, out| {
+        let mut ser = serde_json::Serializer::pretty(&mut *out);
+        let mut seq = ser.serialize_seq(None).map_err(|e| e.to_string())?;
+        for gc in gcs {
+            seq.serialize_element(&gc).map_err(|e| e.to_string())?;
         }
-    })?;
-    if let Some(e) = failed {
-        return Err(e.to_string());
-    }
-    seq.end().map_err(|e| e.to_string())?;
-    let _ = out.write_all(b"\n");
-    Ok(())
+        seq.end().map_err(|e| e.to_string())?;
+        let _ = out.write_all(b"\n");
+        Ok(())
+    })
 }
 
 struct Filter {
@@ -277,7 +302,7 @@ fn human<W: Write>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
     let mut shown = 0;
     let total = each_row(rows, &mut |g| {
         shown += 1;
-        let _ = out.write_all(t.row(human_row(g)).as_bytes());
+        let _ = out.write_all(t.row(human_row(&g)).as_bytes());
     })?;
     let _ = out.write_all(t.finish().as_bytes());
     let _ = out.write_all(footer(shown, total).as_bytes());
@@ -342,22 +367,19 @@ fn csv_row(g: &Gc, cols: &[(String, String)]) -> Result<String, String> {
     Ok(table::csv_line(&cells))
 }
 
-fn csv<W: Write>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
+fn csv<W: Write + Send>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
     let cols = csv_columns();
     let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
     let _ = out.write_all(table::csv_line(&names).as_bytes());
-    let mut failed = None;
-    each_row(rows, &mut |g| {
-        if failed.is_none() && !out.closed() {
-            match csv_row(g, &cols) {
-                Ok(line) => {
-                    let _ = out.write_all(line.as_bytes());
-                }
-                Err(e) => failed = Some(e),
+    on_writer(rows, out, |gcs, out| {
+        for g in gcs {
+            if out.closed() {
+                break;
             }
+            let _ = out.write_all(csv_row(&g, &cols)?.as_bytes());
         }
-    })?;
-    failed.map_or(Ok(()), Err)
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -245,3 +245,53 @@ fn gcs_json_is_the_models_rows() {
         assert!(text(&out.stdout) == want, "{rt}/{name}");
     }
 }
+
+#[test]
+fn gcs_on_a_damaged_trace_prints_the_rows_before_the_damage_as_whole_json_and_csv() {
+    // The rows are written on a thread of their own; an error while reading still ends the JSON
+    // array (and the CSV), so what was read before the damage is usable, and the exit status and
+    // the message say the trace is damaged.
+    let trace = fixture("net8.0", "server");
+    let bytes = std::fs::read(&trace).unwrap();
+    let mut damaged = bytes[..bytes.len() * 3 / 5].to_vec();
+    damaged.extend_from_slice(&[0x3f; 256 << 10]);
+    let path =
+        std::env::temp_dir().join(format!("gcscope-damaged-{}.nettrace", std::process::id()));
+    std::fs::write(&path, &damaged).unwrap();
+    let p = path.to_str().unwrap();
+    let whole = gcscope_core::gc::analyze(&bytes).unwrap();
+
+    let out = gcscope(&["gcs", p, "--json"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("damaged at byte"),
+        "{}",
+        text(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).expect("a whole JSON array");
+    assert!(
+        rows.len() > 2 && rows.len() < whole.gcs.len(),
+        "{} of {}",
+        rows.len(),
+        whole.gcs.len()
+    );
+    // Every row but the last (which the damage may have cut short) is the GC the whole trace has.
+    for r in &rows[..rows.len() - 1] {
+        let n = r["number"].as_u64().unwrap();
+        let gc = whole.gcs.iter().find(|g| u64::from(g.number) == n).unwrap();
+        // Both sides parsed from text, as serde_json reads floats the same way each time.
+        let want: serde_json::Value =
+            serde_json::from_str(&serde_json::to_string(gc).unwrap()).unwrap();
+        assert!(r == &want, "GC {n} differs from the whole trace's");
+    }
+
+    let out = gcscope(&["gcs", p, "--csv"]);
+    assert!(!out.status.success());
+    assert_eq!(
+        text(&out.stdout).lines().count(),
+        rows.len() + 1,
+        "a header and a line per row"
+    );
+    let _ = std::fs::remove_file(&path);
+}
