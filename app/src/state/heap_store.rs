@@ -1,25 +1,39 @@
-//! Each GC's per-heap histories (GCPerHeapHistory), kept packed beside the rows rather than in
-//! them. A 32-heap server GC has 32 histories per GC: as `HeapHistory` structs they were 97% of a
-//! row (~25 KB in the page, ~21 KB as bincode, the wire format then), 280 MB of messages and 520+ MiB of tab for a
-//! 1 GiB trace. Packed (core `gc::packed`) they are ~5x smaller, travel as one byte string per
-//! batch (`protocol::heaps::HeapBatch`), and are unpacked only where a view needs them: the detail panel (one GC), the budgets
-//! (while the insights are finished, one GC at a time; per heap for the rows shown). The text
-//! filter's words (per-heap condemn conditions and mechanisms) are kept per GC as an interned set.
+//! Each GC's per-heap histories (GCPerHeapHistory), kept packed and compressed beside the rows
+//! rather than in them. A 32-heap server GC has 32 histories per GC: as `HeapHistory` structs they
+//! were 97% of a row (~25 KB in the page, ~21 KB as bincode, the wire format then), 280 MB of
+//! messages and 520+ MiB of tab for a 1 GiB trace. Packed (core `gc::packed`) they are ~5x
+//! smaller, and LZ4 frames of whole rows (`protocol::heaps`) take that to 1/3-1/12; they travel as
+//! one byte string per batch (`protocol::heaps::HeapBatch`), and are decompressed and unpacked only
+//! where a view needs them: the detail panel (one GC), the budgets (while the insights are finished,
+//! one GC at a time; per heap for the rows shown). The last frame decompressed is kept, so reading
+//! the rows in order decompresses each frame once. The text filter's words (per-heap condemn
+//! conditions and mechanisms) are kept per GC as an interned set.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use gcscope_core::gc::packed::{self, HeapSource};
 use gcscope_core::gc::HeapHistory;
 
-use crate::protocol::heaps::HeapBatch;
+use crate::protocol::heaps::{row_start, HeapBatch};
 
-/// A batch as kept: its bytes and where each row's end.
+/// A batch as kept: its compressed frames and where its rows and frames end (see [`HeapBatch`]).
 #[derive(Debug, Default)]
 struct Block {
     first: usize,
     bytes: Vec<u8>,
+    frame_ends: Vec<u32>,
+    frame_rows: Vec<u32>,
     ends: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+/// The frame decompressed last: (block, frame) and its packed bytes.
+#[derive(Debug, Default)]
+struct Frame {
+    at: Option<(usize, usize)>,
+    bytes: Vec<u8>,
 }
 
 /// Every row's heaps, by row index (the page's side).
@@ -30,6 +44,9 @@ pub struct HeapStore {
     row_words: Vec<u32>,
     sets: Vec<Vec<String>>,
     set_ids: HashMap<Vec<String>, u32>,
+    /// A Mutex, not a RefCell: the store lives in a `StoredValue`, which must be Sync (the page
+    /// has one thread: it is never contended).
+    frame: Mutex<Frame>,
 }
 
 impl HeapStore {
@@ -37,7 +54,10 @@ impl HeapStore {
     pub fn push(&mut self, batch: HeapBatch) {
         let HeapBatch {
             mut bytes,
+            frame_ends,
+            frame_rows,
             ends,
+            counts,
             words,
         } = batch;
         for w in words {
@@ -52,7 +72,14 @@ impl HeapStore {
         if !ends.is_empty() {
             bytes.shrink_to_fit();
             let first = self.blocks.last().map_or(0, |b| b.first + b.ends.len());
-            self.blocks.push(Block { first, bytes, ends });
+            self.blocks.push(Block {
+                first,
+                bytes,
+                frame_ends,
+                frame_rows,
+                ends,
+                counts,
+            });
         }
     }
 
@@ -65,29 +92,68 @@ impl HeapStore {
         self.len() == 0
     }
 
-    /// Bytes held by the packed heaps (for the benchmark's notes and tests).
+    /// Bytes held by the compressed heaps (for the benchmark's notes and tests).
     pub fn packed_bytes(&self) -> usize {
         self.blocks.iter().map(|b| b.bytes.len()).sum()
     }
 
-    /// Row `i`'s packed heaps (empty past the end).
-    fn packed(&self, i: usize) -> &[u8] {
+    /// Calls `f` with row `i`'s packed heaps (empty past the end, or if its frame does not
+    /// decompress: the bytes come from the worker, so that would be a bug, shown as no heaps).
+    fn with_packed<R>(&self, i: usize, f: impl FnOnce(&[u8]) -> R) -> R {
         let k = self.blocks.partition_point(|b| b.first <= i);
-        let Some(b) = k.checked_sub(1).and_then(|k| self.blocks.get(k)) else {
-            return &[];
+        let Some((k, b)) = k
+            .checked_sub(1)
+            .and_then(|k| Some((k, self.blocks.get(k)?)))
+        else {
+            return f(&[]);
         };
         let j = i - b.first;
         let Some(&end) = b.ends.get(j) else {
-            return &[];
+            return f(&[]);
         };
-        let start = if j == 0 { 0 } else { b.ends[j - 1] };
-        b.bytes.get(start as usize..end as usize).unwrap_or(&[])
+        let n = b.frame_rows.partition_point(|&r| r as usize <= j);
+        let Some(&frame_end_row) = b.frame_rows.get(n) else {
+            return f(&[]);
+        };
+        let first_row = if n == 0 {
+            0
+        } else {
+            b.frame_rows[n - 1] as usize
+        };
+        let frame_start = row_start(&b.ends, first_row);
+        let frame_len = row_start(&b.ends, frame_end_row as usize).saturating_sub(frame_start);
+        let mut frame = self.frame.lock().unwrap_or_else(|e| e.into_inner());
+        if frame.at != Some((k, n)) {
+            frame.at = None;
+            frame.bytes.clear();
+            frame.bytes.resize(frame_len as usize, 0);
+            let from = if n == 0 {
+                0
+            } else {
+                b.frame_ends[n - 1] as usize
+            };
+            let to = b.frame_ends[n] as usize;
+            let done = b
+                .bytes
+                .get(from..to)
+                .map(|c| lz4_flex::block::decompress_into(c, &mut frame.bytes));
+            if !matches!(done, Some(Ok(len)) if len == frame_len as usize) {
+                frame.bytes.clear();
+                return f(&[]);
+            }
+            frame.at = Some((k, n));
+        }
+        let start = (row_start(&b.ends, j) - frame_start) as usize;
+        f(frame
+            .bytes
+            .get(start..(end - frame_start) as usize)
+            .unwrap_or(&[]))
     }
 
     /// Row `i`'s heaps, in heap order (empty when it has none, or past the end).
     pub fn unpack(&self, i: usize) -> Vec<HeapHistory> {
         // The bytes come from the worker's `pack`: an error means a bug, shown as no heaps.
-        packed::unpack(self.packed(i)).unwrap_or_default()
+        self.with_packed(i, |p| packed::unpack(p).unwrap_or_default())
     }
 
     /// Row `i`'s words for the text filter.
@@ -101,7 +167,11 @@ impl HeapStore {
 
 impl HeapSource for HeapStore {
     fn heap_count(&self, i: usize) -> usize {
-        packed::count(self.packed(i))
+        let k = self.blocks.partition_point(|b| b.first <= i);
+        k.checked_sub(1)
+            .and_then(|k| self.blocks.get(k))
+            .and_then(|b| b.counts.get(i - b.first))
+            .map_or(0, |&n| n as usize)
     }
     fn heaps(&self, i: usize) -> Cow<'_, [HeapHistory]> {
         Cow::Owned(self.unpack(i))
@@ -123,6 +193,62 @@ mod tests {
         let (model, _) = analyze_with_insights(&bytes).expect("it decodes");
         assert!(model.gcs.iter().any(|g| g.heaps.len() > 1));
         model.gcs
+    }
+
+    #[test]
+    fn rows_over_many_frames_read_back_in_any_order_and_a_damaged_frame_reads_as_none() {
+        // 25 copies of the fixture's rows: several frames per batch, read back in order, backwards
+        // and hopping between frames (each read may decompress another frame).
+        let one = server_rows();
+        let rows: Vec<Gc> = (0..25).flat_map(|_| one.iter().cloned()).collect();
+        let mut store = HeapStore::default();
+        let (a, b) = rows.split_at(rows.len() / 3);
+        let mut batches = Vec::new();
+        for part in [a, b] {
+            let mut part = part.to_vec();
+            batches.push(HeapBatch::take(&mut part));
+        }
+        assert!(
+            batches[1].frame_rows.len() > 2,
+            "{:?}",
+            batches[1].frame_rows
+        );
+        for batch in batches {
+            store.push(batch);
+        }
+        assert_eq!(store.len(), rows.len());
+        let n = rows.len();
+        let order = (0..n)
+            .chain((0..n).rev())
+            .chain((0..n).map(|k| k * 7919 % n));
+        for i in order {
+            assert_eq!(store.unpack(i), rows[i].heaps, "row {i}");
+            assert_eq!(store.heap_count(i), rows[i].heaps.len(), "row {i}");
+        }
+        let raw: usize = rows
+            .iter()
+            .map(|g| {
+                let mut p = Vec::new();
+                packed::pack(&g.heaps, &mut p);
+                p.len()
+            })
+            .sum();
+        assert!(
+            store.packed_bytes() * 2 < raw,
+            "{} compressed of {raw}",
+            store.packed_bytes()
+        );
+        // A frame whose bytes are not LZ4 (a bug, not input): its rows have no heaps, the others
+        // still read.
+        let last = store.blocks.len() - 1;
+        let b = &mut store.blocks[last];
+        let cut = b.frame_ends[0] as usize;
+        b.bytes[..cut].fill(0xff);
+        let first_row = b.first;
+        let next_frame_row = b.first + b.frame_rows[0] as usize;
+        *store.frame.lock().unwrap() = Frame::default();
+        assert!(store.unpack(first_row).is_empty());
+        assert_eq!(store.unpack(next_frame_row), rows[next_frame_row].heaps);
     }
 
     #[test]
