@@ -5,7 +5,7 @@
 //! Why compressed: a 32-heap Server GC's packed heaps are ~4 KB per GC, most of the page's memory
 //! on a long trace (108 MB of a 2 GiB generated trace's 158 MiB of page wasm). Consecutive heaps
 //! and GCs repeat most of their numbers: LZ4 takes the packed bytes of the generated 32-heap trace
-//! to 1/12 and those of the real 2-heap fixtures to about 1/3, and decompresses a frame in
+//! to 1/12 and those of the real 2-heap fixtures (40 GCs each) to about 1/2, and decompresses a frame in
 //! microseconds. Frames of about [`FRAME_BYTES`] keep a visit to one GC (the detail panel) cheap.
 
 use gcscope_core::gc::packed;

@@ -2,7 +2,7 @@
 //! rather than in them. A 32-heap server GC has 32 histories per GC: as `HeapHistory` structs they
 //! were 97% of a row (~25 KB in the page, ~21 KB as bincode, the wire format then), 280 MB of
 //! messages and 520+ MiB of tab for a 1 GiB trace. Packed (core `gc::packed`) they are ~5x
-//! smaller, and LZ4 frames of whole rows (`protocol::heaps`) take that to 1/3-1/12; they travel as
+//! smaller, and LZ4 frames of whole rows (`protocol::heaps`) take that to 1/2-1/12; they travel as
 //! one byte string per batch (`protocol::heaps::HeapBatch`), and are decompressed and unpacked only
 //! where a view needs them: the detail panel (one GC), the budgets (while the insights are finished,
 //! one GC at a time; per heap for the rows shown). The last frame decompressed is kept, so reading
