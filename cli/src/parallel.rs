@@ -23,6 +23,11 @@ use std::sync::{Arc, Mutex};
 /// runtime's event blocks are ~60-100 KB, and reading them whole here (only for their headers)
 /// copied the whole file a second time on the merging thread (~0.16 s of ~1.2 s on 1 GiB).
 const PLAN_READ: usize = 64 << 10;
+/// At most this many tasks ahead of the merge, whatever `--jobs` says: what 8 threads keep in
+/// flight. On a 16-core machine 8 and 16 threads took the same time on every trace kind (the
+/// merging thread is the bound), while 16 held twice the memory (300-324 MB against 156-167 MB
+/// on 1 GiB; docs/performance.md, "Sixteen cores").
+const AHEAD_MAX: usize = 18;
 /// Bytes the sequential tail is read in.
 const TAIL_READ: usize = 1 << 20;
 
@@ -39,8 +44,8 @@ pub fn read(
 ) -> Result<DecodeResult<()>, String> {
     let decoders = jobs.max(2) - 1;
     // Tasks planned and not merged yet: enough to keep every thread busy while the merge waits
-    // for the oldest, few enough to bound the memory (a task is 4 MiB of blocks).
-    let ahead = 2 * decoders + 2;
+    // for the oldest, few enough to bound the memory (a task is 4 MiB of blocks and its records).
+    let ahead = (2 * decoders + 2).min(AHEAD_MAX);
     std::thread::scope(|s| {
         let (task_tx, task_rx) = mpsc::channel::<Arc<Task>>();
         let task_rx = Arc::new(Mutex::new(task_rx));
