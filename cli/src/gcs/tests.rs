@@ -1,0 +1,238 @@
+//! `gcscope gcs`' unit tests: the rows' JSON keys and CSV columns against the definitions, the
+//! filters, the table's width, and the rows streamed against the model's on every trace.
+
+use super::*;
+use crate::summary::load_model;
+use crate::table::Table;
+use clap::Parser;
+
+/// `gcscope gcs`' options from a command line after `gcs`.
+fn opts(args: &[&str]) -> Result<Opts, clap::Error> {
+    #[derive(clap::Parser)]
+    struct Gcs {
+        #[command(flatten)]
+        opts: Opts,
+    }
+    Gcs::try_parse_from(["gcs"].iter().chain(args)).map(|c| c.opts)
+}
+
+/// FILE alone (the default process).
+fn input(path: &str) -> Input {
+    opts(&[path]).unwrap().out.input
+}
+
+/// The CSV of `gcs` made at once, as before the rows were streamed.
+fn csv_at_once(gcs: &[&Gc]) -> String {
+    let cols = csv_columns();
+    let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
+    let mut out = table::csv_line(&names);
+    for g in gcs {
+        out.push_str(&csv_row(g, &cols).unwrap());
+    }
+    out
+}
+
+/// The table of `gcs` rendered at once, as before the rows were streamed.
+fn human_at_once(gcs: &[&Gc], total: usize) -> String {
+    let mut t = Table::new(&HEADERS);
+    for g in gcs {
+        t.row(human_row(g));
+    }
+    t.render() + &footer(gcs.len(), total)
+}
+
+fn fixture(name: &str) -> gcscope_core::gc::GcModel {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/traces")
+        .join(name);
+    load_model(&input(p.to_str().unwrap())).unwrap()
+}
+
+#[test]
+fn json_rows_carry_the_documented_keys() {
+    let m = fixture("netcore3.1/wks-concurrent.nettrace");
+    let gcs: Vec<&Gc> = m.gcs.iter().collect();
+    let v: Value = serde_json::from_str(&serde_json::to_string(&gcs).unwrap()).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), m.gcs.len());
+    for r in rows {
+        let o = r.as_object().unwrap();
+        for k in [
+            "number",
+            "gen",
+            "type",
+            "reason",
+            "induced",
+            "start_ms",
+            "suspend_ms",
+            "pause_ms",
+            "heap_count",
+        ] {
+            assert!(o.contains_key(k), "missing key {k}");
+        }
+        assert!(r["gen"].as_u64().unwrap() <= 2);
+        assert!(
+            ["NonConcurrent", "Background", "Foreground"].contains(&r["type"].as_str().unwrap())
+        );
+        let group = |k: &str| {
+            GC_FIELDS
+                .iter()
+                .any(|d| d.field.starts_with(&format!("{k}.")))
+        };
+        for k in o.keys() {
+            assert!(gc_field(k).is_some() || group(k), "undocumented key {k}");
+        }
+    }
+    // The round trip the app relies on: JSON back into the model types.
+    let back: Vec<Gc> = serde_json::from_value(v).unwrap();
+    assert_eq!(back.len(), m.gcs.len());
+    assert_eq!(back[0], m.gcs[0]);
+}
+
+#[test]
+fn csv_has_one_documented_column_per_scalar_figure_and_one_line_per_gc() {
+    let m = fixture("net8.0/server.nettrace");
+    let gcs: Vec<&Gc> = m.gcs.iter().collect();
+    let out = csv_at_once(&gcs);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), m.gcs.len() + 1);
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(&header[..4], ["number", "gen", "type", "reason"]);
+    assert!(header.contains(&"gen2_survival_pct") && header.contains(&"poh_size_after_bytes"));
+    // Every row has as many cells as the header (no cell holds a comma unquoted).
+    for l in &lines[1..] {
+        let mut cells = 0;
+        let mut quoted = false;
+        for c in l.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ',' if !quoted => cells += 1,
+                _ => {}
+            }
+        }
+        assert_eq!(cells + 1, header.len(), "{l}");
+    }
+    // Server GC: the heap count column says 2.
+    let hc = header.iter().position(|h| *h == "heap_count").unwrap();
+    assert_eq!(lines[1].split(',').nth(hc), Some("2"));
+}
+
+#[test]
+fn filters_select_by_generation_pause_and_reason() {
+    let m = fixture("net8.0/induced.nettrace");
+    let args = |a: &[&str]| opts(&[&["x.nettrace"], a].concat()).unwrap();
+    let f = Filter::from_opts(&args(&["--gen", "2"]));
+    let gen2 = m.gcs.iter().filter(|g| f.keep(g)).count();
+    assert_eq!(
+        gen2 as u32,
+        m.rollup[3].count + m.gcs.iter().filter(|g| !g.complete && g.gen == 2).count() as u32
+    );
+    let f = Filter::from_opts(&args(&["--reason", "induced"]));
+    assert_eq!(
+        m.gcs.iter().filter(|g| f.keep(g)).count(),
+        m.gcs.iter().filter(|g| g.induced).count()
+    );
+    let f = Filter::from_opts(&args(&["--reason", "InducedNotForced"]));
+    assert!(m
+        .gcs
+        .iter()
+        .filter(|g| f.keep(g))
+        .all(|g| g.reason_code == 7));
+    let f = Filter::from_opts(&args(&["--min-pause", "1.5"]));
+    assert!(m
+        .gcs
+        .iter()
+        .filter(|g| f.keep(g))
+        .all(|g| g.pause_ms.unwrap() >= 1.5));
+    assert!(opts(&["x.nettrace", "--gen", "3"]).is_err());
+}
+
+#[test]
+fn the_human_table_fits_100_columns() {
+    let m = fixture("net8.0/mempressure.nettrace");
+    let gcs: Vec<&Gc> = m.gcs.iter().collect();
+    for l in human_at_once(&gcs, gcs.len()).lines() {
+        assert!(
+            l.chars().count() <= 100,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+}
+
+/// Every trace the streaming is checked on: the fixtures and, where `../shared` is present,
+/// the shared reference traces.
+fn traces() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut out = Vec::new();
+    for dir in [
+        "fixtures/traces/netcore3.1",
+        "fixtures/traces/net8.0",
+        "../shared/traces/perfview",
+        "../shared/traces/public",
+    ] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            eprintln!("skipping {dir}: not found");
+            continue;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if name.ends_with(".nettrace")
+                || name.ends_with(".nettrace.zip")
+                || name.ends_with(".netperf.zip")
+                || name.ends_with(".etl.zip")
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn streamed_rows_are_the_models_rows_on_every_trace() {
+    // The reference is the model built without dropping anything (load_model), its rows
+    // filtered and printed at once; the output under test takes the settled rows out of the
+    // model as the trace is read, after every event and at the CLI's own rate.
+    let traces = traces();
+    assert!(traces.len() >= 14, "{traces:?}");
+    let mut rows_seen = 0;
+    for trace in &traces {
+        let path = trace.to_str().unwrap();
+        let model = load_model(&input(path)).unwrap();
+        rows_seen += model.gcs.len();
+        for (flags, formats) in [
+            (&[][..], &["--json", "--csv", ""][..]),
+            (&["--gen", "2"][..], &["--json", ""][..]),
+            (
+                &["--min-pause", "1", "--reason", "AllocSmall"][..],
+                &["--csv"][..],
+            ),
+        ] {
+            for format in formats {
+                let mut args = vec![path];
+                args.extend_from_slice(flags);
+                if !format.is_empty() {
+                    args.push(format);
+                }
+                let o = opts(&args).unwrap();
+                let filter = Filter::from_opts(&o);
+                let kept: Vec<&Gc> = model.gcs.iter().filter(|g| filter.keep(g)).collect();
+                let want = match *format {
+                    "--json" => serde_json::to_string_pretty(&kept).unwrap() + "\n",
+                    "--csv" => csv_at_once(&kept),
+                    _ => human_at_once(&kept, model.gcs.len()),
+                };
+                for every in [1, DRAIN_EVERY] {
+                    let mut out = Out::to(Vec::new());
+                    write(&o, every, &mut out).unwrap();
+                    let have = String::from_utf8(out.into_inner()).unwrap();
+                    assert!(have == want, "{args:?}, draining every {every} events");
+                }
+            }
+        }
+    }
+    assert!(rows_seen > 1000, "{rows_seen} rows");
+}
