@@ -14,10 +14,11 @@
 // last line with the counts of all engines together.
 //
 // A file's process is killed, with the browsers it started (its process group), when it runs past
-// GCSCOPE_E2E_FILE_TIMEOUT_S (1,200 s; the slowest file, WebKit's scale test, takes a few minutes): that counts as a failure. One WebKit run printed every test's
-// result and its closing counts and then sat idle for 20 minutes without exiting, which would hold
-// CI until its own limit; a process that has printed its closing counts and has not exited 60 s
-// later is killed and judged by those counts, and the hang is listed at the end.
+// GCSCOPE_E2E_FILE_TIMEOUT_S (1,200 s; the slowest file, WebKit's scale test, takes a few
+// minutes): that counts as a failure. One WebKit run printed every test's result and its closing
+// counts and then sat idle for 20 minutes without exiting, which would hold CI until its own
+// limit; a process that has printed its closing counts and has not exited 60 s later is killed
+// and judged by those counts, and the hang is listed at the end.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
