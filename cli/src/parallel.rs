@@ -4,7 +4,8 @@
 //! read their own byte ranges of the file (`pread`) and decode them; it merges their results in
 //! file order into the one reader, which delivers the events to the sink exactly as a sequential
 //! read does. The merge and the sink (the GC model, about half the work) run on the calling thread
-//! while the others decode: N threads in all.
+//! while the others decode: N threads in all. When the task the merge needs next is not decoded
+//! yet, the calling thread decodes one still queued itself rather than wait.
 //! A .zip or .gz, and whatever the parts leave, is read by the calling thread from the offset the
 //! merge says.
 
@@ -93,8 +94,19 @@ pub fn read(
             };
             let output = if task.has_blocks() {
                 loop {
+                    while let Ok((i, o)) = out_rx.try_recv() {
+                        done.insert(i, o);
+                    }
                     if let Some(o) = done.remove(&task.index) {
                         break o;
+                    }
+                    // The next task is still being decoded: rather than wait, decode one still
+                    // queued here (every thread busy). With one decoding thread this thread was
+                    // idle for a quarter of the time while the other did more (2-core VM, 1 GiB).
+                    if let Some(t) = steal(&task_rx) {
+                        let o = decode_one(file, &t, &pool_rx, filter);
+                        done.insert(t.index, o);
+                        continue;
                     }
                     let (i, o) = out_rx
                         .recv()
@@ -152,37 +164,53 @@ fn decode_tasks(
             },
             Err(_) => return,
         };
-        // The part keeps the bytes (its events' payloads point into them): one buffer per task,
-        // no longer than the file (the planner frames blocks by their size fields alone, so a
-        // damaged one can make a task claim up to 2 GiB past the end).
-        let size = file.metadata().map_or(u64::MAX, |m| m.len());
-        let len = task.len.min(size.saturating_sub(task.offset)) as usize;
-        // A buffer the merge is done with, when there is one: its pages are there and written
-        // (a new 4 MiB buffer is zeroed here and faulted in page by page by the read).
-        let mut buf = pool
-            .lock()
-            .ok()
-            .and_then(|p| p.try_recv().ok())
-            .unwrap_or_default();
-        if buf.len() >= len {
-            buf.truncate(len);
-        } else {
-            buf.resize(len, 0);
-        }
-        // A short read (the file changed, an I/O error) makes the part stop where its bytes end;
-        // the calling thread then reads from there itself and reports what is wrong.
-        let n = read_full(file, &mut buf, task.offset);
-        buf.truncate(n);
-        // A part that panicked (a bug) leaves its task to the sequential decoder rather than
-        // leave the merge waiting.
-        let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            parts::decode(&task, buf, filter)
-        }))
-        .unwrap_or_else(|_| parts::decode(&task, Vec::new(), filter));
+        let output = decode_one(file, &task, pool, filter);
         if out.send((task.index, output)).is_err() {
             return;
         }
     }
+}
+
+/// A task still queued, if no decoding thread is waiting for one (one that waits holds the queue's
+/// lock, and then the queue is empty).
+fn steal(tasks: &Mutex<mpsc::Receiver<Arc<Task>>>) -> Option<Arc<Task>> {
+    tasks.try_lock().ok()?.try_recv().ok()
+}
+
+/// Reads one task's bytes and decodes them.
+fn decode_one(
+    file: &File,
+    task: &Task,
+    pool: &Mutex<mpsc::Receiver<Vec<u8>>>,
+    filter: Option<FilterFn>,
+) -> Output {
+    // The part keeps the bytes (its events' payloads point into them): one buffer per task,
+    // no longer than the file (the planner frames blocks by their size fields alone, so a
+    // damaged one can make a task claim up to 2 GiB past the end).
+    let size = file.metadata().map_or(u64::MAX, |m| m.len());
+    let len = task.len.min(size.saturating_sub(task.offset)) as usize;
+    // A buffer the merge is done with, when there is one: its pages are there and written
+    // (a new 4 MiB buffer is zeroed here and faulted in page by page by the read).
+    let mut buf = pool
+        .lock()
+        .ok()
+        .and_then(|p| p.try_recv().ok())
+        .unwrap_or_default();
+    if buf.len() >= len {
+        buf.truncate(len);
+    } else {
+        buf.resize(len, 0);
+    }
+    // A short read (the file changed, an I/O error) makes the part stop where its bytes end;
+    // the calling thread then reads from there itself and reports what is wrong.
+    let n = read_full(file, &mut buf, task.offset);
+    buf.truncate(n);
+    // A part that panicked (a bug) leaves its task to the sequential decoder rather than
+    // leave the merge waiting.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        parts::decode(task, buf, filter)
+    }))
+    .unwrap_or_else(|_| parts::decode(task, Vec::new(), filter))
 }
 
 /// Reads `buf.len()` bytes at `offset`, fewer only at the end of the file or on an error.
