@@ -4,8 +4,9 @@
 //! read their own byte ranges of the file (`pread`) and decode them; it merges their results in
 //! file order into the one reader, which delivers the events to the sink exactly as a sequential
 //! read does. The merge and the sink (the GC model, about half the work) run on the calling thread
-//! while the others decode: N threads in all. When the task the merge needs next is not decoded
-//! yet, the calling thread decodes one still queued itself rather than wait.
+//! while the others decode: N threads in all. With one or two decoding threads, when the task the
+//! merge needs next is not decoded yet, the calling thread decodes one still queued itself rather
+//! than wait.
 //! A .zip or .gz, and whatever the parts leave, is read by the calling thread from the offset the
 //! merge says.
 
@@ -29,6 +30,10 @@ const PLAN_READ: usize = 64 << 10;
 /// merging thread is the bound), while 16 held twice the memory (300-324 MB against 156-167 MB
 /// on 1 GiB; docs/performance.md, "Sixteen cores").
 const AHEAD_MAX: usize = 18;
+/// The merging thread decodes queued tasks itself only with this many decoding threads or fewer:
+/// with more, they outpace it (on 16 cores, 4 threads took what 8 and 16 took), and every task it
+/// decoded would delay the merge, which is then the bound.
+const STEAL_UP_TO: usize = 2;
 /// Bytes the sequential tail is read in.
 const TAIL_READ: usize = 1 << 20;
 
@@ -103,7 +108,7 @@ pub fn read(
                     // The next task is still being decoded: rather than wait, decode one still
                     // queued here (every thread busy). With one decoding thread this thread was
                     // idle for a quarter of the time while the other did more (2-core VM, 1 GiB).
-                    if let Some(t) = steal(&task_rx) {
+                    if let Some(t) = (decoders <= STEAL_UP_TO).then(|| steal(&task_rx)).flatten() {
                         let o = decode_one(file, &t, &pool_rx, filter);
                         done.insert(t.index, o);
                         continue;
