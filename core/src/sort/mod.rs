@@ -308,15 +308,7 @@ impl Sorter {
         p.chunk = ARENA;
         p.tick = NO_TICK;
         self.arena.extend_from_slice(payload);
-        if self.released_upto.is_some_and(|t| p.timestamp < t) {
-            self.late += 1;
-        }
-        if p.timestamp < self.last_ts {
-            self.in_order = false;
-        } else {
-            self.last_ts = p.timestamp;
-        }
-        self.events.push(p);
+        self.push_at(p);
         true
     }
 
