@@ -90,8 +90,17 @@ fn one_decode_builds_the_same_model_and_insights_on_reference_traces() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
-    let zips = common::eventpipe_zips(&shared);
+    let mut zips = common::eventpipe_zips(&shared);
     assert!(!zips.is_empty());
+    // The ETW ones too: .NET Framework's ticks, and 4-byte pointers in the x86 trace (every
+    // process's events into one model: the same either way).
+    let etl: Vec<_> = ["gcevents", "net.4.5.2.x64", "net.4.5.2.x86"]
+        .iter()
+        .map(|n| shared.join(format!("traces/perfview/{n}.etl.zip")))
+        .filter(|p| p.is_file())
+        .collect();
+    assert_eq!(etl.len(), 3, "the ETW reference traces");
+    zips.extend(etl);
     for zip in zips {
         check_trace(
             &zip.display().to_string(),
@@ -140,6 +149,19 @@ fn malformed_payloads_are_counted_once_either_way() {
     tick.extend_from_slice(&0x1234u64.to_le_bytes());
     tick.extend_from_slice(&[b'T', 0, 0, 0]);
     tick.extend_from_slice(&0u32.to_le_bytes());
+    // One byte longer than its layout: the model notes the extra bytes, so it is decoded whole.
+    let mut long_tick = tick.clone();
+    long_tick.push(0);
+    // Version 3 with 4-byte pointers: TypeID and Address are 4 bytes.
+    let mut tick3 = Vec::new();
+    tick3.extend_from_slice(&50_000u32.to_le_bytes());
+    tick3.extend_from_slice(&1u32.to_le_bytes());
+    tick3.extend_from_slice(&[0, 0]);
+    tick3.extend_from_slice(&50_000u64.to_le_bytes());
+    tick3.extend_from_slice(&0x1234u32.to_le_bytes());
+    tick3.extend_from_slice(&[b'U', 0, b'V', 0, 0, 0]);
+    tick3.extend_from_slice(&3u32.to_le_bytes());
+    tick3.extend_from_slice(&0x5678u32.to_le_bytes());
     let suspend = [1u8, 0, 0, 0, 1, 0, 0, 0, 0, 0];
     let events = [
         event("MyEventSource", 1, 0, 0.5, &[1, 2, 3]),
@@ -150,6 +172,11 @@ fn malformed_payloads_are_counted_once_either_way() {
         // Truncated: payload errors for the model, nothing for the insights.
         event(rt, 1, 1, 1.4, &start[..5]),
         event(rt, 10, 2, 1.5, &tick[..9]),
+        event(rt, 10, 2, 1.6, &long_tick),
+        Event {
+            pointer_size: 4,
+            ..event(rt, 10, 3, 1.7, &tick3)
+        },
         event(rt, 2, 1, 2.0, &end),
         event(rt, 3, 1, 2.5, &[0, 0]),
         // No layout: counted only.
@@ -159,9 +186,13 @@ fn malformed_payloads_are_counted_once_either_way() {
     let separate = build(&mut feed, Way::Separate);
     let model: serde_json::Value = serde_json::from_str(&separate.0).unwrap();
     assert_eq!(model["process"]["payload_errors"], 2, "{}", separate.0);
-    assert_eq!(model["process"]["events"], 10);
+    assert_eq!(model["process"]["events"], 12);
     let insights: serde_json::Value = serde_json::from_str(&separate.1).unwrap();
     assert!(separate.1.contains("\"T\""), "the tick's type: {insights}");
+    assert!(
+        separate.1.contains("\"UV\""),
+        "the x86 tick's type: {insights}"
+    );
     for way in [Way::Feed, Way::OnClr] {
         let got = build(&mut feed, way);
         assert_eq!(got.0, separate.0, "model ({way:?})");
