@@ -1,10 +1,15 @@
 //! NetPerf (V1-V3) events: fixed 56-byte headers with absolute timestamps and 32-bit thread ids,
 //! payload, then an inline stack (`u32 size` + IPs), the whole padded to `EventSize + 4`.
 //! Metadata events (metadata id 0) share the stream with data events. Files are written in order,
-//! so events are delivered as read.
+//! so events are delivered as read. Below the event format, the [`Decoder`](super::Decoder)'s side:
+//! V3's event blocks and V1/V2's inline events.
 
+use super::deliver::emit;
+use super::{framing, metadata, Stage, Step};
+use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, Result};
 use crate::read::Cursor;
+use crate::sort::{Pending, Released, ARENA};
 use alloc::format;
 
 /// Header bytes before the payload.
@@ -71,4 +76,123 @@ pub fn read_event<'a>(c: &mut Cursor<'a>) -> Result<NetperfEvent<'a>> {
         payload,
         payload_offset,
     })
+}
+
+impl super::Decoder {
+    /// V3 EventBlock: back-to-back NetPerf events.
+    pub(super) fn read_netperf_block(
+        &mut self,
+        c: &mut Cursor<'_>,
+        stats: &mut DecodeStats,
+        sink: &mut Sink<'_>,
+    ) -> Result<()> {
+        while !c.is_empty() {
+            let event_at = c.offset();
+            let e = read_event(c)?;
+            self.netperf_event(&e, event_at, stats, sink)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn netperf_event(
+        &mut self,
+        e: &NetperfEvent<'_>,
+        event_at: u64,
+        stats: &mut DecodeStats,
+        sink: &mut Sink<'_>,
+    ) -> Result<()> {
+        if e.metadata_id == 0 {
+            if self.version < 3 {
+                // V1/V2 metadata ids are the stream offset of the metadata event.
+                let id = u32::try_from(event_at)
+                    .map_err(|_| Error::malformed(event_at, "V1/V2 stream over 4 GiB"))?;
+                let m = metadata::parse_payload_v1v2(
+                    &mut self.meta,
+                    e.payload,
+                    e.payload_offset,
+                    self.version,
+                )?;
+                self.meta.insert(id, event_at, m, true)?;
+            } else {
+                let (id, m) = metadata::parse_payload(&mut self.meta, e.payload, e.payload_offset)?;
+                self.meta.insert(id, e.payload_offset, m, false)?;
+            }
+            stats.metadata += 1;
+            return Ok(());
+        }
+        let (Some(index), Some(info)) = (self.meta.lookup(e.metadata_id), &self.info) else {
+            stats.skipped_events += 1;
+            return Ok(());
+        };
+        let m = self.meta.entry(index);
+        // Unsorted formats: file order is delivery order.
+        if self.tally.first.is_none() {
+            self.tally.first = Some(e.timestamp);
+        }
+        if !m.deliver {
+            let version = m.version;
+            self.skip(index, version, e.timestamp, e.payload, stats);
+            return Ok(());
+        }
+        let p = Pending {
+            timestamp: e.timestamp,
+            thread_id: e.thread_id as u64,
+            capture_thread_id: e.thread_id as u64,
+            metadata: index,
+            version: m.version,
+            sequence: 0,
+            processor: u32::MAX,
+            stack_id: 0,
+            payload_start: 0,
+            payload_len: 0,
+            chunk: ARENA,
+            tick: crate::sort::NO_TICK,
+        };
+        stats.events += 1;
+        emit(
+            &self.meta,
+            &mut self.tally,
+            info,
+            self.pointer_size,
+            Released {
+                event: &p,
+                payload: e.payload,
+                tick: None,
+            },
+            sink,
+        );
+        Ok(())
+    }
+
+    /// V1/V2: one event at a time until the Trace object's EndObject tag.
+    pub(super) fn step_inline_event(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut Sink<'_>,
+    ) -> Result<Step> {
+        if buf.len() < 8 {
+            return Ok(Step::NeedMore(8));
+        }
+        // The event stream ends at the Trace object's EndObject tag, followed by the
+        // FastSerialization trailer. An EndObject byte could also start an event size, so it is the end
+        // only if what follows is not an event with known metadata.
+        let metadata_id = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
+        if buf[0] == framing::tag::END_OBJECT
+            && metadata_id != 0
+            && self.meta.lookup(metadata_id).is_none()
+        {
+            self.stage = Stage::End;
+            return Ok(Step::Consumed(buf.len()));
+        }
+        let len = peek_event_len(buf).unwrap_or(usize::MAX);
+        if buf.len() < len {
+            return Ok(Step::NeedMore(len));
+        }
+        let mut c = Cursor::new(&buf[..len], base);
+        let e = read_event(&mut c)?;
+        self.netperf_event(&e, base, stats, sink)?;
+        Ok(Step::Consumed(len))
+    }
 }

@@ -1,9 +1,13 @@
 //! NetTrace V6 (one-collect / `dotnet-trace collect-linux`): no FastSerialization framing, blocks are
 //! `u32 (kind << 24 | size)` + content; thread ids in event headers are indices into a thread table
 //! (Thread / RemoveThread blocks) and per-event facts such as the event version may come from label
-//! lists (LabelList blocks), which live until the next sequence point.
+//! lists (LabelList blocks), which live until the next sequence point. Below the tables, the
+//! [`Decoder`](super::Decoder)'s side: V6 blocks and metadata rows.
 
+use super::event_block::Dialect;
 use super::sequence_point::SequenceTracker;
+use super::{metadata, stack, trace, Stage, Step};
+use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, Result};
 use crate::read::Cursor;
 use alloc::collections::BTreeMap;
@@ -244,5 +248,98 @@ impl V6State {
             seq.clear();
         }
         Ok(flags & SP_FLUSH_METADATA != 0)
+    }
+}
+
+impl super::Decoder {
+    pub(super) fn step_v6_block(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        stats: &mut DecodeStats,
+        sink: &mut Sink<'_>,
+    ) -> Result<Step> {
+        if buf.len() < 4 {
+            return Ok(Step::NeedMore(4));
+        }
+        let word = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
+        let kind = (word >> 24) as u8;
+        let size = (word & 0x00ff_ffff) as usize;
+        self.current = match kind {
+            self::kind::TRACE => "TraceBlock",
+            self::kind::EVENT => "EventBlock",
+            self::kind::METADATA => "MetadataBlock",
+            self::kind::SEQUENCE_POINT => "SequencePointBlock",
+            self::kind::STACK => "StackBlock",
+            self::kind::THREAD => "ThreadBlock",
+            self::kind::REMOVE_THREAD => "RemoveThreadBlock",
+            self::kind::LABEL_LIST => "LabelListBlock",
+            _ => "block",
+        };
+        if buf.len() < 4 + size {
+            return Ok(Step::NeedMore(4 + size));
+        }
+        let mut c = Cursor::new(&buf[4..4 + size], base + 4);
+        if kind == self::kind::END_OF_STREAM {
+            self.stage = Stage::End;
+            return Ok(Step::Consumed(4 + size));
+        }
+        if self.info.is_none() && kind != self::kind::TRACE {
+            return Err(Error::malformed(
+                base,
+                "the first V6 block must be the TraceBlock",
+            ));
+        }
+        stats.blocks += 1;
+        match kind {
+            self::kind::TRACE => {
+                if self.info.is_some() {
+                    return Err(Error::malformed(base, "a second TraceBlock"));
+                }
+                let info = trace::read_trace_block_v6(&mut c)?;
+                self.pointer_size = info.pointer_size;
+                self.info = Some(info);
+            }
+            self::kind::EVENT => self.read_event_block(&mut c, Dialect::V6, stats, sink)?,
+            self::kind::METADATA => self.read_metadata_block_v6(&mut c, stats)?,
+            self::kind::SEQUENCE_POINT => {
+                self.flush(stats, sink);
+                stats.sequence_points += 1;
+                if self.v6.read_sequence_point(&mut c, &mut self.seq)? {
+                    self.meta.clear_ids();
+                }
+            }
+            self::kind::STACK => {
+                stats.stacks += stack::read_stack_block(&mut c, self.pointer_size)? as u64
+            }
+            self::kind::THREAD => self.v6.read_thread_block(&mut c)?,
+            self::kind::REMOVE_THREAD => self.v6.read_remove_thread_block(&mut c, &mut self.seq)?,
+            self::kind::LABEL_LIST => self.v6.read_label_list_block(&mut c)?,
+            // Unknown kinds are skipped (forward compatibility).
+            _ => {}
+        }
+        Ok(Step::Consumed(4 + size))
+    }
+
+    /// V6 MetadataBlock: `u16 header size` (excluding itself) + header, then `{u16 row size, row}`*.
+    pub(super) fn read_metadata_block_v6(
+        &mut self,
+        c: &mut Cursor<'_>,
+        stats: &mut DecodeStats,
+    ) -> Result<()> {
+        let header = c.u16("metadata block header size")? as usize;
+        c.skip(header, "metadata block header")?;
+        while !c.is_empty() {
+            let size = c.u16("metadata row size")? as usize;
+            let at = c.offset();
+            let row = c.bytes(size, "metadata row")?;
+            let (id, m) = metadata::parse_v6_row(&mut self.meta, row, at)?;
+            if id == 0 {
+                return Err(Error::malformed(at, "metadata id 0 is reserved"));
+            }
+            self.meta.insert(id, at, m, true)?;
+            stats.metadata += 1;
+        }
+        Ok(())
     }
 }
