@@ -1,6 +1,9 @@
 //! Decoding each runtime event once (`gc::feed`, `ModelBuilder::on_clr`, `InsightsBuilder::on_clr`)
 //! builds the same GC model and insights as feeding `on_event` to both (which decode separately),
-//! on every fixture trace, every EventPipe reference trace, and events with malformed payloads.
+//! on every fixture trace, every reference trace, and events with malformed payloads. Allocation
+//! ticks go through their digest in `gc::feed` and `ModelBuilder::on_event`, and are decoded whole
+//! in `InsightsBuilder::on_event` and the `OnClr` way: so the digest is checked against the whole
+//! decode for the model and for the insights.
 
 mod common;
 

@@ -79,20 +79,8 @@ pub fn feed(model: &mut ModelBuilder, insights: &mut InsightsBuilder, event: &Ev
     if !ingest::begin(model, event) {
         return;
     }
-    // A tick decoded elsewhere comes with its digest (a part of the file on another thread);
-    // the others get theirs here: it reads the few fields the model and insights use, a third of
-    // what decoding the whole payload costs, and ticks are most of a GC trace's events. A payload
-    // it does not cover (damaged, or longer than its layout) is decoded as any event below.
-    let here;
-    let tick = match event.tick {
-        Some(t) => Some(t),
-        None if clr::is_allocation_tick(event.provider, event.event_id) => {
-            here = clr::gc::TickDigest::of(event.payload, event.version, event.pointer_size);
-            here.as_ref()
-        }
-        None => None,
-    };
-    if let Some(tick) = tick {
+    let mut slot = None;
+    if let Some(tick) = ingest::tick_digest(event, &mut slot) {
         ingest::apply_tick(model, tick);
         insights.on_tick(event, tick);
         return;
