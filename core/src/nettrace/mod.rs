@@ -527,11 +527,23 @@ impl Decoder {
         at: u64,
         stats: &mut DecodeStats,
     ) -> Result<()> {
-        let (id, m) = metadata::parse_payload(&mut self.meta, payload, at)?;
+        let defined = metadata::parse_payload(&mut self.meta, payload, at)?;
+        self.define(defined, at, false, stats)
+    }
+
+    /// Registers metadata read at `at` (V4/V5 metadata events, V6 metadata rows): id 0 is reserved;
+    /// `allow_redefine` as [`MetadataStore::insert`] takes it.
+    fn define(
+        &mut self,
+        (id, m): (u32, metadata::Metadata),
+        at: u64,
+        allow_redefine: bool,
+        stats: &mut DecodeStats,
+    ) -> Result<()> {
         if id == 0 {
             return Err(Error::malformed(at, "metadata id 0 is reserved"));
         }
-        self.meta.insert(id, at, m, false)?;
+        self.meta.insert(id, at, m, allow_redefine)?;
         stats.metadata += 1;
         Ok(())
     }

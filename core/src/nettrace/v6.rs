@@ -333,12 +333,8 @@ impl super::Decoder {
             let size = c.u16("metadata row size")? as usize;
             let at = c.offset();
             let row = c.bytes(size, "metadata row")?;
-            let (id, m) = metadata::parse_v6_row(&mut self.meta, row, at)?;
-            if id == 0 {
-                return Err(Error::malformed(at, "metadata id 0 is reserved"));
-            }
-            self.meta.insert(id, at, m, true)?;
-            stats.metadata += 1;
+            let defined = metadata::parse_v6_row(&mut self.meta, row, at)?;
+            self.define(defined, at, true, stats)?;
         }
         Ok(())
     }
