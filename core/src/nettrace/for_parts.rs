@@ -9,6 +9,7 @@ use crate::clr::gc::TickDigest;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::Result;
 use crate::sort::Pending;
+use alloc::vec::Vec;
 
 impl Decoder {
     /// What the unit at the start of `buf` (stream offset `base`) is, without decoding it. An error

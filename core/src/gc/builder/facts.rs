@@ -3,6 +3,8 @@
 
 use super::ModelBuilder;
 use crate::gc::types::{PinnedObject, PinnedPlug, RootMarks};
+use alloc::format;
+use alloc::string::String;
 
 impl ModelBuilder {
     pub(crate) fn on_pin_object(

@@ -2,6 +2,8 @@
 //! GC it describes (which for a server background GC is not always the one in progress).
 
 use alloc::borrow::Cow;
+use alloc::format;
+use alloc::vec::Vec;
 
 use super::{GlobalHistoryInput, HeapStatsInput, ModelBuilder, PerHeapInput};
 use crate::clr::enums::GlobalMechanisms;

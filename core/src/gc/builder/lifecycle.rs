@@ -4,6 +4,8 @@
 //! OS thread.
 
 use alloc::borrow::Cow;
+use alloc::format;
+use alloc::vec::Vec;
 
 use super::{
     set_one_pause, ModelBuilder, REASON_PM_FULL_GC, SUSPEND_FOR_GC, SUSPEND_FOR_GC_PREP,
