@@ -1,6 +1,9 @@
 //! One blocking GC as the runtime writes it (workstation, or server with one PerHeapHistory per
 //! heap), and the simulated heap it collects.
 
+use alloc::vec;
+use alloc::vec::Vec;
+
 use super::ids::Ids;
 use super::{Buffers, GcTruth, Rng, Truth};
 use crate::encode::payload::{self, GenData, GlobalHistory, HeapStats, PerHeapHistory};
