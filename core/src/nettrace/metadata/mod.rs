@@ -42,6 +42,23 @@ pub struct Metadata {
     pub deliver: bool,
 }
 
+impl Metadata {
+    /// Provider `provider`'s entry before its description is read: event 0, version 0, no names,
+    /// delivered until [`MetadataStore::insert`] asks the filter.
+    pub fn of_provider(provider: u32) -> Metadata {
+        Metadata {
+            provider,
+            event_id: 0,
+            version: 0,
+            opcode: None,
+            raw_name: String::new(),
+            name: String::new(),
+            payload_named: false,
+            deliver: true,
+        }
+    }
+}
+
 /// All metadata seen so far, plus interned provider names.
 #[derive(Default)]
 pub struct MetadataStore {
@@ -330,14 +347,10 @@ mod tests {
         let mut s = MetadataStore::default();
         let p = s.intern_provider(provider);
         let m = Metadata {
-            provider: p,
             event_id: id,
-            version: 0,
             opcode,
             raw_name: name.to_string(),
-            name: String::new(),
-            payload_named: false,
-            deliver: true,
+            ..Metadata::of_provider(p)
         };
         display_name(provider, &m)
     }

@@ -32,16 +32,7 @@ pub fn parse_payload(
     let id = c.u32("metadata id")?;
     let provider = c.utf16z("provider name")?;
     let provider = store.intern_provider(&provider);
-    let mut m = Metadata {
-        provider,
-        event_id: 0,
-        version: 0,
-        opcode: None,
-        raw_name: String::new(),
-        name: String::new(),
-        payload_named: false,
-        deliver: true,
-    };
+    let mut m = Metadata::of_provider(provider);
     read_event_description(&mut c, &mut m)?;
     Ok((id, m))
 }
@@ -120,16 +111,7 @@ pub fn parse_payload_v1v2(
         c.utf16z("provider name")?
     };
     let provider = store.intern_provider(&provider);
-    let mut m = Metadata {
-        provider,
-        event_id: 0,
-        version: 0,
-        opcode: None,
-        raw_name: String::new(),
-        name: String::new(),
-        payload_named: false,
-        deliver: true,
-    };
+    let mut m = Metadata::of_provider(provider);
     m.event_id = c.u32("event id")?;
     m.version = c.u32("event version")?;
     let len = c.u32("metadata length")?;
@@ -195,14 +177,9 @@ pub fn parse_v6_row(store: &mut MetadataStore, row: &[u8], base: u64) -> Result<
     let event_id = c.varu32("event id")?;
     let raw_name = c.var_utf8("event name")?;
     let mut m = Metadata {
-        provider,
         event_id,
-        version: 0,
-        opcode: None,
         raw_name,
-        name: String::new(),
-        payload_named: false,
-        deliver: true,
+        ..Metadata::of_provider(provider)
     };
     skip_v6_fields(&mut c, 0)?;
     if c.remaining() >= 2 {
