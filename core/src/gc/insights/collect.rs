@@ -108,13 +108,10 @@ impl InsightsBuilder {
         let ms = e.time_ms;
         let was_burst = core::mem::replace(&mut self.in_range_burst, false);
         match ev {
-            ClrEvent::GcAllocationTick(a) => self.alloc_tick(
-                ms,
-                a.type_name.unwrap_or_default(),
-                a.kind.raw(),
-                a.amount(),
-                a.heap_index,
-            ),
+            ClrEvent::GcAllocationTick(a) => {
+                let type_index = self.intern(a.type_name.unwrap_or_default());
+                self.alloc_tick(ms, type_index, a.kind.raw(), a.amount(), a.heap_index)
+            }
             ClrEvent::GcMarkWithType(_) => self.mark_events += 1,
             ClrEvent::GcBulk(b) if b.kind == BulkKind::MovedObjectRanges => {
                 let (mut ranges, mut bytes, mut relocated) = (0u64, 0u64, 0u64);
@@ -278,26 +275,35 @@ impl InsightsBuilder {
 
     /// [`on_clr`](Self::on_clr) of a GCAllocationTick that a part decoded (see [`TickDigest`]).
     pub fn on_tick(&mut self, e: &Event<'_>, tick: &TickDigest) {
+        self.on_tick_of_type(e, tick, None);
+    }
+
+    /// [`on_tick`](Self::on_tick) where the type's index is known already ([`known_type`](Self::known_type)
+    /// of the tick's name).
+    pub(crate) fn on_tick_of_type(&mut self, e: &Event<'_>, tick: &TickDigest, known: Option<u32>) {
         self.in_range_burst = false;
-        let name = tick.type_name(e.payload, e.pointer_size);
+        let type_index = match known {
+            Some(i) => i,
+            None => self.intern(
+                tick.type_name(e.payload, e.pointer_size)
+                    .unwrap_or_default(),
+            ),
+        };
         self.alloc_tick(
             e.time_ms,
-            name.unwrap_or_default(),
+            type_index,
             tick.kind,
             tick.amount,
             tick.heap_index,
         );
     }
 
-    fn alloc_tick(
-        &mut self,
-        ms: f64,
-        name: Utf16Str<'_>,
-        kind: u32,
-        bytes: u64,
-        heap: Option<u32>,
-    ) {
-        let type_index = self.intern(name);
+    /// The index of the allocated type named `name` (UTF-16 bytes), if a tick named it before.
+    pub(crate) fn known_type(&self, name: &[u8]) -> Option<u32> {
+        self.type_index.find(name)
+    }
+
+    fn alloc_tick(&mut self, ms: f64, type_index: u32, kind: u32, bytes: u64, heap: Option<u32>) {
         let kind = AllocKind::from_code(kind);
         self.tick_bins.add(ms, type_index, kind, bytes);
         if self.keep_samples {
