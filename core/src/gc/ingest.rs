@@ -186,7 +186,7 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
         return;
     }
     let mut slot = None;
-    if let Some(tick) = tick_digest(e, &mut slot) {
+    if let Some((tick, _)) = tick_digest(e, &mut slot, |_| None) {
         apply_tick(b, tick);
         return;
     }
@@ -202,16 +202,18 @@ pub(crate) fn on_event(b: &mut ModelBuilder, e: &Event<'_>) {
 /// thread), else one made now in `slot`. It reads the few fields the model and insights use, a third
 /// of what decoding the whole payload costs, and ticks are most of a GC trace's events. None for
 /// other events and for ticks it does not cover (damaged, or longer than their layout: those are
-/// decoded whole, and the model notes the extra bytes).
+/// decoded whole, and the model notes the extra bytes). `known` is asked about the type name of a
+/// digest made here (see [`clr::gc::TickDigest::of_known`]); its answer comes with the digest.
 pub(crate) fn tick_digest<'a>(
     e: &Event<'a>,
-    slot: &'a mut Option<clr::gc::TickDigest>,
-) -> Option<&'a clr::gc::TickDigest> {
+    slot: &'a mut Option<(clr::gc::TickDigest, Option<u32>)>,
+    known: impl FnOnce(&[u8]) -> Option<u32>,
+) -> Option<(&'a clr::gc::TickDigest, Option<u32>)> {
     match e.tick {
-        Some(t) => Some(t),
+        Some(t) => Some((t, None)),
         None if clr::is_allocation_tick(e.provider, e.event_id) => {
-            *slot = clr::gc::TickDigest::of(e.payload, e.version, e.pointer_size);
-            slot.as_ref()
+            *slot = clr::gc::TickDigest::of_known(e.payload, e.version, e.pointer_size, known);
+            slot.as_ref().map(|(d, seen)| (d, *seen))
         }
         None => None,
     }

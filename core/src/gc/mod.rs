@@ -81,20 +81,8 @@ pub fn feed(model: &mut ModelBuilder, insights: &mut InsightsBuilder, event: &Ev
     }
     // A tick's digest: the part's, else made here, where the type name's check for a zero unit is
     // skipped for a name the insights know (see `TickDigest::of_known`).
-    let made;
-    let tick = match event.tick {
-        Some(t) => Some((t, None)),
-        None if clr::is_allocation_tick(event.provider, event.event_id) => {
-            made = clr::gc::TickDigest::of_known(
-                event.payload,
-                event.version,
-                event.pointer_size,
-                |name| insights.known_type(name),
-            );
-            made.as_ref().map(|(d, known)| (d, *known))
-        }
-        None => None,
-    };
+    let mut slot = None;
+    let tick = ingest::tick_digest(event, &mut slot, |name| insights.known_type(name));
     if let Some((tick, known)) = tick {
         ingest::apply_tick(model, tick);
         insights.on_tick_of_type(event, tick, known);

@@ -175,10 +175,7 @@ impl TypeIndex {
 
     /// The index of `name` if it has one.
     pub(crate) fn find(&self, name: &[u8]) -> Option<u32> {
-        match self.slot(name) {
-            (_, Some(i)) => Some(i),
-            (_, None) => None,
-        }
+        self.slot(name).1
     }
 
     /// Where `name` is in `slots`: its slot and index, or the empty slot it would take (slot 0
