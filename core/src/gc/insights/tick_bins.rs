@@ -230,15 +230,15 @@ impl TypeIndex {
 /// there; hashing every byte of long generic names would cost more than the table saves).
 fn hash(b: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let word = |s: &[u8]| match s.get(..8) {
+    let word = |s: &[u8]| {
         // Nearly every name is longer than four UTF-16 units: one load, where a copy of a
         // variable length is a call to the library's memcpy (three a tick, 2% of the worker).
-        Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
-        None => {
-            let mut a = [0u8; 8];
-            a[..s.len()].copy_from_slice(s);
-            u64::from_le_bytes(a)
+        if s.len() >= 8 {
+            return word_at(s, 0);
         }
+        let mut a = [0u8; 8];
+        a[..s.len()].copy_from_slice(s);
+        u64::from_le_bytes(a)
     };
     let first = word(b);
     let middle = word(&b[b.len() / 2..]);
@@ -257,23 +257,26 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    let word = |s: &[u8], at: usize| -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    };
     if n < 8 {
         return a.iter().zip(b).all(|(x, y)| x == y);
     }
     let mut at = 0;
     while at + 8 < n {
-        if word(a, at) != word(b, at) {
+        if word_at(a, at) != word_at(b, at) {
             return false;
         }
         at += 8;
     }
     // The last eight bytes, overlapping the word before where `n` is not a multiple of eight.
-    word(a, n - 8) == word(b, n - 8)
+    word_at(a, n - 8) == word_at(b, n - 8)
+}
+
+/// The eight bytes of `s` at `at`, as one load.
+#[inline]
+fn word_at(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_le_bytes(w)
 }
 
 fn bin_start(ms: f64, width: f64) -> f64 {
