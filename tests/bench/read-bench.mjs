@@ -8,6 +8,8 @@
 //   byob      blob.stream() with a BYOB reader into one reused buffer (the app's first choice)
 //   stream    blob.stream() with the default reader (the chunks the engine picks)
 //   slice     blob.slice().arrayBuffer(), the next piece requested while one is copied (the app's fallback)
+//   probe-slice  slice, after a BYOB reader of the file's own stream was asked for (WebKit: the
+//             stream reads the whole file into memory; the app now asks an empty Blob)
 //   sync      FileReaderSync.readAsArrayBuffer(blob.slice()) (synchronous, workers only)
 //   sliceDxM  blob.slice().arrayBuffer() with D reads of M MiB in flight (e.g. slice2x4)
 //   response-byob  new Response(blob).body with a BYOB reader
@@ -61,7 +63,10 @@ async function read(file, way) {
       for (let o = 0; o < value.length; o += PIECE) target.set(value.subarray(o, Math.min(o + PIECE, value.length)));
       bytes += value.length; pieces++;
     }
-  } else if (way === 'slice') {
+  } else if (way === 'slice' || way === 'probe-slice') {
+    // probe-slice: as slice, after asking the file itself for a BYOB reader of its stream, as the
+    // app's worker once did (WebKit throws, and its stream then reads the whole file into memory).
+    if (way === 'probe-slice') try { file.stream().getReader({ mode: 'byob' }); } catch (e) { /* WebKit */ }
     let at = 0;
     const next = () => (at < file.size ? file.slice(at, (at += PIECE)).arrayBuffer() : null);
     let pending = next();

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from './engines/server.mjs';
 import { ENGINE, launchEngine } from './engines/index.mjs';
 
-export { ENGINE, ENGINES, SEES_WORKER_CONSOLE, TAB_GROWS_WITH_FILE } from './engines/index.mjs';
+export { ENGINE, ENGINES, SEES_WORKER_CONSOLE } from './engines/index.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built app: dist/, or another build given by GCSCOPE_DIST (each engineer can test their own). */

@@ -111,6 +111,9 @@ impl ChunkSource {
             self.buf.resize(n, 0);
         }
         bytes.copy_to(&mut self.buf[..n]);
+        if self.byob.is_none() {
+            release(&result);
+        }
         self.offset += n as f64;
         self.reads += 1;
         // The copy is ours: read on (into the same buffer, with BYOB) while the caller decodes it.
@@ -154,7 +157,20 @@ impl ChunkSource {
 }
 
 /// `blob.stream().getReader({ mode: "byob" })`, or `None` where the browser cannot.
+///
+/// Whether it can is asked of an empty Blob first: WebKit's `Blob.stream()` is not a byte stream
+/// (its BYOB reader throws), and the stream made to find that out starts reading the whole file
+/// into its queue all the same. Probing the dropped file itself grew WebKit's web process by the
+/// file's size (1.1 GiB for a 1 GiB trace) and made reading it ~1.7x slower (docs/performance.md,
+/// "The WebKit tab's memory"; `tests/bench/read-bench.mjs --ways slice,probe-slice`).
 fn byob_reader(blob: &Blob) -> Option<JsValue> {
+    let probe = Blob::new().ok()?;
+    stream_byob_reader(&probe)?;
+    stream_byob_reader(blob)
+}
+
+/// `blob.stream().getReader({ mode: "byob" })`, `None` where that throws or is missing.
+fn stream_byob_reader(blob: &Blob) -> Option<JsValue> {
     let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
     let stream_fn: js_sys::Function = get(blob, "stream")?.dyn_into().ok()?;
     let stream = stream_fn.call0(blob).ok()?;
@@ -167,6 +183,20 @@ fn byob_reader(blob: &Blob) -> Option<JsValue> {
     )
     .ok()?;
     get_reader.call1(&stream, &opts).ok()
+}
+
+/// Frees a slice's ArrayBuffer now that it is copied: `transfer(0)` detaches it, which lets go of
+/// its bytes at once instead of when the garbage collector next runs, which JavaScriptCore does
+/// rarely for a worker that spends its time in wasm: the worker alone grew WebKit's web process by
+/// ~240 MiB reading a 1 GiB trace, and grows it by ~50 MiB with this (docs/performance.md, "The
+/// WebKit tab's memory"). Engines without `transfer` leave the buffer to the collector.
+fn release(buffer: &JsValue) {
+    let transfer = js_sys::Reflect::get(buffer, &JsValue::from_str("transfer"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(transfer) = transfer {
+        let _ = transfer.call1(buffer, &JsValue::from_f64(0.0));
+    }
 }
 
 /// A browser error as text.

@@ -13,13 +13,6 @@ if (!ENGINES.includes(ENGINE)) throw new Error(`GCSCOPE_ENGINE=${ENGINE}: not on
  */
 export const SEES_WORKER_CONSOLE = ENGINE !== 'webkit';
 
-/**
- * Why a memory bound is a known failure in this engine, or false. WebKit's web process grows with
- * the file read (1.2 GiB private for a 1 GiB trace; 500-730 MiB from run to run for the 279 MB
- * GC-dense one): docs/performance.md, "Browser engines". Memory bounds are `todo` there (run and
- * reported as TODO, not gating) until that is found.
- */
-export const TAB_GROWS_WITH_FILE = ENGINE === 'webkit' && 'WebKit: the tab grows with the file (docs/performance.md, "Browser engines")';
 
 const backends = {
   chromium: () => import('./chromium.mjs'),
