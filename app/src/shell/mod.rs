@@ -35,6 +35,13 @@ pub fn App() -> impl IntoView {
     let samples = start::samples();
 
     let dragging = RwSignal::new(false);
+    // What the page's main area shows, as memos: the closure below runs `Results` again whenever
+    // what it reads changes, and read directly it depended on the rows, the analysis and every
+    // progress message, so the results (every view's state and memos) were made twice for each
+    // trace, the first ones disposed while the trace was still loading. The views follow the rows
+    // themselves.
+    let has_data = Memo::new(move |_| app.has_data());
+    let idle = Memo::new(move |_| app.loading.with(|l| l.is_none()));
     let on_drop = move |ev: DragEvent| {
         dragging.set(false);
         // Handled below: the comparison's drop zone took it as the trace to compare with.
@@ -145,9 +152,9 @@ pub fn App() -> impl IntoView {
                 <notices::ZipEntries />
                 <processes::ProcessPicker />
                 {move || app.loading.get().map(|(name, p)| view! { <loading::Loading name=name progress=p /> })}
-                {move || if app.has_data() {
+                {move || if has_data.get() {
                     view! { <Results /> }.into_any()
-                } else if app.loading.with(|l| l.is_none()) {
+                } else if idle.get() {
                     view! { <start::StartPage samples=samples /> }.into_any()
                 } else {
                     ().into_any()
