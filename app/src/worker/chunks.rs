@@ -11,21 +11,30 @@ use web_sys::Blob;
 const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
 /// The first chunks are smaller so the first GC rows reach the table quickly.
 const FIRST_CHUNK: f64 = 512.0 * 1024.0;
+/// Bytes of the file behind one stream where there is no BYOB reader (WebKit): its stream reads
+/// on ahead of the decoder without backpressure, so each stream covers only this much of the file.
+const SEGMENT: f64 = 16.0 * 1024.0 * 1024.0;
 
 /// Reads a Blob front to back, one chunk at a time, while the caller decodes the previous one.
 ///
 /// Preferably through a BYOB ("bring your own buffer") reader of `Blob.stream()`, so every chunk
 /// lands in the same JS buffer: `Blob.arrayBuffer()` per slice made a fresh ArrayBuffer per chunk,
 /// and ~80 MiB of them waited for the garbage collector while a 1 GB file was read. Browsers
-/// without BYOB reading of a Blob stream get the slices.
+/// without BYOB reading of a Blob stream (WebKit) read the file in [`SEGMENT`]s, each a Blob slice
+/// read through its stream's default reader, each chunk freed once copied; browsers without
+/// `Blob.stream()` read `Blob.slice().arrayBuffer()`s.
 pub(super) struct ChunkSource {
     blob: Blob,
     total: f64,
     /// Bytes handed out so far.
     pub(super) offset: f64,
-    /// The read in flight (BYOB: resolves to `{ value, done }`; slices: to an ArrayBuffer).
+    /// The read in flight (a reader's: resolves to `{ value, done }`; a slice's: to an ArrayBuffer).
     pending: Option<JsFuture>,
     byob: Option<JsValue>,
+    /// Without BYOB: whether the Blob has `stream()`, and the default reader of the current
+    /// segment's stream.
+    segments: bool,
+    segment: Option<JsValue>,
     reads: u32,
     /// The chunk being decoded (wasm memory: the decoder cannot read the JS buffer in place).
     buf: Vec<u8>,
@@ -39,11 +48,15 @@ impl ChunkSource {
             offset: 0.0,
             pending: None,
             byob: byob_reader(blob),
+            segments: false,
+            segment: None,
             reads: 0,
             buf: vec![0; CHUNK as usize],
         };
+        s.segments = s.byob.is_none() && has_stream(blob);
         s.pending = match s.byob.clone() {
             Some(reader) => Some(s.byob_read(&reader, &js_sys::ArrayBuffer::new(CHUNK as u32))?),
+            None if s.segments => s.segment_read()?,
             None => s.slice_read()?,
         };
         Ok(s)
@@ -90,21 +103,49 @@ impl ChunkSource {
         Ok(Some(JsFuture::from(part.array_buffer())))
     }
 
+    /// The next chunk of the current segment, opening the next segment's stream when there is
+    /// none; `None` past the end.
+    fn segment_read(&mut self) -> Result<Option<JsFuture>, String> {
+        if self.segment.is_none() {
+            if self.offset >= self.total {
+                return Ok(None);
+            }
+            let end = (self.offset + SEGMENT).min(self.total);
+            let part = self
+                .blob
+                .slice_with_f64_and_f64(self.offset, end)
+                .map_err(js_err)?;
+            self.segment = stream_reader(&part, None);
+        }
+        match &self.segment {
+            Some(reader) => Ok(Some(stream_read(reader)?)),
+            None => Err("cannot read the file: its stream has no reader".into()),
+        }
+    }
+
     /// Copies the next chunk into `buf` and starts reading the one after it: its length, or `None`
     /// at the end of the blob.
     async fn next(&mut self) -> Result<Option<usize>, String> {
-        let Some(pending) = self.pending.take() else {
-            return Ok(None);
-        };
-        let result = pending.await.map_err(js_err)?;
-        let get = |k: &str| js_sys::Reflect::get(&result, &JsValue::from_str(k)).map_err(js_err);
-        let bytes: js_sys::Uint8Array = if self.byob.is_some() {
-            if get("done")?.as_bool().unwrap_or(true) {
+        let (result, bytes) = loop {
+            let Some(pending) = self.pending.take() else {
+                return Ok(None);
+            };
+            let result = pending.await.map_err(js_err)?;
+            if self.byob.is_none() && !self.segments {
+                break (result.clone(), js_sys::Uint8Array::new(&result));
+            }
+            let get =
+                |k: &str| js_sys::Reflect::get(&result, &JsValue::from_str(k)).map_err(js_err);
+            if !get("done")?.as_bool().unwrap_or(true) {
+                let value: js_sys::Uint8Array = get("value")?.dyn_into().map_err(js_err)?;
+                break (value.buffer().into(), value);
+            }
+            if self.byob.is_some() {
                 return Ok(None);
             }
-            get("value")?.dyn_into().map_err(js_err)?
-        } else {
-            js_sys::Uint8Array::new(&result)
+            // The segment is read: on to the next one's stream.
+            self.segment = None;
+            self.pending = self.segment_read()?;
         };
         let n = bytes.length() as usize;
         if n > self.buf.len() {
@@ -114,11 +155,13 @@ impl ChunkSource {
         if self.byob.is_none() {
             release(&result);
         }
+        drop(result);
         self.offset += n as f64;
         self.reads += 1;
         // The copy is ours: read on (into the same buffer, with BYOB) while the caller decodes it.
         self.pending = match self.byob.clone() {
             Some(reader) => Some(self.byob_read(&reader, &bytes.buffer())?),
+            None if self.segments => self.segment_read()?,
             None => self.slice_read()?,
         };
         Ok(Some(n))
@@ -171,21 +214,47 @@ fn byob_reader(blob: &Blob) -> Option<JsValue> {
 
 /// `blob.stream().getReader({ mode: "byob" })`, `None` where that throws or is missing.
 fn stream_byob_reader(blob: &Blob) -> Option<JsValue> {
+    stream_reader(blob, Some("byob"))
+}
+
+/// `blob.stream().getReader({ mode })` (the default reader without a mode), `None` where that
+/// throws or is missing.
+fn stream_reader(blob: &Blob, mode: Option<&str>) -> Option<JsValue> {
     let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
     let stream_fn: js_sys::Function = get(blob, "stream")?.dyn_into().ok()?;
     let stream = stream_fn.call0(blob).ok()?;
     let get_reader: js_sys::Function = get(&stream, "getReader")?.dyn_into().ok()?;
-    let opts = js_sys::Object::new();
-    js_sys::Reflect::set(
-        &opts,
-        &JsValue::from_str("mode"),
-        &JsValue::from_str("byob"),
-    )
-    .ok()?;
-    get_reader.call1(&stream, &opts).ok()
+    match mode {
+        None => get_reader.call0(&stream).ok(),
+        Some(mode) => {
+            let opts = js_sys::Object::new();
+            js_sys::Reflect::set(&opts, &JsValue::from_str("mode"), &JsValue::from_str(mode))
+                .ok()?;
+            get_reader.call1(&stream, &opts).ok()
+        }
+    }
 }
 
-/// Frees a slice's ArrayBuffer now that it is copied: `transfer(0)` detaches it, which lets go of
+/// Whether the Blob has a `stream()` method.
+fn has_stream(blob: &Blob) -> bool {
+    js_sys::Reflect::get(blob, &JsValue::from_str("stream")).is_ok_and(|f| f.is_function())
+}
+
+/// The next chunk of a default reader: resolves to `{ value, done }`.
+fn stream_read(reader: &JsValue) -> Result<JsFuture, String> {
+    let read: js_sys::Function = js_sys::Reflect::get(reader, &JsValue::from_str("read"))
+        .map_err(js_err)?
+        .dyn_into()
+        .map_err(|_| "the stream reader has no read()".to_string())?;
+    let promise: js_sys::Promise = read
+        .call0(reader)
+        .map_err(js_err)?
+        .dyn_into()
+        .map_err(js_err)?;
+    Ok(JsFuture::from(promise))
+}
+
+/// Frees a slice's or a stream chunk's ArrayBuffer now that it is copied: `transfer(0)` detaches it, which lets go of
 /// its bytes at once instead of when the garbage collector next runs, which JavaScriptCore does
 /// rarely for a worker that spends its time in wasm: the worker alone grew WebKit's web process by
 /// ~240 MiB reading a 1 GiB trace, and grows it by ~50 MiB with this (docs/performance.md, "The
