@@ -8,6 +8,7 @@
 //   byob      blob.stream() with a BYOB reader into one reused buffer (the app's first choice)
 //   stream    blob.stream() with the default reader (the chunks the engine picks)
 //   slice     blob.slice().arrayBuffer(), the next piece requested while one is copied (the app's fallback)
+//   segments  16 MiB slices, each through its own stream's default reader (the app's way in WebKit)
 //   probe-slice  slice, after a BYOB reader of the file's own stream was asked for (WebKit: the
 //             stream reads the whole file into memory; the app now asks an empty Blob)
 //   sync      FileReaderSync.readAsArrayBuffer(blob.slice()) (synchronous, workers only)
@@ -62,6 +63,18 @@ async function read(file, way) {
       if (done) break;
       for (let o = 0; o < value.length; o += PIECE) target.set(value.subarray(o, Math.min(o + PIECE, value.length)));
       bytes += value.length; pieces++;
+    }
+  } else if (way === 'segments') {
+    // The file's 16 MiB slices one after the other, each through its own stream's default reader
+    // (the app's way where there is no BYOB reader: one stream would read on without limit).
+    for (let at = 0; at < file.size; at += 16 * PIECE / 4) {
+      const reader = file.slice(at, Math.min(at + 16 * PIECE / 4, file.size)).stream().getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (let o = 0; o < value.length; o += PIECE) target.set(value.subarray(o, Math.min(o + PIECE, value.length)));
+        bytes += value.length; pieces++;
+      }
     }
   } else if (way === 'slice' || way === 'probe-slice') {
     // probe-slice: as slice, after asking the file itself for a BYOB reader of its stream, as the
