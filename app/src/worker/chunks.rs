@@ -35,6 +35,8 @@ pub(super) struct ChunkSource {
     /// segment's stream.
     segments: bool,
     segment: Option<JsValue>,
+    /// Where the current segment starts.
+    segment_start: f64,
     reads: u32,
     /// The chunk being decoded (wasm memory: the decoder cannot read the JS buffer in place).
     buf: Vec<u8>,
@@ -50,6 +52,7 @@ impl ChunkSource {
             byob: byob_reader(blob),
             segments: false,
             segment: None,
+            segment_start: 0.0,
             reads: 0,
             buf: vec![0; CHUNK as usize],
         };
@@ -116,6 +119,7 @@ impl ChunkSource {
                 .slice_with_f64_and_f64(self.offset, end)
                 .map_err(js_err)?;
             self.segment = stream_reader(&part, None);
+            self.segment_start = self.offset;
         }
         match &self.segment {
             Some(reader) => Ok(Some(stream_read(reader)?)),
@@ -143,7 +147,15 @@ impl ChunkSource {
             if self.byob.is_some() {
                 return Ok(None);
             }
-            // The segment is read: on to the next one's stream.
+            // The segment is read: on to the next one's stream. One that gave nothing would be
+            // opened again at the same place for ever: the file is shorter than it said.
+            if self.offset == self.segment_start && self.offset < self.total {
+                return Err(format!(
+                    "the file ended at byte {} of the {} it had when opened: was it changed \
+                     while being read? Open it again.",
+                    self.offset, self.total
+                ));
+            }
             self.segment = None;
             self.pending = self.segment_read()?;
         };
