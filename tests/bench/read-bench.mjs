@@ -67,8 +67,9 @@ async function read(file, way) {
   } else if (way === 'segments') {
     // The file's 16 MiB slices one after the other, each through its own stream's default reader
     // (the app's way where there is no BYOB reader: one stream would read on without limit).
-    for (let at = 0; at < file.size; at += 16 * PIECE / 4) {
-      const reader = file.slice(at, Math.min(at + 16 * PIECE / 4, file.size)).stream().getReader();
+    const SEGMENT = 16 * 1024 * 1024;
+    for (let at = 0; at < file.size; at += SEGMENT) {
+      const reader = file.slice(at, Math.min(at + SEGMENT, file.size)).stream().getReader();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;

@@ -30,39 +30,65 @@ pub(super) struct ChunkSource {
     pub(super) offset: f64,
     /// The read in flight (a reader's: resolves to `{ value, done }`; a slice's: to an ArrayBuffer).
     pending: Option<JsFuture>,
-    byob: Option<JsValue>,
-    /// Without BYOB: whether the Blob has `stream()`, and the default reader of the current
-    /// segment's stream.
-    segments: bool,
-    segment: Option<JsValue>,
-    /// Where the current segment starts.
-    segment_start: f64,
+    way: Way,
     reads: u32,
     /// The chunk being decoded (wasm memory: the decoder cannot read the JS buffer in place).
     buf: Vec<u8>,
 }
 
+/// How a [`ChunkSource`] reads its Blob.
+enum Way {
+    /// A BYOB reader of `Blob.stream()`, reading into the buffer of the chunk before.
+    Byob(JsValue),
+    /// [`SEGMENT`]s of the file, each a slice read through its stream's default reader: the
+    /// current segment's reader (`None` between segments) and where the segment starts.
+    Segments { reader: Option<JsValue>, start: f64 },
+    /// `Blob.slice().arrayBuffer()`, a slice at a time.
+    Slices,
+}
+
 impl ChunkSource {
     pub(super) fn new(blob: &Blob) -> Result<ChunkSource, String> {
+        let way = match byob_reader(blob) {
+            Some(reader) => Way::Byob(reader),
+            None if has_stream(blob) => Way::Segments {
+                reader: None,
+                start: 0.0,
+            },
+            None => Way::Slices,
+        };
         let mut s = ChunkSource {
             blob: blob.clone(),
             total: blob.size(),
             offset: 0.0,
             pending: None,
-            byob: byob_reader(blob),
-            segments: false,
-            segment: None,
-            segment_start: 0.0,
+            way,
             reads: 0,
             buf: vec![0; CHUNK as usize],
         };
-        s.segments = s.byob.is_none() && has_stream(blob);
-        s.pending = match s.byob.clone() {
-            Some(reader) => Some(s.byob_read(&reader, &js_sys::ArrayBuffer::new(CHUNK as u32))?),
-            None if s.segments => s.segment_read()?,
-            None => s.slice_read()?,
+        // The one buffer a BYOB reader reads every chunk into; the other ways do not use it.
+        let first = match s.way {
+            Way::Byob(_) => CHUNK as u32,
+            _ => 0,
         };
+        s.pending = s.read(&js_sys::ArrayBuffer::new(first))?;
         Ok(s)
+    }
+
+    /// Starts the next read (`buffer`: where a BYOB reader reads into); `None` past the end.
+    fn read(&mut self, buffer: &js_sys::ArrayBuffer) -> Result<Option<JsFuture>, String> {
+        match &self.way {
+            Way::Byob(reader) => {
+                let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
+                    buffer,
+                    0,
+                    self.next_len() as u32,
+                );
+                Ok(Some(reader_read(reader, Some(&view))?))
+            }
+            Way::Segments { .. } => self.segment_read(),
+            Way::Slices => self.slice_read(),
+        }
     }
 
     /// The first reads are small so the first GC rows reach the table quickly.
@@ -72,25 +98,6 @@ impl ChunkSource {
         } else {
             CHUNK
         }
-    }
-
-    fn byob_read(
-        &self,
-        reader: &JsValue,
-        buffer: &js_sys::ArrayBuffer,
-    ) -> Result<JsFuture, String> {
-        let view =
-            js_sys::Uint8Array::new_with_byte_offset_and_length(buffer, 0, self.next_len() as u32);
-        let read: js_sys::Function = js_sys::Reflect::get(reader, &JsValue::from_str("read"))
-            .map_err(js_err)?
-            .dyn_into()
-            .map_err(|_| "the stream reader has no read()".to_string())?;
-        let promise: js_sys::Promise = read
-            .call1(reader, &view)
-            .map_err(js_err)?
-            .dyn_into()
-            .map_err(js_err)?;
-        Ok(JsFuture::from(promise))
     }
 
     /// The next slice as an ArrayBuffer, `None` past the end.
@@ -109,7 +116,10 @@ impl ChunkSource {
     /// The next chunk of the current segment, opening the next segment's stream when there is
     /// none; `None` past the end.
     fn segment_read(&mut self) -> Result<Option<JsFuture>, String> {
-        if self.segment.is_none() {
+        let Way::Segments { reader, start } = &mut self.way else {
+            return Ok(None);
+        };
+        if reader.is_none() {
             if self.offset >= self.total {
                 return Ok(None);
             }
@@ -118,11 +128,11 @@ impl ChunkSource {
                 .blob
                 .slice_with_f64_and_f64(self.offset, end)
                 .map_err(js_err)?;
-            self.segment = stream_reader(&part, None);
-            self.segment_start = self.offset;
+            *reader = stream_reader(&part, None);
+            *start = self.offset;
         }
-        match &self.segment {
-            Some(reader) => Ok(Some(stream_read(reader)?)),
+        match reader {
+            Some(reader) => Ok(Some(reader_read(reader, None)?)),
             None => Err("cannot read the file: its stream has no reader".into()),
         }
     }
@@ -130,12 +140,12 @@ impl ChunkSource {
     /// Copies the next chunk into `buf` and starts reading the one after it: its length, or `None`
     /// at the end of the blob.
     async fn next(&mut self) -> Result<Option<usize>, String> {
-        let (result, bytes) = loop {
+        let (buffer, bytes) = loop {
             let Some(pending) = self.pending.take() else {
                 return Ok(None);
             };
             let result = pending.await.map_err(js_err)?;
-            if self.byob.is_none() && !self.segments {
+            if let Way::Slices = self.way {
                 break (result.clone(), js_sys::Uint8Array::new(&result));
             }
             let get =
@@ -144,19 +154,19 @@ impl ChunkSource {
                 let value: js_sys::Uint8Array = get("value")?.dyn_into().map_err(js_err)?;
                 break (value.buffer().into(), value);
             }
-            if self.byob.is_some() {
+            let Way::Segments { reader, start } = &mut self.way else {
                 return Ok(None);
-            }
+            };
             // The segment is read: on to the next one's stream. One that gave nothing would be
             // opened again at the same place for ever: the file is shorter than it said.
-            if self.offset == self.segment_start && self.offset < self.total {
+            if self.offset == *start && self.offset < self.total {
                 return Err(format!(
                     "the file ended at byte {} of the {} it had when opened: was it changed \
                      while being read? Open it again.",
                     self.offset, self.total
                 ));
             }
-            self.segment = None;
+            *reader = None;
             self.pending = self.segment_read()?;
         };
         let n = bytes.length() as usize;
@@ -164,18 +174,14 @@ impl ChunkSource {
             self.buf.resize(n, 0);
         }
         bytes.copy_to(&mut self.buf[..n]);
-        if self.byob.is_none() {
-            release(&result);
+        // The copy is ours: read on (into the same buffer, with BYOB) while the caller decodes
+        // it; other ways' buffers are freed.
+        if !matches!(self.way, Way::Byob(_)) {
+            release(&buffer);
         }
-        drop(result);
         self.offset += n as f64;
         self.reads += 1;
-        // The copy is ours: read on (into the same buffer, with BYOB) while the caller decodes it.
-        self.pending = match self.byob.clone() {
-            Some(reader) => Some(self.byob_read(&reader, &bytes.buffer())?),
-            None if self.segments => self.segment_read()?,
-            None => self.slice_read()?,
-        };
+        self.pending = self.read(&bytes.buffer())?;
         Ok(Some(n))
     }
 }
@@ -220,12 +226,7 @@ impl ChunkSource {
 /// "The WebKit tab's memory"; `tests/bench/read-bench.mjs --ways slice,probe-slice`).
 fn byob_reader(blob: &Blob) -> Option<JsValue> {
     let probe = Blob::new().ok()?;
-    stream_byob_reader(&probe)?;
-    stream_byob_reader(blob)
-}
-
-/// `blob.stream().getReader({ mode: "byob" })`, `None` where that throws or is missing.
-fn stream_byob_reader(blob: &Blob) -> Option<JsValue> {
+    stream_reader(&probe, Some("byob"))?;
     stream_reader(blob, Some("byob"))
 }
 
@@ -252,23 +253,23 @@ fn has_stream(blob: &Blob) -> bool {
     js_sys::Reflect::get(blob, &JsValue::from_str("stream")).is_ok_and(|f| f.is_function())
 }
 
-/// The next chunk of a default reader: resolves to `{ value, done }`.
-fn stream_read(reader: &JsValue) -> Result<JsFuture, String> {
+/// `reader.read(view)` (BYOB) or `reader.read()`: resolves to `{ value, done }`.
+fn reader_read(reader: &JsValue, view: Option<&js_sys::Uint8Array>) -> Result<JsFuture, String> {
     let read: js_sys::Function = js_sys::Reflect::get(reader, &JsValue::from_str("read"))
         .map_err(js_err)?
         .dyn_into()
         .map_err(|_| "the stream reader has no read()".to_string())?;
-    let promise: js_sys::Promise = read
-        .call0(reader)
-        .map_err(js_err)?
-        .dyn_into()
-        .map_err(js_err)?;
+    let called = match view {
+        Some(view) => read.call1(reader, view),
+        None => read.call0(reader),
+    };
+    let promise: js_sys::Promise = called.map_err(js_err)?.dyn_into().map_err(js_err)?;
     Ok(JsFuture::from(promise))
 }
 
-/// Frees a slice's or a stream chunk's ArrayBuffer now that it is copied: `transfer(0)` detaches it, which lets go of
-/// its bytes at once instead of when the garbage collector next runs, which JavaScriptCore does
-/// rarely for a worker that spends its time in wasm: the worker alone grew WebKit's web process by
+/// Frees a slice's or a stream chunk's ArrayBuffer now that it is copied: `transfer(0)` detaches
+/// it, which lets go of its bytes at once instead of when the garbage collector next runs, which
+/// JavaScriptCore does rarely for a worker that spends its time in wasm: the worker alone grew WebKit's web process by
 /// ~240 MiB reading a 1 GiB trace, and grows it by ~50 MiB with this (docs/performance.md, "The
 /// WebKit tab's memory"). Engines without `transfer` leave the buffer to the collector.
 fn release(buffer: &JsValue) {
