@@ -55,8 +55,9 @@ scripts/fuzz.sh 30
 
 step "end-to-end tests in Chromium, Firefox ESR and WebKitGTK (one engine after another)"
 # The scale test compares the app with the native CLI on a generated 100 MB trace; the ETW test
-# writes machine-wide .etl files with etl_machine.
+# writes machine-wide .etl files with etl_machine; the parallel test relogs a generated trace into
+# .etl files with etl_relog.
 cargo build --release -p gcscope-cli
-cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream --example etl_machine
+cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream --example etl_machine --example etl_relog
 # Fails when any engine fails; prints each engine's duration (GCSCOPE_ENGINES=firefox for one).
 (cd tests && npm test)

@@ -49,4 +49,6 @@ pub mod views;
 mod widgets;
 
 #[cfg(target_arch = "wasm32")]
+pub use loader::worker_client::remember_asked_workers;
+#[cfg(target_arch = "wasm32")]
 pub use shell::App;

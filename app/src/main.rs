@@ -3,6 +3,8 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
+    // Before the app rewrites the address with the parameters it knows.
+    gcscope_app::remember_asked_workers();
     leptos::mount::mount_to_body(gcscope_app::App);
 }
 

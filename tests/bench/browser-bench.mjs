@@ -5,8 +5,13 @@
 //   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--engines chromium,firefox,webkit]
 //                                      [--dist DIR] [--runs N] [--json OUT] [--no-build] [--no-native]
 //                                      [--no-browser] [--app-only] [--worker-prelude JS] [--then-tabs budgets,allocs]
-//                                      [--heaps N] [--etl]
+//                                      [--heaps N] [--etl] [--workers 1,2]
 //
+// --workers 1,2 measures only how the decode scales with the workers the app may use (app/src/worker/
+// parts.rs; `?workers=N`): for each N in turn within each run, the app's worker alone (the merging
+// worker and its N - 1 part workers, no UI; and how long the merging worker was busy, not waiting for
+// the part workers) and the whole app (file input to fully shown), with the
+// core count, the load average and the speedup against the first N.
 // --heaps N generates server-GC traces with N heaps instead (one GCPerHeapHistory per heap per GC).
 // --etl also relogs each generated trace into a plain and a compressed .etl (core/examples/
 // etl_relog.rs: the same GC workload, one process, 64 KiB buffers; MS-XCA Plain LZ77 for the
@@ -120,6 +125,47 @@ async function measureEtl(t, server) {
   return out;
 }
 
+/** `--workers`: the worker alone and the whole app at each worker count, alternating within a run. */
+async function measureWorkers(t, server, counts) {
+  const out = {};
+  for (const engine of engines) {
+    const per = Object.fromEntries(counts.map((n) => [n, { worker: [], app: [] }]));
+    for (let i = 0; i < runs; i++) {
+      for (const n of counts) {
+        const browser = await launchForMeasuring(engine);
+        try {
+          const w = await measureWorkerOnly(browser, server.base, t.file, { workers: n });
+          const m = await measureOpen(browser, server.base, t.file, { sample: false, query: `?tab=gcs&workers=${n}` });
+          await m.close();
+          per[n].worker.push(w);
+          per[n].app.push(m.result);
+          console.log(`${engine} N=${n} run ${i + 1}: worker alone ${w.ms.toFixed(0)} ms (${w.mbPerS.toFixed(0)} MB/s, ${w.workers} workers, `
+            + `${(w.partBytes / 1e6).toFixed(0)} MB in parts, merging worker busy ${(w.ms - w.waitedMs).toFixed(0)} ms, private peak ${w.privatePeakMiB} MiB)${w.error ? `, error: ${w.error}` : ''} | app fully shown ${m.result.doneMs.toFixed(0)} ms, `
+            + `first row ${m.result.firstRowMs.toFixed(0)} ms | load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+        } finally {
+          await browser.close();
+        }
+      }
+    }
+    const base = counts[0];
+    out[engine] = Object.fromEntries(counts.map((n) => {
+      const w = best(per[n].worker, 'ms');
+      const a = best(per[n].app, 'doneMs');
+      return [n, { workerMs: w.ms, workerMBs: w.mbPerS, busyMs: w.ms - w.waitedMs, privatePeakMiB: w.privatePeakMiB, appDoneMs: a.doneMs, firstRowMs: a.firstRowMs, partBytes: w.partBytes }];
+    }));
+    for (const n of counts) {
+      const r = out[engine][n];
+      const b = out[engine][base];
+      // With cores to spare the merging worker's own work bounds the time: N=1's time over it is
+      // the most N workers could gain there (the projection in docs/performance.md).
+      console.log(`${engine} best of ${runs}, N=${n}: worker alone ${r.workerMs.toFixed(0)} ms (x${(b.workerMs / r.workerMs).toFixed(2)} vs N=${base}; `
+        + `merging worker busy ${r.busyMs.toFixed(0)} ms, at most x${(b.workerMs / r.busyMs).toFixed(2)} with cores to spare), `
+        + `app ${r.appDoneMs.toFixed(0)} ms (x${(b.appDoneMs / r.appDoneMs).toFixed(2)})`);
+    }
+  }
+  return out;
+}
+
 async function main() {
   if (!flag('no-build')) buildTools();
   const report = { machine: machine(), when: new Date().toISOString(), files: [] };
@@ -130,6 +176,11 @@ async function main() {
       const t = ensureTrace(mb, heaps > 1 ? { extra: ['--heaps', String(heaps)], tag: `server${heaps}` } : {});
       const entry = { sizeMiB: mb, heaps, bytes: t.bytes, events: t.events, gcs: t.gcs };
       console.log(`\n== ${t.file}: ${(t.bytes / 1e6).toFixed(0)} MB, ${t.events} events, ${t.gcs} GCs`);
+      if (opt('workers', '') && server) {
+        entry.workers = await measureWorkers(t, server, opt('workers', '').split(',').map(Number));
+        report.files.push(entry);
+        continue;
+      }
       if (!flag('no-native')) {
         warmFile(t.file); // warm the page cache: every reader below sees the same
         const cat = [];

@@ -418,9 +418,10 @@ export async function exportGcTable(page) {
  * starts them, fed `file`, its messages counted but not rendered. Measures what the wasm decoder and
  * model sustain in the browser, to compare with the native decoder on the same file.
  */
-export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false, noStreams = false, workerPrelude = '' } = {}) {
+export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_000, decodeOnly = false, noStreams = false, workerPrelude = '', workers = 1, onConsole = null } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
+  if (onConsole) page.on('console', (m) => onConsole(m.text()));
   await page.goto(base);
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input type="file" id="bench-file" hidden>'));
   await page.setInputFiles('#bench-file', file);
@@ -428,13 +429,24 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
   // The content process's private memory while the worker runs (every engine).
   const memory = sampleContentMemory(browser.engine);
   // Started here, waited for below: no single call into the page lasts the whole decode.
-  await page.evaluate(([timeoutMs, decodeOnly, noStreams, workerPrelude]) => {
+  await page.evaluate(([timeoutMs, decodeOnly, noStreams, workerPrelude, workers]) => {
     const f = document.querySelector('#bench-file').files[0];
     const js = new URL('worker.js', document.baseURI).href;
     const wasm = new URL('worker_bg.wasm', document.baseURI).href;
     // `noStreams`: the worker as in a browser without Blob.stream() (it reads Blob slices then).
     const boot = `${workerPrelude}${noStreams ? 'delete Blob.prototype.stream;' : ''}importScripts(${JSON.stringify(js)}); wasm_bindgen({ module_or_path: ${JSON.stringify(wasm)} });`;
-    const w = new Worker(URL.createObjectURL(new Blob([boot], { type: 'text/javascript' })));
+    const bootUrl = URL.createObjectURL(new Blob([boot], { type: 'text/javascript' }));
+    const w = new Worker(bootUrl);
+    // `workers`: how many workers may decode the file, the decoding one included
+    // (app/src/protocol/mod.rs MSG_WORKERS). As the app does (app/src/loader/worker_client.rs), the
+    // page starts the part workers and gives each, once ready, one end of a channel whose other
+    // end goes to the decoding worker (MSG_PORTS, MSG_PORT).
+    const parts = [], ports = [];
+    for (let i = 1; i < (decodeOnly ? 1 : workers); i++) {
+      const p = new Worker(bootUrl), ch = new MessageChannel();
+      p.onmessage = () => { p.onmessage = null; p.postMessage({ mode: 'part', port: ch.port2 }, [ch.port2]); };
+      parts.push(p); ports.push(ch.port1);
+    }
     window.__workerRun = null;
     new Promise((resolve, reject) => {
       let t0 = 0;
@@ -445,16 +457,22 @@ export async function measureWorkerOnly(browser, base, file, { timeoutMs = 600_0
       w.onmessage = (e) => {
         const d = e.data;
         // `mode: "decode"`: the decoder alone, every event delivered (app/src/protocol/mod.rs MSG_MODE).
-        if (d.type === 'ready') { t0 = performance.now(); w.postMessage(decodeOnly ? { blob: f, mode: 'decode' } : f); }
+        if (d.type === 'ready') {
+          t0 = performance.now();
+          if (decodeOnly) w.postMessage({ blob: f, mode: 'decode' });
+          else w.postMessage({ blob: f, workers, ports }, ports);
+        }
         if (d.type === 'gcs') { batches++; if (firstRows === null) firstRows = performance.now() - t0; }
         if (d.type === 'done') {
           const ms = performance.now() - t0;
           w.terminate();
-          resolve({ ms, firstRows, batches, error: d.value?.error ?? d.error ?? null, decodeMs: d.value?.decode_ms ?? d.decode_ms ?? null });
+          parts.forEach((p) => p.terminate());
+          resolve({ ms, firstRows, batches, error: d.value?.error ?? d.error ?? null, decodeMs: d.value?.decode_ms ?? d.decode_ms ?? null,
+            workers: d.workers ?? 1, partBytes: d.part_bytes ?? 0, waitedMs: d.waited_ms ?? 0 });
         }
       };
     }).then((r) => { window.__workerRun = r; }, (e) => { window.__workerRun = { error: String(e), ms: NaN }; });
-  }, [timeoutMs, decodeOnly, noStreams, workerPrelude]);
+  }, [timeoutMs, decodeOnly, noStreams, workerPrelude, workers]);
   const r = await page.waitForFunction(() => window.__workerRun, null, { timeout: timeoutMs, polling: 50 });
   const { before, peak } = await memory.stop();
   await context.close();

@@ -7,12 +7,20 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
+use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageChannel, MessageEvent, Url, Worker};
 
-use crate::protocol::{ToUi, ENV_BYTES, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_PID};
+use crate::protocol::{
+    ToUi, ENV_BYTES, MODE_PART, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORT,
+    MSG_PORTS, MSG_WORKERS,
+};
+
+/// A part worker, and its handler of the first message it sends the page (see [`part_workers`]).
+type PartWorker = (Worker, Closure<dyn Fn(MessageEvent)>);
 
 struct Job {
     worker: Worker,
+    /// The part workers started for it (see [`part_workers`]), until it is done.
+    parts: Vec<PartWorker>,
     /// Decoding, or showing a process: a request now would interleave with its messages.
     busy: bool,
     // Kept alive as long as the worker: the browser calls them.
@@ -58,6 +66,40 @@ fn asset_url(name: &str) -> Result<String, JsValue> {
     Ok(Url::new_with_base(name, &base)?.href())
 }
 
+/// Most workers a file is decoded on: past ~8 the merge, which one worker does, is the limit
+/// (docs/performance.md has the projection).
+const MAX_WORKERS: u32 = 8;
+
+thread_local! {
+    /// The page's `?workers=N`, read when it loads (the address is rewritten after).
+    static ASKED_WORKERS: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Reads `?workers=N` (benchmarks, tests: how many workers decode a file) from the address the
+/// page was opened at; call it before the app rewrites the address.
+pub fn remember_asked_workers() {
+    let asked = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| {
+            form_urlencoded::parse(q.trim_start_matches('?').as_bytes())
+                .find(|(k, _)| k == "workers")
+                .and_then(|(_, v)| v.parse::<u32>().ok())
+        });
+    ASKED_WORKERS.with(|a| a.set(asked));
+}
+
+/// How many workers decode a file (the decoding worker included): the page's `?workers=N` if given
+/// (see [`remember_asked_workers`]), else one. One by default, whatever the cores: the merging
+/// worker's own work (the merge into time order, the GC model) is 60-90% of what one worker does
+/// alone, so with cores to spare N workers could be at most ~1.2-1.4x faster, and on two cores
+/// they are ~0.6x as fast, with 2-3x the memory (docs/performance.md, "Several workers in the
+/// tab"). `tests/e2e/parallel.test.mjs` checks that more workers show exactly what one shows.
+pub fn decoding_workers() -> u32 {
+    ASKED_WORKERS
+        .with(|a| a.get())
+        .map_or(1, |n| n.clamp(1, MAX_WORKERS))
+}
+
 /// Trunk builds the worker as a classic (no-modules) script that defines `wasm_bindgen`; a tiny
 /// bootstrap loads it and the wasm from our own origin (one options object: a bare URL is
 /// wasm-bindgen's deprecated form, and every engine logged a warning for it).
@@ -101,6 +143,8 @@ pub fn start(
 ) -> Result<(), String> {
     cancel(slot);
     let worker = spawn_worker().map_err(|e| format!("cannot start the decoding worker: {e:?}"))?;
+    let (parts, ports) = part_workers(decoding_workers().saturating_sub(1));
+    let ports = std::cell::RefCell::new(Some(ports));
     let on_event = std::rc::Rc::new(on_event);
     let w = worker.clone();
     let cb = on_event.clone();
@@ -126,7 +170,12 @@ pub fn start(
                 if let Some(k) = keep_bytes {
                     let _ = js_sys::Reflect::set(&request, &MSG_KEEP_BYTES.into(), &k.into());
                 }
-                if let Err(e) = w.post_message(&request) {
+                let ports = ports.borrow_mut().take().unwrap_or_default();
+                let workers = ports.length() + 1;
+                let _ =
+                    js_sys::Reflect::set(&request, &MSG_WORKERS.into(), &(workers as f64).into());
+                let _ = js_sys::Reflect::set(&request, &MSG_PORTS.into(), &ports);
+                if let Err(e) = w.post_message_with_transfer(&request, &ports) {
                     cb(JobEvent::Crashed(format!(
                         "cannot send the file to the worker: {e:?}"
                     )));
@@ -148,6 +197,7 @@ pub fn start(
     CURRENT.with(|c| {
         c.borrow_mut()[slot.index()] = Some(Job {
             worker,
+            parts,
             busy: true,
             _on_message: on_message,
             _on_error: on_error,
@@ -187,13 +237,55 @@ impl std::io::Read for JsBytes {
 }
 
 /// The slot's job sent its `Done` but its worker stays: it keeps a machine-wide trace's other
-/// processes, to show one of them at once ([`show_process`]).
+/// processes, to show one of them at once ([`show_process`]). Its part workers go (showing a
+/// process reads what the worker kept, on it alone).
 pub fn idle(slot: Slot) {
     CURRENT.with(|c| {
         if let Some(job) = c.borrow_mut()[slot.index()].as_mut() {
             job.busy = false;
+            stop_parts(&mut job.parts);
         }
     });
+}
+
+/// Starts `n` part workers for a decoding worker, and returns them and the ports (to transfer to
+/// the decoding worker) it talks to them over: each, once it says it is ready, is sent the other
+/// end of its port. The page starts them, not the decoding worker (see `worker::parts::Pool`: in
+/// Firefox, a worker that created workers hung now and then in the `Worker` constructor). A part
+/// worker that cannot start is left out: the decoding worker reads its share itself.
+fn part_workers(n: u32) -> (Vec<PartWorker>, js_sys::Array) {
+    let (mut parts, ports) = (Vec::new(), js_sys::Array::new());
+    for _ in 0..n {
+        let (Ok(worker), Ok(channel)) = (spawn_worker(), MessageChannel::new()) else {
+            break;
+        };
+        let theirs = channel.port2();
+        let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |m: MessageEvent| {
+            // Its first message: ready (or its wasm failed to start: then it gets no port, and
+            // the decoding worker never hears from it).
+            let target = m.target().and_then(|t| t.dyn_into::<Worker>().ok());
+            let Some(target) = target else { return };
+            target.set_onmessage(None);
+            if js_sys::Reflect::has(&m.data(), &JsValue::from_str("boot_failed")).unwrap_or(true) {
+                return;
+            }
+            let msg = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&msg, &MSG_MODE.into(), &MODE_PART.into());
+            let _ = js_sys::Reflect::set(&msg, &MSG_PORT.into(), &theirs);
+            let _ = target.post_message_with_transfer(&msg, &js_sys::Array::of1(&theirs));
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ports.push(&channel.port1());
+        parts.push((worker, on_message));
+    }
+    (parts, ports)
+}
+
+fn stop_parts(parts: &mut Vec<PartWorker>) {
+    for (w, _) in parts.drain(..) {
+        w.set_onmessage(None);
+        w.terminate();
+    }
 }
 
 /// Asks the slot's idle worker to show process `pid` of its trace (its messages come to the job's
@@ -213,7 +305,8 @@ pub fn show_process(slot: Slot, pid: u32) -> bool {
 
 /// Stops the slot's current job, if any. Its callbacks are never called again.
 pub fn cancel(slot: Slot) {
-    if let Some(job) = CURRENT.with(|c| c.borrow_mut()[slot.index()].take()) {
+    if let Some(mut job) = CURRENT.with(|c| c.borrow_mut()[slot.index()].take()) {
+        stop_parts(&mut job.parts);
         job.worker.set_onmessage(None);
         job.worker.set_onerror(None);
         job.worker.terminate();

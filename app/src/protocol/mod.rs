@@ -101,6 +101,12 @@ pub struct Progress {
     pub events: f64,
     pub elapsed_ms: f64,
     pub gcs: f64,
+    /// Workers decoding the file now, the one that merges included (see `worker::parts`).
+    #[serde(default)]
+    pub workers: u32,
+    /// Why the file is read on one worker although more were allowed (a compressed file), if so.
+    #[serde(default)]
+    pub one_worker: Option<String>,
 }
 
 /// What the UI shows for one trace.
@@ -128,6 +134,20 @@ pub struct Analysis {
     pub trace_entries: Vec<String>,
     #[serde(default)]
     pub entry: usize,
+    /// Workers that decoded the file at most, the one that merged included (see `worker::parts`).
+    #[serde(default)]
+    pub workers: u32,
+    /// Bytes of the file that part workers decoded (the rest was read by the decoding worker).
+    #[serde(default)]
+    pub part_bytes: f64,
+    /// Milliseconds the decoding worker waited for part workers' results and for reads of the
+    /// file: the rest of `decode_ms` is its own work (planning, the merge, the model), which more
+    /// cores cannot shorten.
+    #[serde(default)]
+    pub waited_ms: f64,
+    /// Why the file was read on one worker although more were allowed (a compressed file).
+    #[serde(default)]
+    pub one_worker: Option<String>,
     /// The records the views beyond the GC table (allocations, budgets, roots, ...) are made of,
     /// as the worker collected them; the page finishes them with the rows when a view needs them.
     #[serde(default)]
@@ -150,6 +170,9 @@ pub const ENV_BYTES: &str = "bytes";
 pub const ENV_ROWS: &str = "rows";
 pub const ENV_ERROR: &str = "error";
 pub const ENV_DECODE_MS: &str = "decode_ms";
+pub const ENV_WORKERS: &str = "workers";
+pub const ENV_PART_BYTES: &str = "part_bytes";
+pub const ENV_WAITED_MS: &str = "waited_ms";
 
 /// UI -> worker: the file, and which trace inside it when it is a .zip of several.
 pub const MSG_BLOB: &str = "blob";
@@ -165,6 +188,38 @@ pub const MSG_KEEP_BYTES: &str = "keep_bytes";
 /// else (the wasm decoder's throughput, next to the native decoder's on the same file).
 pub const MSG_MODE: &str = "mode";
 pub const MODE_DECODE_ONLY: &str = "decode";
+/// UI -> worker: how many workers may decode the file, this one included (1: it alone), and the
+/// ports (transferred) of the part workers the page started for it, one each (`worker::parts`).
+pub const MSG_WORKERS: &str = "workers";
+pub const MSG_PORTS: &str = "ports";
+
+/// UI -> part worker (a worker the page starts for a decoding worker): `{ mode: "part", port }`,
+/// the port (transferred) it serves the decoding worker over. All the messages below go over
+/// such ports; the part worker's first is `{ type: "ready" }`.
+pub const MSG_PORT: &str = "port";
+/// Decoding worker -> part worker: `{ mode: "part", quit }`: it closes.
+pub const MSG_QUIT: &str = "quit";
+
+/// Decoding worker -> part worker: `{ mode: "part", task,
+/// blob, filter }`, `task` the bytes of `gcscope_core::parts::wire::task_to_bytes`, `blob` the
+/// file (the part worker reads the task's bytes from it), `filter` [`FILTER_GC`] or absent (every
+/// event).
+pub const MODE_PART: &str = "part";
+pub const MSG_TASK: &str = "task";
+pub const MSG_FILTER: &str = "filter";
+pub const FILTER_GC: &str = "gc";
+/// Decoding worker -> part worker: `{ mode: "part", spare }`, a result's payload buffer sent back
+/// (transferred) for the part worker to read the next task into.
+pub const MSG_SPARE: &str = "spare";
+/// Part worker -> decoding worker: `{ part: task index, records, records_len, payloads,
+/// payloads_len }` (the two buffers of `parts::wire::output_to_bytes`, transferred, each the
+/// first bytes of its buffer), or `{ part, error }`.
+pub const PART_INDEX: &str = "part";
+pub const PART_RECORDS: &str = "records";
+pub const PART_RECORDS_LEN: &str = "records_len";
+pub const PART_PAYLOADS: &str = "payloads";
+pub const PART_PAYLOADS_LEN: &str = "payloads_len";
+pub const PART_ERROR: &str = "error";
 
 #[cfg(test)]
 mod tests {
@@ -229,6 +284,8 @@ mod tests {
                 events: 3.0,
                 elapsed_ms: 4.5,
                 gcs: 5.0,
+                workers: 3,
+                one_worker: Some("a compressed file".into()),
             }),
             ToUi::gcs(rows),
             ToUi::Done(Box::new(analysis)),

@@ -7,6 +7,15 @@ use crate::loader;
 use crate::protocol::Progress;
 use crate::state::use_app;
 
+/// How the file is being decoded: on how many workers, or why on one.
+fn workers_note(p: &Progress) -> String {
+    match (&p.one_worker, p.workers) {
+        (Some(why), _) => format!(" · {why}"),
+        (None, n) if n > 1 => format!(" · decoding on {n} workers"),
+        _ => String::new(),
+    }
+}
+
 #[component]
 pub fn Loading(name: String, progress: Progress) -> impl IntoView {
     let app = use_app();
@@ -31,12 +40,13 @@ pub fn Loading(name: String, progress: Progress) -> impl IntoView {
             </div>
             <p class="progress-text">
                 {format!(
-                    "{} of {} ({pct:.0}%) · {} events · {} events/s · {} GCs so far",
+                    "{} of {} ({pct:.0}%) · {} events · {} events/s · {} GCs so far{}",
                     bytes(progress.bytes),
                     bytes(progress.total),
                     thousands(progress.events),
                     thousands(rate),
                     thousands(progress.gcs),
+                    workers_note(&progress),
                 )}
             </p>
         </section>

@@ -33,6 +33,24 @@ fn dropped_note(m: &GcModel, etl: Option<&EtlFacts>) -> Option<String> {
     })
 }
 
+/// On how many workers the file was decoded, when more than one was allowed (see `worker::parts`):
+/// how much of it the part workers decoded, or why it was read on one.
+fn decoded_on(a: &Analysis) -> Option<(String, String, &'static str)> {
+    const HELP: &str = "Workers (browser threads) that decoded the file: part workers decode \
+                        blocks of it side by side, one merges their events in time order and \
+                        builds the model. ?workers=N sets how many (1: one worker alone).";
+    let v = match &a.one_worker {
+        Some(why) => format!("1 worker: {why}"),
+        None if a.workers > 1 && a.part_bytes > 0.0 => format!(
+            "{} workers ({} decoded in parallel)",
+            a.workers,
+            bytes(a.part_bytes)
+        ),
+        None => return None,
+    };
+    Some(("Decoded on".into(), v, HELP))
+}
+
 /// Events the decoder delivered out of time order (see `Process::out_of_order_events`).
 fn out_of_order_note(m: &GcModel) -> Option<String> {
     let n = m.process.out_of_order_events;
@@ -64,6 +82,7 @@ pub fn Overview() -> impl IntoView {
                 let etl = a.as_ref().and_then(|a| a.etl.clone());
                 let mut facts = model::facts(&m, &name, size);
                 facts.extend(etl.iter().flat_map(|e| e.facts()));
+                facts.extend(a.as_deref().and_then(decoded_on));
                 let dropped = dropped_note(&m, etl.as_ref());
                 let warn = dropped.clone();
                 let late = out_of_order_note(&m);

@@ -186,6 +186,13 @@ impl ChunkSource {
     }
 }
 
+impl ChunkSource {
+    /// The next chunk of the blob (read ahead while the caller works on it), `None` at the end.
+    pub(super) async fn next_chunk(&mut self) -> Result<Option<&[u8]>, String> {
+        Ok(self.next().await?.map(|n| &self.buf[..n]))
+    }
+}
+
 /// What one [`ChunkSource::pump`] did.
 pub(super) enum Pumped {
     /// A chunk went through the reader.
@@ -224,7 +231,7 @@ impl ChunkSource {
 /// into its queue all the same. Probing the dropped file itself grew WebKit's web process by the
 /// file's size (1.1 GiB for a 1 GiB trace) and made reading it ~1.7x slower (docs/performance.md,
 /// "The WebKit tab's memory"; `tests/bench/read-bench.mjs --ways slice,probe-slice`).
-fn byob_reader(blob: &Blob) -> Option<JsValue> {
+pub(super) fn byob_reader(blob: &Blob) -> Option<JsValue> {
     let probe = Blob::new().ok()?;
     stream_reader(&probe, Some("byob"))?;
     stream_reader(blob, Some("byob"))
@@ -232,7 +239,7 @@ fn byob_reader(blob: &Blob) -> Option<JsValue> {
 
 /// `blob.stream().getReader({ mode })` (the default reader without a mode), `None` where that
 /// throws or is missing.
-fn stream_reader(blob: &Blob, mode: Option<&str>) -> Option<JsValue> {
+pub(super) fn stream_reader(blob: &Blob, mode: Option<&str>) -> Option<JsValue> {
     let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
     let stream_fn: js_sys::Function = get(blob, "stream")?.dyn_into().ok()?;
     let stream = stream_fn.call0(blob).ok()?;
@@ -254,7 +261,10 @@ fn has_stream(blob: &Blob) -> bool {
 }
 
 /// `reader.read(view)` (BYOB) or `reader.read()`: resolves to `{ value, done }`.
-fn reader_read(reader: &JsValue, view: Option<&js_sys::Uint8Array>) -> Result<JsFuture, String> {
+pub(super) fn reader_read(
+    reader: &JsValue,
+    view: Option<&js_sys::Uint8Array>,
+) -> Result<JsFuture, String> {
     let read: js_sys::Function = js_sys::Reflect::get(reader, &JsValue::from_str("read"))
         .map_err(js_err)?
         .dyn_into()
@@ -272,7 +282,7 @@ fn reader_read(reader: &JsValue, view: Option<&js_sys::Uint8Array>) -> Result<Js
 /// JavaScriptCore does rarely for a worker that spends its time in wasm: the worker alone grew WebKit's web process by
 /// ~240 MiB reading a 1 GiB trace, and grows it by ~50 MiB with this (docs/performance.md, "The
 /// WebKit tab's memory"). Engines without `transfer` leave the buffer to the collector.
-fn release(buffer: &JsValue) {
+pub(super) fn release(buffer: &JsValue) {
     let transfer = js_sys::Reflect::get(buffer, &JsValue::from_str("transfer"))
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok());

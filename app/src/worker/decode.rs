@@ -20,15 +20,17 @@ use gcscope_core::gc::{Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::reader::TraceReader;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
+use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent, MessagePort};
 
 use super::chunks::{js_err, ChunkSource, Pumped};
-use super::processes::{Encoded, Kept, KEEP_BYTES};
+use super::parts::Source;
+use super::processes::{Encoded, Facts, Kept, KEEP_BYTES};
 
 use crate::protocol::processes::{Processes, LISTED};
 use crate::protocol::{
-    Analysis, Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_ROWS, ENV_TYPE,
-    MODE_DECODE_ONLY, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID,
+    Analysis, Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS,
+    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_PART, MSG_BLOB, MSG_ENTRY,
+    MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
 };
 
 /// Minimum interval between progress messages.
@@ -50,7 +52,16 @@ struct Machine {
     blob: Blob,
     entry: usize,
     budget: usize,
+    workers: Workers,
     kept: Kept,
+}
+
+/// How many workers may decode a file, this one included (1: this one alone), and the ports of the
+/// part workers the page started for it (see [`super::parts`]).
+#[derive(Clone, Default)]
+struct Workers {
+    count: u32,
+    ports: Vec<MessagePort>,
 }
 
 pub fn run_worker() {
@@ -59,11 +70,23 @@ pub fn run_worker() {
     let reply = scope.clone();
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
         let reply = reply.clone();
+        let data = msg.data();
+        if js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
+            .ok()
+            .and_then(|m| m.as_string())
+            .is_some_and(|m| m == MODE_PART)
+        {
+            // This is a part worker of a decoding worker (see `parts`).
+            super::part::serve(&reply, &data);
+            return;
+        }
         wasm_bindgen_futures::spawn_local(async move {
-            let r = request(msg.data());
+            let r = request(data);
             let result = match (r.blob, r.pid) {
                 (Some(blob), _) if r.decode_only => decode_only_blob(&reply, &blob).await,
-                (Some(blob), pid) => decode_blob(&reply, &blob, r.entry, pid, r.keep_bytes).await,
+                (Some(blob), pid) => {
+                    decode_blob(&reply, &blob, r.entry, pid, r.keep_bytes, r.workers).await
+                }
                 (None, Some(pid)) => show_process(&reply, pid).await,
                 (None, None) => Err("the worker expects a Blob or File".to_string()),
             };
@@ -88,9 +111,11 @@ struct Request {
     pid: Option<u32>,
     keep_bytes: usize,
     decode_only: bool,
+    workers: Workers,
 }
 
-/// A bare `Blob` (entry 0), `{ blob, entry, pid?, keep_bytes? }`, `{ blob, mode }` or `{ pid }`.
+/// A bare `Blob` (entry 0, one worker), `{ blob, entry, pid?, keep_bytes?, workers?, ports? }`,
+/// `{ blob, mode }` or `{ pid }`.
 fn request(data: JsValue) -> Request {
     let get = |k: &str| js_sys::Reflect::get(&data, &JsValue::from_str(k)).ok();
     let whole = |k: &str| {
@@ -112,6 +137,13 @@ fn request(data: JsValue) -> Request {
         decode_only: get(MSG_MODE)
             .and_then(|m| m.as_string())
             .is_some_and(|m| m == MODE_DECODE_ONLY),
+        workers: Workers {
+            count: whole(MSG_WORKERS).unwrap_or(1.0).clamp(1.0, 64.0) as u32,
+            ports: get(MSG_PORTS)
+                .and_then(|p| p.dyn_into::<js_sys::Array>().ok())
+                .map(|a| a.iter().filter_map(|p| p.dyn_into().ok()).collect())
+                .unwrap_or_default(),
+        },
     }
 }
 
@@ -148,13 +180,8 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
             at: 0,
         })
         .map(|w| w.out);
-    let (rows, error, decode_ms) = match msg {
-        ToUi::Gcs { rows, .. } => (rows.len(), None, 0.0),
-        ToUi::Done(a) => (0, a.error.as_deref(), a.decode_ms),
-        _ => (0, None, 0.0),
-    };
     match encoded {
-        Ok(out) => send(scope, &out.buffer(), msg.kind(), rows, error, decode_ms),
+        Ok(out) => send(scope, &out.buffer(), msg.kind(), &Facts::of(msg)),
         Err(e) => web_sys::console::error_1(&format!("worker: {e}").into()),
     }
 }
@@ -163,26 +190,12 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
 fn post_encoded(scope: &DedicatedWorkerGlobalScope, e: &Encoded) {
     let out = js_sys::Uint8Array::new_with_length(e.bytes.len() as u32);
     out.copy_from(&e.bytes);
-    send(
-        scope,
-        &out.buffer(),
-        e.kind,
-        e.rows,
-        e.error.as_deref(),
-        e.decode_ms,
-    );
+    send(scope, &out.buffer(), e.kind, &e.facts);
 }
 
-/// The envelope: the message's kind, its bytes (transferred), a batch's row count, a `Done`'s
-/// error and decode time.
-fn send(
-    scope: &DedicatedWorkerGlobalScope,
-    buffer: &js_sys::ArrayBuffer,
-    kind: &str,
-    rows: usize,
-    error: Option<&str>,
-    decode_ms: f64,
-) {
+/// The envelope: the message's kind, its bytes (transferred), and the facts read without decoding
+/// them (see [`Facts`]).
+fn send(scope: &DedicatedWorkerGlobalScope, buffer: &js_sys::ArrayBuffer, kind: &str, f: &Facts) {
     let envelope = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| {
         let _ = js_sys::Reflect::set(&envelope, &JsValue::from_str(k), v);
@@ -190,10 +203,14 @@ fn send(
     set(ENV_TYPE, &JsValue::from_str(kind));
     set(ENV_BYTES, buffer);
     match kind {
-        "gcs" => set(ENV_ROWS, &JsValue::from_f64(rows as f64)),
+        "gcs" => set(ENV_ROWS, &JsValue::from_f64(f.rows as f64)),
         "done" => {
+            let error = f.error.as_deref();
             set(ENV_ERROR, &error.map_or(JsValue::NULL, JsValue::from_str));
-            set(ENV_DECODE_MS, &JsValue::from_f64(decode_ms));
+            set(ENV_DECODE_MS, &JsValue::from_f64(f.decode_ms));
+            set(ENV_WORKERS, &JsValue::from_f64(f.workers as f64));
+            set(ENV_PART_BYTES, &JsValue::from_f64(f.part_bytes));
+            set(ENV_WAITED_MS, &JsValue::from_f64(f.waited_ms));
         }
         _ => {}
     }
@@ -246,7 +263,7 @@ async fn show_process(scope: &DedicatedWorkerGlobalScope, pid: u32) -> Result<()
     let Some(m) = MACHINE.with(|m| m.borrow_mut().take()) else {
         return Err("the trace is no longer open in the decoder: open the file again".into());
     };
-    decode_blob(scope, &m.blob, m.entry, Some(pid), m.budget).await
+    decode_blob(scope, &m.blob, m.entry, Some(pid), m.budget, m.workers).await
 }
 
 /// Reads the file and shows one process: `want` (`?pid=`), else the one with the most GC pause.
@@ -256,9 +273,10 @@ async fn decode_blob(
     entry: usize,
     mut want: Option<u32>,
     budget: usize,
+    workers: Workers,
 ) -> Result<(), String> {
     loop {
-        match read(scope, blob, entry, want, budget).await? {
+        match read(scope, blob, entry, want, budget, workers.clone()).await? {
             Some(pid) => want = Some(pid),
             None => return Ok(()),
         }
@@ -273,6 +291,7 @@ async fn read(
     entry: usize,
     want: Option<u32>,
     budget: usize,
+    workers: Workers,
 ) -> Result<Option<u32>, String> {
     let started = js_sys::Date::now();
     // A new read replaces what was kept of the previous one.
@@ -298,8 +317,12 @@ async fn read(
     let mut unsent: Vec<Gc> = Vec::new();
     let (mut sent, mut settled) = (0usize, 0usize);
     let (mut last_progress, mut last_rows) = (0.0, 0.0);
-    let mut source = ChunkSource::new(blob)?;
+    // A .zip's other traces are read by this worker alone (their entries are not split).
+    let count = if entry == 0 { workers.count } else { 1 };
+    let filter = Some(gcscope_core::gc::interest as gcscope_core::parts::FilterFn);
+    let mut source = Source::open(blob, count, workers.ports.clone(), filter)?;
     let error = loop {
+        source.note_workers();
         let mut feed = |info: &TraceInfo, e: &Event<'_>| {
             if first {
                 first = false;
@@ -341,7 +364,7 @@ async fn read(
                 sent = 0;
                 for e in kept.so_far(lead).unwrap_or_default() {
                     post_encoded(scope, e);
-                    sent += e.rows;
+                    sent += e.facts.rows;
                 }
                 target = Some(lead);
             }
@@ -360,11 +383,13 @@ async fn read(
         if now - last_progress >= PROGRESS_EVERY_MS {
             last_progress = now;
             let p = Progress {
-                bytes: source.offset,
+                bytes: source.offset(),
                 total,
                 events: reader.stats().events as f64,
                 elapsed_ms: now - started,
                 gcs: settled as f64,
+                workers: source.workers(),
+                one_worker: source.one_worker(),
             };
             post(scope, &ToUi::Progress(p));
         }
@@ -382,6 +407,8 @@ async fn read(
         .map(<[_]>::to_vec)
         .unwrap_or_default();
     base.entry = entry;
+    (base.workers, base.part_bytes, base.waited_ms) = source.used();
+    base.one_worker = source.one_worker();
     let finish = |router: &mut ProcessRouter, pid: Option<u32>| {
         pid.and_then(|pid| router.finish_parts(pid, Some(&stats)))
             .unwrap_or_else(|| {
@@ -463,6 +490,7 @@ async fn read(
                 blob: blob.clone(),
                 entry,
                 budget,
+                workers,
                 kept,
             })
         });

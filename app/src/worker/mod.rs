@@ -8,6 +8,12 @@ pub mod summary;
 mod chunks;
 #[cfg(target_arch = "wasm32")]
 mod decode;
+#[cfg(target_arch = "wasm32")]
+mod feed;
+#[cfg(target_arch = "wasm32")]
+mod part;
+#[cfg(target_arch = "wasm32")]
+mod parts;
 
 #[cfg(target_arch = "wasm32")]
 pub use decode::run_worker;

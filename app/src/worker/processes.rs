@@ -23,26 +23,49 @@ pub const KEEP_BYTES: usize = 64 << 20;
 pub struct Encoded {
     pub kind: &'static str,
     pub bytes: Vec<u8>,
+    pub facts: Facts,
+}
+
+/// What the page reads of a message without decoding it (the envelope, see `protocol::ENV_*`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facts {
     /// A `Gcs` batch's row count.
     pub rows: usize,
-    /// A `Done`'s error and decode time.
+    /// A `Done`'s error and decode time, the workers that decoded the file, the bytes part
+    /// workers decoded and how long the decoding worker waited for them.
     pub error: Option<String>,
     pub decode_ms: f64,
+    pub workers: u32,
+    pub part_bytes: f64,
+    pub waited_ms: f64,
+}
+
+impl Facts {
+    pub fn of(msg: &ToUi) -> Facts {
+        match msg {
+            ToUi::Gcs { rows, .. } => Facts {
+                rows: rows.len(),
+                ..Facts::default()
+            },
+            ToUi::Done(a) => Facts {
+                error: a.error.clone(),
+                decode_ms: a.decode_ms,
+                workers: a.workers,
+                part_bytes: a.part_bytes,
+                waited_ms: a.waited_ms,
+                ..Facts::default()
+            },
+            _ => Facts::default(),
+        }
+    }
 }
 
 impl Encoded {
     pub fn new(msg: &ToUi) -> Result<Encoded, String> {
-        let (rows, error, decode_ms) = match msg {
-            ToUi::Gcs { rows, .. } => (rows.len(), None, 0.0),
-            ToUi::Done(a) => (0, a.error.clone(), a.decode_ms),
-            _ => (0, None, 0.0),
-        };
         Ok(Encoded {
             kind: msg.kind(),
             bytes: msg.encode()?,
-            rows,
-            error,
-            decode_ms,
+            facts: Facts::of(msg),
         })
     }
 }
@@ -151,9 +174,10 @@ mod tests {
         Encoded {
             kind: "gcs",
             bytes: vec![0; n],
-            rows: 1,
-            error: None,
-            decode_ms: 0.0,
+            facts: Facts {
+                rows: 1,
+                ..Facts::default()
+            },
         }
     }
 
@@ -242,6 +266,8 @@ mod tests {
         let done = ToUi::Done(Box::new(crate::protocol::Analysis {
             error: Some("cut".into()),
             decode_ms: 12.5,
+            workers: 3,
+            part_bytes: 1e6,
             processes: Some(crate::protocol::processes::Processes {
                 default_pid: Some(3),
                 asked_missing: Some(9),
@@ -251,13 +277,14 @@ mod tests {
         }));
         let e = Encoded::new(&done).unwrap();
         assert_eq!(
-            (e.kind, e.error.as_deref(), e.decode_ms),
+            (e.kind, e.facts.error.as_deref(), e.facts.decode_ms),
             ("done", Some("cut"), 12.5)
         );
+        assert_eq!((e.facts.workers, e.facts.part_bytes), (3, 1e6));
         assert_eq!(ToUi::decode(&e.bytes).unwrap(), done);
         let gcs = ToUi::gcs((1..=3).map(crate::testdata::gc).collect());
         let e = Encoded::new(&gcs).unwrap();
-        assert_eq!((e.kind, e.rows), ("gcs", 3));
+        assert_eq!((e.kind, e.facts.rows), ("gcs", 3));
         assert_eq!(ToUi::decode(&e.bytes).unwrap(), gcs);
     }
 }
