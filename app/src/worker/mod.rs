@@ -14,6 +14,8 @@ mod feed;
 mod part;
 #[cfg(target_arch = "wasm32")]
 mod parts;
+#[cfg(target_arch = "wasm32")]
+mod pool;
 
 #[cfg(target_arch = "wasm32")]
 pub use decode::run_worker;
