@@ -22,21 +22,25 @@ pub fn read_trace(
     input: &Input,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    read_trace_with(input, None, sink)
+    read_trace_with(input, None, false, sink)
 }
 
 /// [`read_trace`] for the GC model and its insights: only the events they read are delivered (the
-/// rest are counted in the stats, which `ModelBuilder::finish` takes them from).
+/// rest are counted in the stats, which `ModelBuilder::finish` takes them from). With `insights`,
+/// the threads that decode parts of the file also intern the allocation ticks' type names, which
+/// the insights read (the model alone does not: it would only slow them down).
 pub fn read_trace_for_model(
     input: &Input,
+    insights: bool,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    read_trace_with(input, Some(gc::interest), sink)
+    read_trace_with(input, Some(gc::interest), insights, sink)
 }
 
 fn read_trace_with(
     input: &Input,
     filter: Option<FilterFn>,
+    intern_types: bool,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
     let path = input.file.as_str();
@@ -47,7 +51,7 @@ fn read_trace_with(
     let mut file = File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
     let jobs = input.jobs();
     let result = if jobs > 1 {
-        crate::parallel::read(&file, path, &mut reader, filter, jobs, sink)?
+        crate::parallel::read(&file, path, &mut reader, filter, intern_types, jobs, sink)?
     } else {
         let mut buf = vec![0u8; CHUNK];
         loop {
@@ -219,7 +223,7 @@ fn route(
     };
     let mut first = true;
     let mut since_drain = 0u32;
-    let (info, stats) = read_trace_for_model(input, &mut |info, e| {
+    let (info, stats) = read_trace_for_model(input, insights, &mut |info, e| {
         if first {
             first = false;
             // An EventPipe trace is one process: the one every event carries.

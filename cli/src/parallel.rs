@@ -38,13 +38,15 @@ const STEAL_UP_TO: usize = 2;
 const TAIL_READ: usize = 1 << 20;
 
 /// Reads `file` through `reader` (filtered with `filter`, as the parts are) on `jobs` threads (at
-/// least 2: this one and the decoding ones), delivering events to `sink`. Returns the reader's
+/// least 2: this one and the decoding ones), delivering events to `sink`; the parts intern the
+/// ticks' type names if `intern_types` (for a sink that builds the insights). Returns the reader's
 /// result (an I/O error is the outer `Err`).
 pub fn read(
     file: &File,
     path: &str,
     reader: &mut TraceReader,
     filter: Option<FilterFn>,
+    intern_types: bool,
     jobs: usize,
     sink: &mut Sink<'_>,
 ) -> Result<DecodeResult<()>, String> {
@@ -68,6 +70,9 @@ pub fn read(
             Some(b) => Planner::with_task_bytes(filter, b),
             None => Planner::new(filter),
         };
+        if intern_types {
+            planner = planner.interning_types();
+        }
         let mut planned: VecDeque<Arc<Task>> = VecDeque::new();
         let mut done: BTreeMap<u64, Output> = BTreeMap::new();
         let mut head = vec![0u8; PLAN_READ];

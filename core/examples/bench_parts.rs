@@ -40,7 +40,7 @@ fn main() {
 
         // The boundary pass.
         let t = Instant::now();
-        let mut planner = Planner::new(filter);
+        let mut planner = Planner::new(filter).interning_types();
         let mut tasks = Vec::new();
         while let Some((at, need)) = planner.want() {
             let at = at as usize;
@@ -80,11 +80,13 @@ fn main() {
             })
             .sum();
 
-        // Through the wire, as between workers: encoded by the parts, decoded by the merge.
+        // Through the wire, as between workers (as the app's part workers send it, for the model):
+        // encoded by the parts, decoded by the merge.
+        let direct: Vec<_> = outputs.iter().map(|o| o.clone().unwrap()).collect();
         let t = Instant::now();
         let encoded: Vec<_> = outputs
             .iter_mut()
-            .map(|o| wire::output_to_bytes(o.take().unwrap()))
+            .map(|o| wire::output_to_bytes_for_model(o.take().unwrap()))
             .collect();
         let encode = t.elapsed().as_secs_f64();
         let t = Instant::now();
@@ -94,33 +96,15 @@ fn main() {
             .collect();
         let wire_decode = t.elapsed().as_secs_f64();
 
-        // The merge with the model.
-        let t = Instant::now();
-        let mut r = TraceReader::new().with_filter(gc::interest);
-        let mut m = ModelBuilder::new(&TraceInfo::default());
-        let mut ib = InsightsBuilder::bounded();
-        let mut from = planner.tail();
-        for (task, out) in tasks.iter().zip(outputs) {
-            match parts::merge(&mut r, task, out, &mut |_, e| gc::feed(&mut m, &mut ib, e)).unwrap()
-            {
-                Merged::Done => {}
-                Merged::Sequential { from: f } => {
-                    from = Some(f);
-                    break;
-                }
-            }
-        }
-        let rest = &bytes[from.unwrap_or(0) as usize..];
-        r.push(rest, &mut |e| gc::feed(&mut m, &mut ib, e)).unwrap();
-        r.finish(&mut |e| gc::feed(&mut m, &mut ib, e)).unwrap();
-        m.set_info(r.info().unwrap());
-        let model = m.finish(Some(r.stats()));
-        assert_eq!(model.gcs.len(), gcs);
-        let _ = ib.finish(&model);
-        let merge = t.elapsed().as_secs_f64();
+        // The merge with the model: of the parts' outputs as they are (threads), and as they come
+        // through the wire (Web Workers).
+        let (merge_direct, n) = merge_all(&bytes, &tasks, &planner, direct);
+        assert_eq!(n, gcs);
+        let (merge, n) = merge_all(&bytes, &tasks, &planner, outputs);
+        assert_eq!(n, gcs);
         let mb = bytes.len() as f64 / 1e6;
         println!(
-            "{{\"bytes\":{},\"tasks\":{},\"blocks\":{blocks},\"sequential_s\":{sequential:.3},\"plan_s\":{plan:.3},\"decode_s\":{decode:.3},\"wire_encode_s\":{encode:.3},\"wire_decode_s\":{wire_decode:.3},\"merge_s\":{merge:.3},\"sequential_mbps\":{:.0},\"decode_us_per_block\":{:.1},\"merge_us_per_block\":{:.1}}}",
+            "{{\"bytes\":{},\"tasks\":{},\"blocks\":{blocks},\"sequential_s\":{sequential:.3},\"plan_s\":{plan:.3},\"decode_s\":{decode:.3},\"wire_encode_s\":{encode:.3},\"wire_decode_s\":{wire_decode:.3},\"merge_s\":{merge:.3},\"merge_direct_s\":{merge_direct:.3},\"sequential_mbps\":{:.0},\"decode_us_per_block\":{:.1},\"merge_us_per_block\":{:.1}}}",
             bytes.len(),
             tasks.len(),
             mb / sequential,
@@ -128,4 +112,35 @@ fn main() {
             merge * 1e6 / blocks as f64,
         );
     }
+}
+
+/// The merge of `outputs` with the GC model and insights, as the merging thread does it; returns
+/// the seconds it took and the number of GCs.
+fn merge_all(
+    bytes: &[u8],
+    tasks: &[parts::Task],
+    planner: &Planner,
+    outputs: Vec<parts::Output>,
+) -> (f64, usize) {
+    let t = Instant::now();
+    let mut r = TraceReader::new().with_filter(gc::interest);
+    let mut m = ModelBuilder::new(&TraceInfo::default());
+    let mut ib = InsightsBuilder::bounded();
+    let mut from = planner.tail();
+    for (task, out) in tasks.iter().zip(outputs) {
+        match parts::merge(&mut r, task, out, &mut |_, e| gc::feed(&mut m, &mut ib, e)).unwrap() {
+            Merged::Done => {}
+            Merged::Sequential { from: f } => {
+                from = Some(f);
+                break;
+            }
+        }
+    }
+    let rest = &bytes[from.unwrap_or(0) as usize..];
+    r.push(rest, &mut |e| gc::feed(&mut m, &mut ib, e)).unwrap();
+    r.finish(&mut |e| gc::feed(&mut m, &mut ib, e)).unwrap();
+    m.set_info(r.info().unwrap());
+    let model = m.finish(Some(r.stats()));
+    let _ = ib.finish(&model);
+    (t.elapsed().as_secs_f64(), model.gcs.len())
 }

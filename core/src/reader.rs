@@ -6,6 +6,7 @@
 //! sequence-point region) or ETW ([`crate::etl::Decoder`], buffers merged by timestamp) → the
 //! caller's sink. Both formats come out the same way: the consumer does not care which it read.
 
+use crate::clr::gc::{TickDigest, TypeIndex, TypeRef};
 use crate::container::{describe, Unwrapper, FAST_SERIALIZATION, NETTRACE_MAGIC};
 use crate::error::{Error, ErrorKind, Result};
 use crate::etl;
@@ -26,6 +27,9 @@ pub struct TraceReader {
     stats: DecodeStats,
     failed: Option<Error>,
     finished: bool,
+    /// The type names of the parts merged so far ([`crate::parts`]): their ticks' digests refer to
+    /// it ([`TypeRef::merged`]) once [`merge_types`](Self::merge_types) renumbered them.
+    merged_types: TypeIndex,
 }
 
 /// The trace stream after unwrapping: decoder plus the bytes of one incomplete unit.
@@ -73,6 +77,7 @@ impl TraceReader {
             stats: DecodeStats::default(),
             failed: None,
             finished: false,
+            merged_types: TypeIndex::default(),
         }
     }
 
@@ -300,6 +305,28 @@ impl TraceReader {
     /// instead of making (and zeroing, and faulting in) one per task.
     pub fn take_spent_buffer(&mut self) -> Option<Vec<u8>> {
         self.stream.decoder.take_spent()
+    }
+
+    /// For [`crate::parts`]: renumbers the type references of a part's `ticks` from the part's
+    /// table `part` into this reader's, a lookup per name (so the merging thread, which every
+    /// tick goes through, need not hash the tick's name). A reference outside the part's table
+    /// (never made) is dropped: the name is then read from the payload.
+    pub(crate) fn merge_types<'a>(
+        &mut self,
+        part: &TypeIndex,
+        ticks: impl IntoIterator<Item = &'a mut TickDigest>,
+    ) {
+        if part.is_empty() {
+            return;
+        }
+        let map: Vec<u32> = part.names().map(|n| self.merged_types.index(n).0).collect();
+        for d in ticks {
+            if let Some(i) = d.type_ref.in_part() {
+                d.type_ref = map
+                    .get(i as usize)
+                    .map_or(TypeRef::NONE, |&m| TypeRef::merged(m));
+            }
+        }
     }
 
     /// For [`crate::parts`]: `bytes` of a part, no longer needed (see

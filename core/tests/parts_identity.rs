@@ -10,8 +10,12 @@
 
 mod common;
 
-use common::split::{check_identity, in_parts, sequential, task_bytes_for, Setup, Split};
-use gcscope_core::gc;
+use common::split::{
+    check_identity, in_parts, in_parts_with, sequential, task_bytes_for, Setup, Split,
+};
+use gcscope_core::event::Event;
+use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
+use gcscope_core::TraceReader;
 use std::path::Path;
 
 /// Every event delivered; the GC model's filter; and the model's filter with a sort buffer of
@@ -60,6 +64,60 @@ fn fixtures_decode_the_same_in_parts() {
             // block a part must leave to the sequential decoder.
             assert!(share > 0.9, "{line}");
         }
+        same_model_and_insights_in_parts(name, bytes);
+    }
+}
+
+/// The GC model and its insights (`gc::feed`, every tick kept) built from the events merged from
+/// parts, directly and through the wire (as a Web Worker sends them for the model, ticks without
+/// their own payloads), serialize to the same JSON as built sequentially: the ticks' type names,
+/// which parts intern and the merge renumbers, get the same indices in the same order (the order
+/// of their first tick).
+fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) {
+    fn json(b: ModelBuilder, ib: InsightsBuilder) -> (String, String) {
+        let model = b.finish(None);
+        let insights = ib.finish(&model);
+        (
+            serde_json::to_string(&model).expect("model"),
+            serde_json::to_string(&insights).expect("insights"),
+        )
+    }
+    let (mut b, mut ib) = (
+        ModelBuilder::new(&Default::default()),
+        InsightsBuilder::new(),
+    );
+    let mut r = TraceReader::new().with_filter(gc::interest);
+    let mut feed = |e: &Event<'_>| gc::feed(&mut b, &mut ib, e);
+    let _ = r.push(bytes, &mut feed);
+    let _ = r.finish(&mut feed);
+    let want = json(b, ib);
+    let setup = SETUPS[1];
+    for (n, wire) in [(2u64, false), (3, true), (7, false), (7, true)] {
+        let split = Split {
+            task_bytes: task_bytes_for(bytes.len(), n),
+            read_extra: 0,
+            reverse: true,
+            tail_chunk: 1 << 16,
+            wire,
+            pieces: None,
+            intern_types: true,
+        };
+        let (mut b, mut ib) = (
+            ModelBuilder::new(&Default::default()),
+            InsightsBuilder::new(),
+        );
+        in_parts_with(bytes, setup, split, wire, &mut |e| {
+            gc::feed(&mut b, &mut ib, e)
+        });
+        let got = json(b, ib);
+        assert!(
+            got.0 == want.0,
+            "{name}, {n} parts (wire: {wire}): the model differs"
+        );
+        assert!(
+            got.1 == want.1,
+            "{name}, {n} parts (wire: {wire}): the insights differ"
+        );
     }
 }
 
@@ -102,6 +160,7 @@ fn reference_traces_decode_the_same_in_parts() {
                 assert!(share >= 0.5, "{line}");
             }
         }
+        same_model_and_insights_in_parts(&name, &raw);
     }
 }
 
@@ -180,6 +239,7 @@ fn generated_traces_decode_the_same_in_parts() {
             eprintln!("{line}");
             assert!(share > 0.9, "{line}");
         }
+        same_model_and_insights_in_parts(name, &bytes);
         for compressed in [false, true] {
             let etl = relog_to_etl(&bytes, compressed);
             let what = format!("{name}, relogged to ETW (compressed: {compressed})");
@@ -188,6 +248,7 @@ fn generated_traces_decode_the_same_in_parts() {
                 eprintln!("{line}");
                 assert!(share > 0.9, "{line}");
             }
+            same_model_and_insights_in_parts(&what, &etl);
         }
     }
 }
@@ -261,6 +322,7 @@ fn compressed_etl_tasks_hold_about_the_task_size_of_records() {
         tail_chunk: 4096,
         wire: false,
         pieces: None,
+        intern_types: false,
     };
     let (tasks, _) = common::split::plan(&etl, Some(gc::interest), split);
     let mut covered = 0;
@@ -417,6 +479,7 @@ fn same_in_parts(
             tail_chunk: 4096,
             wire: n >= 5,
             pieces: None,
+            intern_types: n % 2 == 1,
         };
         let (got, _) = in_parts(bytes, setup, split);
         assert!(

@@ -2,8 +2,10 @@
 //! tasks of the file on its own, talking to it over a `MessagePort` the page gave both. Each task
 //! comes with the file (a `Blob`, which a message passes by reference);
 //! the worker reads the task's bytes itself (`Blob.slice`), decodes them
-//! (`gcscope_core::parts::decode`) and posts the result back as two transferred buffers. Nothing
-//! is shared between workers, and no file bytes pass through the decoding worker.
+//! (`gcscope_core::parts::decode`) and posts the result back as two transferred buffers: the
+//! records, with the allocation ticks' digests and type names, and the payloads the GC model reads
+//! (`wire::output_to_bytes_for_model`: a small part of the task's bytes). Nothing is shared between
+//! workers, and no file bytes pass through the decoding worker.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -105,20 +107,16 @@ fn on_task(port: &MessagePort, data: &JsValue) {
                 return;
             }
         };
-        let (records, payloads) = wire::output_to_bytes(parts::decode(&task, bytes, filter));
+        // The merging worker feeds the GC model and insights: most allocation ticks go without
+        // payloads of their own (their digests stand for them), so the payload bytes sent are a
+        // small part of the task's.
+        let output = parts::decode(&task, bytes, filter);
+        let (records, payloads) = wire::output_to_bytes_for_model(output);
+        // The task's bytes as read are not sent: their buffer is read into again.
+        keep_spare(buffer);
         let envelope = js_sys::Object::new();
         let (records, records_len) = (into_spare(&records), records.len());
-        // An EventPipe part's payloads are the task's bytes as read: the browser's buffer goes
-        // back (transferred, not copied out of wasm memory again); an ETL part's are its own.
-        let (payloads, payloads_len) = match task.format {
-            parts::Format::EventPipe if payloads.len() <= buffer.byte_length() as usize => {
-                (buffer, payloads.len())
-            }
-            _ => {
-                release(&buffer);
-                (into_spare(&payloads), payloads.len())
-            }
-        };
+        let (payloads, payloads_len) = (into_spare(&payloads), payloads.len());
         let set = |k: &str, v: &JsValue| {
             let _ = js_sys::Reflect::set(&envelope, &JsValue::from_str(k), v);
         };
@@ -187,8 +185,8 @@ pub(super) async fn read_task(
     // it until the collector runs (Chromium: the tab grew by ~0.3 MiB a task, 440 MiB on a 1 GiB
     // trace).
     cancel(&reader);
-    let mut bytes = vec![0u8; at];
-    js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, 0, at as u32).copy_to(&mut bytes);
+    // Copied into a new Vec without zeroing it first (`to_vec`).
+    let bytes = js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, 0, at as u32).to_vec();
     Ok((buffer, bytes))
 }
 
@@ -227,15 +225,20 @@ fn on_spare(data: &JsValue) {
         .ok()
         .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
     {
-        SPARE.with(|s| {
-            let mut s = s.borrow_mut();
-            if s.len() < MAX_SPARE {
-                s.push(b);
-            } else {
-                release(&b);
-            }
-        });
+        keep_spare(b);
     }
+}
+
+/// Keeps `b` for [`spare`] (at most [`MAX_SPARE`] of them; the others are let go of).
+fn keep_spare(b: js_sys::ArrayBuffer) {
+    SPARE.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < MAX_SPARE {
+            s.push(b);
+        } else {
+            release(&b);
+        }
+    });
 }
 
 fn post_error(port: &MessagePort, index: f64, message: &str) {

@@ -155,7 +155,8 @@ impl Parts {
             blob: blob.clone(),
             total: blob.size(),
             filter,
-            planner: Planner::new(filter),
+            // The worker builds the insights: the parts intern the ticks' type names for them.
+            planner: Planner::new(filter).interning_types(),
             feed: Some(Feed::new(ChunkSource::new(blob)?)),
             planned: VecDeque::new(),
             assigned: BTreeMap::new(),
@@ -402,10 +403,9 @@ impl Parts {
     }
 }
 
-/// The first `len` bytes of `buffer` (at most all of them), copied into wasm memory.
+/// The first `len` bytes of `buffer` (at most all of them), copied into wasm memory (into a new
+/// Vec, not zeroed first: `to_vec`).
 fn copied(buffer: &js_sys::ArrayBuffer, len: u32) -> Vec<u8> {
     let len = len.min(buffer.byte_length());
-    let mut v = vec![0u8; len as usize];
-    js_sys::Uint8Array::new_with_byte_offset_and_length(buffer, 0, len).copy_to(&mut v);
-    v
+    js_sys::Uint8Array::new_with_byte_offset_and_length(buffer, 0, len).to_vec()
 }

@@ -12,7 +12,7 @@ use super::buffer::{BufferHeader, HEADER_LEN};
 use super::catalog::{Catalog, Key};
 use super::merge::{Held, HeldBuffer};
 use super::{lz77, read_records, Counters};
-use crate::clr::gc::TickDigest;
+use crate::clr::gc::{TickDigest, TypeIndex};
 use crate::filter::Filter;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -42,6 +42,10 @@ pub struct EtlOutput {
     /// Each buffer's digests of the GCAllocationTicks it delivers ([`Held::tick`] indexes them),
     /// so the merging thread need not decode them (see [`TickDigest`]).
     pub ticks: Vec<Vec<TickDigest>>,
+    /// The ticks' type names ([`TypeRef::part`](crate::clr::gc::TypeRef::part) of `ticks` index
+    /// it), which the merge renumbers into its own table; None: the part does not intern them
+    /// ([`Task::intern_types`](crate::parts::Task::intern_types)).
+    pub types: Option<TypeIndex>,
     /// Every record kind the part's buffers hold, in order of first sight, with counts (see
     /// [`Catalog::absorb`]).
     pub catalog: Vec<(Key, u64)>,
@@ -83,6 +87,11 @@ impl EtlPart {
     }
 
     /// What the part read.
+    /// Interns the ticks' type names ([`EtlOutput::types`]).
+    pub fn intern_types(&mut self) {
+        self.out.types.get_or_insert_with(TypeIndex::default);
+    }
+
     pub fn finish(mut self) -> EtlOutput {
         self.out.catalog = self.catalog.counts();
         self.out
@@ -122,7 +131,11 @@ impl EtlPart {
                 .bytes
                 .get(h.payload_start as usize..)
                 .and_then(|p| p.get(..h.payload_len as usize));
-            if let Some(d) = payload.and_then(|p| TickDigest::of(p, e.version, h.pointer_size)) {
+            let digest = payload.and_then(|p| match self.out.types.as_mut() {
+                Some(types) => TickDigest::of_interned(p, e.version, h.pointer_size, types),
+                None => TickDigest::of(p, e.version, h.pointer_size),
+            });
+            if let Some(d) = digest {
                 h.tick = ticks.len() as u32;
                 ticks.push(d);
             }

@@ -16,10 +16,11 @@ use super::rows::{self, Entry, RowSink};
 use super::sequence_point;
 use super::stack;
 use super::v6::V6State;
-use crate::clr::gc::TickDigest;
+use crate::clr::gc::{TickDigest, TypeIndex};
 use crate::error::{Error, Result};
 use crate::read::Cursor;
 use crate::sort::{Pending, ARENA, NO_TICK};
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 /// What a part needs to decode event blocks on its own: the sequential decoder's state before the
@@ -94,6 +95,11 @@ pub struct NetPart {
     /// The delivered GCAllocationTicks decoded here, so the merging thread need not decode them
     /// (see [`TickDigest`]).
     pub ticks: Vec<TickDigest>,
+    /// The ticks' type names ([`TypeRef::part`](crate::clr::gc::TypeRef::part) of `ticks` index
+    /// it), which the merge renumbers into its own table; None: the part does not intern them
+    /// ([`Task::intern_types`](crate::parts::Task::intern_types)).
+    /// (Boxed: the part's output stays small to move.)
+    pub types: Option<Box<TypeIndex>>,
     /// The part's bytes, which hold the payloads (not copied out of them).
     pub payloads: Vec<u8>,
     pub runs: Vec<SeqRun>,
@@ -298,7 +304,12 @@ impl<'r> RowSink<'r> for Recorder<'_, '_> {
             .entry(p.metadata)
             .is_some_and(|m| m.alloc_tick)
         {
-            if let Some(d) = TickDigest::of(payload, p.version, self.ctx.pointer_size) {
+            let (version, ptr) = (p.version, self.ctx.pointer_size);
+            let digest = match self.part.types.as_deref_mut() {
+                Some(types) => TickDigest::of_interned(payload, version, ptr, types),
+                None => TickDigest::of(payload, version, ptr),
+            };
+            if let Some(d) = digest {
                 p.tick = self.part.ticks.len() as u32;
                 self.part.ticks.push(d);
             }

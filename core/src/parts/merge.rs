@@ -46,12 +46,16 @@ fn merge_eventpipe(
     let nettrace::part::NetPart {
         blocks,
         events,
-        ticks,
+        mut ticks,
+        types,
         payloads,
         runs,
         skips,
         ..
     } = part;
+    if let Some(types) = &types {
+        reader.merge_types(types, &mut ticks);
+    }
     let payloads = Rc::new(payloads);
     let (mut block, mut ev, mut run, mut skip) = (0usize, 0usize, 0usize, 0usize);
     let merged = each_step(reader, task, sink, |reader, len, sink| {
@@ -96,16 +100,20 @@ fn merge_etw(
         buffers,
         events,
         bytes,
-        ticks,
+        mut ticks,
+        types,
         catalog,
         ..
     } = part;
+    if let Some(types) = &types {
+        reader.merge_types(types, ticks.iter_mut().flatten());
+    }
     // The part's catalog counts every buffer it read: it is merged whole, before its first buffer,
     // so every buffer is checked first and a part that does not hold together is not used at all.
     let entries = catalog.len() as u32;
     let mut pieces = Vec::with_capacity(buffers.len());
     let mut bytes = bytes.into_iter();
-    // A part's output from elsewhere (a worker's message) carries no digests.
+    // Each buffer's digests (an output may have none: a buffer without is decoded by the merge).
     let mut ticks = ticks.into_iter();
     let mut ev = 0usize;
     for piece in &buffers {

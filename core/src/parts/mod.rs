@@ -90,6 +90,10 @@ pub struct Task {
     pub inline: Vec<u8>,
     /// What EventPipe blocks need to be decoded on their own (shared by consecutive tasks).
     pub context: Option<Arc<PartContext>>,
+    /// The part interns its allocation ticks' type names, for a merge that feeds the insights
+    /// (see [`TypeRef`](crate::clr::gc::TypeRef)); a part for the GC model alone does not (on two
+    /// cores that work delayed `gcs --jobs 2` by a fifth: docs/performance.md).
+    pub intern_types: bool,
 }
 
 impl Task {
@@ -108,6 +112,7 @@ impl Task {
 }
 
 /// What a part made of a task.
+#[derive(Clone)]
 pub enum Output {
     EventPipe(nettrace::part::NetPart),
     Etw(Box<etl::part::EtlOutput>),
@@ -130,6 +135,9 @@ pub fn decode(task: &Task, bytes: Vec<u8>, filter: Option<FilterFn>) -> Output {
     match task.format {
         Format::EventPipe => {
             let mut part = nettrace::part::NetPart::default();
+            if task.intern_types {
+                part.types = Some(Default::default());
+            }
             let Some(ctx) = &task.context else {
                 part.stopped = Some(0);
                 return Output::EventPipe(part);
@@ -163,6 +171,9 @@ pub fn decode(task: &Task, bytes: Vec<u8>, filter: Option<FilterFn>) -> Output {
         }
         Format::Etw => {
             let mut part = etl::part::EtlPart::new(filter.map(|f| Box::new(f) as Box<_>));
+            if task.intern_types {
+                part.intern_types();
+            }
             for (at, len, ..) in blocks {
                 let unit = usize::try_from(at)
                     .ok()

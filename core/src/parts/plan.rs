@@ -44,6 +44,8 @@ pub struct Planner {
     limit: Option<u64>,
     /// The limit when the current task took its first block: its blocks end in that piece.
     task_limit: Option<u64>,
+    /// [`Task::intern_types`] of every task.
+    intern_types: bool,
 }
 
 impl Planner {
@@ -65,6 +67,13 @@ impl Planner {
         let mut p = Self::build(filter, u64::MAX, u64::MAX);
         p.limit = Some(0);
         p
+    }
+
+    /// Its tasks ask the parts to intern their ticks' type names ([`Task::intern_types`]): for a
+    /// merge whose sink builds the insights.
+    pub fn interning_types(mut self) -> Self {
+        self.intern_types = true;
+        self
     }
 
     /// The caller's piece of the file (the one the bytes it gives end in) ends at `end`. A block
@@ -97,6 +106,7 @@ impl Planner {
             etl_started: false,
             limit: None,
             task_limit: None,
+            intern_types: false,
         }
     }
 
@@ -322,6 +332,7 @@ impl Planner {
 
     fn open_task(&mut self) -> &mut Task {
         let (format, index) = (self.format.unwrap_or(Format::EventPipe), self.next_index);
+        let intern_types = self.intern_types;
         self.task.get_or_insert_with(|| Task {
             index,
             format,
@@ -330,6 +341,7 @@ impl Planner {
             steps: Vec::new(),
             inline: Vec::new(),
             context: None,
+            intern_types,
         })
     }
 

@@ -1,6 +1,7 @@
 //! Allocation sampling: GCAllocationTick (every ~100 KB of allocation per heap), the
 //! randomized AllocationSampled of .NET 10, and the older GCSampledObjectAllocation.
 
+use super::type_index::{TypeIndex, TypeRef};
 use crate::clr::enums::GcAllocationKind;
 use crate::clr::payload::{PResult, Reader, Utf16Str};
 
@@ -86,6 +87,8 @@ pub struct TickDigest {
     /// Version 2+: the type name's bytes, `len` of them at its fixed offset (see
     /// [`type_name`](Self::type_name)).
     pub type_name_len: Option<u32>,
+    /// That name in a table of names, where a part or the merge interned it (see [`TypeRef`]).
+    pub type_ref: TypeRef,
 }
 
 impl TickDigest {
@@ -128,6 +131,7 @@ impl TickDigest {
                     kind,
                     heap_index: None,
                     type_name_len: None,
+                    type_ref: TypeRef::NONE,
                 },
                 None,
             ));
@@ -155,8 +159,29 @@ impl TickDigest {
             kind,
             heap_index,
             type_name_len: Some(name_len as u32),
+            type_ref: TypeRef::NONE,
         };
         Some((digest, seen))
+    }
+
+    /// [`of`](Self::of), with the type's name interned in `types` (a part's table: the digest
+    /// refers to it with [`TypeRef::part`]). The name is hashed here, on the part's thread, and the
+    /// zero-unit check of a name seen before is skipped as in [`of_known`](Self::of_known).
+    pub fn of_interned(
+        payload: &[u8],
+        version: u32,
+        pointer_size: u8,
+        types: &mut TypeIndex,
+    ) -> Option<TickDigest> {
+        let (mut d, seen) = Self::of_known(payload, version, pointer_size, |n| types.find(n))?;
+        d.type_ref = match seen {
+            Some(i) => TypeRef::part(i),
+            None => match d.type_name(payload, pointer_size) {
+                Some(name) => TypeRef::part(types.index(name.0).0),
+                None => TypeRef::NONE,
+            },
+        };
+        Some(d)
     }
 
     /// Where version 2's TypeName starts: after AllocationAmount, AllocationKind, ClrInstanceID,
@@ -393,6 +418,7 @@ mod digest_tests {
             kind: t.kind.raw(),
             heap_index: t.heap_index,
             type_name_len: t.type_name.map(|n| n.0.len() as u32),
+            type_ref: TypeRef::NONE,
         };
         match layout_len(&ClrEvent::GcAllocationTick(t), version, ptr) {
             Some(n) if n < p.len() => None,

@@ -16,6 +16,7 @@ pub mod history;
 pub mod lifecycle;
 pub mod mark;
 pub mod tuning_codes;
+pub mod type_index;
 
 pub use allocation::{AllocationSampled, GcAllocationTick, GcSampledObjectAllocation, TickDigest};
 pub use bgc::{Bgc1stSweepEnd, BgcAllocWait, BgcDrainMark, BgcOverflow, BgcRevisit, GcFullNotify};
@@ -38,3 +39,4 @@ pub use lifecycle::{
     GcEnd, GcFinalizeObject, GcFinalizersEnd, GcNoUserData, GcStart, GcSuspendEeBegin, GcTriggered,
 };
 pub use mark::{GcJoin, GcMark, GcMarkWithType};
+pub use type_index::{TypeIndex, TypeRef};

@@ -8,10 +8,10 @@ use alloc::vec::Vec;
 
 use super::alloc_kind::AllocKind;
 use super::inputs::{FinalizerEnd, InsightInputs, RangeEvent};
-use super::tick_bins::{TickBinner, TypeIndex};
+use super::tick_bins::TickBinner;
 use super::types::*;
 use crate::clr::enums::GcSegmentType;
-use crate::clr::gc::{BulkKind, DynamicPayload, TickDigest};
+use crate::clr::gc::{BulkKind, DynamicPayload, TickDigest, TypeIndex};
 use crate::clr::{self, ClrEvent, Utf16Str};
 use crate::event::Event;
 use crate::gc::GcModel;
@@ -22,6 +22,10 @@ pub struct InsightsBuilder {
     /// Type name index by the name's raw UTF-16 bytes (a tick's name is looked up without
     /// decoding or allocating).
     type_index: TypeIndex,
+    /// The index in `type_names` of each name of the merge's table ([`TypeRef::merged`](crate::clr::gc::TypeRef::merged)), or
+    /// `u32::MAX` until a tick of it is delivered: indices are given in the order ticks are
+    /// delivered, as when every name is looked up in `type_index`.
+    merged_index: Vec<u32>,
     pub(crate) type_names: Vec<String>,
     pub(crate) samples: Vec<AllocSample>,
     /// False: ticks are only folded into `tick_bins` (see [`InsightsBuilder::bounded`]).
@@ -282,9 +286,10 @@ impl InsightsBuilder {
     /// of the tick's name).
     pub(crate) fn on_tick_of_type(&mut self, e: &Event<'_>, tick: &TickDigest, known: Option<u32>) {
         self.in_range_burst = false;
-        let type_index = match known {
-            Some(i) => i,
-            None => self.intern(
+        let type_index = match (known, tick.type_ref.in_merge()) {
+            (Some(i), _) => i,
+            (None, Some(m)) => self.merged_type(m, e, tick),
+            (None, None) => self.intern(
                 tick.type_name(e.payload, e.pointer_size)
                     .unwrap_or_default(),
             ),
@@ -314,6 +319,26 @@ impl InsightsBuilder {
                 kind,
                 heap,
             });
+        }
+    }
+
+    /// The index of the type the merge's table holds at `m` (the tick's own name: the table's is
+    /// the same bytes), interned when the first of its ticks arrives.
+    fn merged_type(&mut self, m: u32, e: &Event<'_>, tick: &TickDigest) -> u32 {
+        let m = m as usize;
+        match self.merged_index.get(m) {
+            Some(&i) if i != u32::MAX => i,
+            _ => {
+                let i = self.intern(
+                    tick.type_name(e.payload, e.pointer_size)
+                        .unwrap_or_default(),
+                );
+                if m >= self.merged_index.len() {
+                    self.merged_index.resize(m + 1, u32::MAX);
+                }
+                self.merged_index[m] = i;
+                i
+            }
         }
     }
 

@@ -153,132 +153,6 @@ impl TickBinner {
     }
 }
 
-/// Type indices by the name's raw UTF-16 bytes: a tick's type is found without decoding or
-/// allocating, with one hash of the bytes and (nearly always) one comparison. Every tick carries its
-/// type's name, so this is on the hot path: an ordered map of byte strings compared several names
-/// per tick (a tenth of the browser worker's time on a 1 GiB trace).
-#[derive(Debug, Default)]
-pub(crate) struct TypeIndex {
-    /// Open addressing, a power of two long, at most half full: 0 is empty, else index + 1.
-    slots: Vec<u32>,
-    /// The names' bytes back to back; name `i` ends at `ends[i]`.
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl TypeIndex {
-    /// The bytes of name `i`.
-    fn name(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.bytes[start..self.ends[i]]
-    }
-
-    /// The index of `name` if it has one.
-    pub(crate) fn find(&self, name: &[u8]) -> Option<u32> {
-        self.slot(name).1
-    }
-
-    /// Where `name` is in `slots`: its slot and index, or the empty slot it would take (slot 0
-    /// while there are none: [`index`](Self::index) grows the table first).
-    fn slot(&self, name: &[u8]) -> (usize, Option<u32>) {
-        if self.slots.is_empty() {
-            return (0, None);
-        }
-        let mask = self.slots.len() - 1;
-        let mut at = hash(name) as usize & mask;
-        loop {
-            match self.slots[at] {
-                0 => return (at, None),
-                s if same(self.name(s as usize - 1), name) => return (at, Some(s - 1)),
-                _ => at = (at + 1) & mask,
-            }
-        }
-    }
-
-    /// The index of `name`, and whether it was new (indices are given out 0, 1, 2, ...).
-    pub(crate) fn index(&mut self, name: &[u8]) -> (u32, bool) {
-        if (self.ends.len() + 1) * 2 > self.slots.len() {
-            self.grow();
-        }
-        let at = match self.slot(name) {
-            (_, Some(i)) => return (i, false),
-            (at, None) => at,
-        };
-        let i = self.ends.len() as u32;
-        self.bytes.extend_from_slice(name);
-        self.ends.push(self.bytes.len());
-        self.slots[at] = i + 1;
-        (i, true)
-    }
-
-    #[cold]
-    fn grow(&mut self) {
-        let len = (self.slots.len() * 2).max(64);
-        self.slots.clear();
-        self.slots.resize(len, 0);
-        for i in 0..self.ends.len() {
-            let mut at = hash(self.name(i)) as usize & (len - 1);
-            while self.slots[at] != 0 {
-                at = (at + 1) & (len - 1);
-            }
-            self.slots[at] = i as u32 + 1;
-        }
-    }
-}
-
-/// A hash of a type name from its length and its first, middle and last eight bytes (names differ
-/// there; hashing every byte of long generic names would cost more than the table saves).
-fn hash(b: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let word = |s: &[u8]| {
-        // Nearly every name is longer than four UTF-16 units: one load, where a copy of a
-        // variable length is a call to the library's memcpy (three a tick, 2% of the worker).
-        if s.len() >= 8 {
-            return word_at(s, 0);
-        }
-        let mut a = [0u8; 8];
-        a[..s.len()].copy_from_slice(s);
-        u64::from_le_bytes(a)
-    };
-    let first = word(b);
-    let middle = word(&b[b.len() / 2..]);
-    let last = word(&b[b.len().saturating_sub(8)..]);
-    let h = (b.len() as u64 ^ first).wrapping_mul(K);
-    let h = (h.rotate_left(23) ^ middle).wrapping_mul(K);
-    let h = (h.rotate_left(23) ^ last).wrapping_mul(K);
-    h ^ (h >> 29)
-}
-
-/// `a == b`, eight bytes at a time in a plain loop (the byte-wise slice comparison is a call to a
-/// byte loop in WebAssembly, and iterator adapters over chunks cost three times the loads here;
-/// every tick's name is compared once).
-fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    if n < 8 {
-        return a.iter().zip(b).all(|(x, y)| x == y);
-    }
-    let mut at = 0;
-    while at + 8 < n {
-        if word_at(a, at) != word_at(b, at) {
-            return false;
-        }
-        at += 8;
-    }
-    // The last eight bytes, overlapping the word before where `n` is not a multiple of eight.
-    word_at(a, n - 8) == word_at(b, n - 8)
-}
-
-/// The eight bytes of `s` at `at`, as one load.
-#[inline]
-fn word_at(s: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&s[at..at + 8]);
-    u64::from_le_bytes(w)
-}
-
 fn bin_start(ms: f64, width: f64) -> f64 {
     floor(ms / width) * width
 }
@@ -374,22 +248,6 @@ impl TickBins {
 mod tests {
     use super::*;
 
-    #[test]
-    fn same_is_byte_equality_at_every_length_and_difference() {
-        for n in 0..40usize {
-            let a: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
-            assert!(same(&a, &a.clone()), "{n}");
-            for at in 0..n {
-                let mut b = a.clone();
-                b[at] ^= 0x80;
-                assert!(!same(&a, &b), "{n} {at}");
-            }
-            let mut longer = a.clone();
-            longer.push(0);
-            assert!(!same(&a, &longer) && !same(&longer, &a), "{n}");
-        }
-    }
-
     /// The exact per-type sums of `ticks` over `[from, to)`, computed the plain way.
     fn naive(ticks: &[(f64, u32, u64)], from: f64, to: f64) -> Vec<(u32, u64, u64)> {
         let mut v: Vec<(u32, u64, u64)> = Vec::new();
@@ -466,31 +324,6 @@ mod tests {
             .types
             .windows(2)
             .all(|w| w[0].type_index < w[1].type_index)));
-    }
-
-    #[test]
-    fn type_index_matches_a_map() {
-        // Names of every length around the 8-byte words, duplicates, the empty name, growth.
-        let mut reference = alloc::collections::BTreeMap::<Vec<u8>, u32>::new();
-        let mut ix = TypeIndex::default();
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        for round in 0..20_000u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let len = (x % 40) as usize;
-            let name: Vec<u8> = (0..len).map(|i| (x >> (i % 8)) as u8 % 3).collect();
-            let next = reference.len() as u32;
-            let want = *reference.entry(name.clone()).or_insert(next);
-            assert_eq!(ix.index(&name), (want, want == next), "round {round}");
-        }
-        assert!(
-            reference.len() > 1000,
-            "too few distinct names to test growth"
-        );
-        for (name, &i) in &reference {
-            assert_eq!(ix.index(name), (i, false));
-        }
     }
 
     #[test]
