@@ -289,10 +289,7 @@ impl InsightsBuilder {
         let type_index = match (known, tick.type_ref.in_merge()) {
             (Some(i), _) => i,
             (None, Some(m)) => self.merged_type(m, e, tick),
-            (None, None) => self.intern(
-                tick.type_name(e.payload, e.pointer_size)
-                    .unwrap_or_default(),
-            ),
+            (None, None) => self.intern_tick_type(e, tick),
         };
         self.alloc_tick(
             e.time_ms,
@@ -329,10 +326,7 @@ impl InsightsBuilder {
         match self.merged_index.get(m) {
             Some(&i) if i != u32::MAX => i,
             _ => {
-                let i = self.intern(
-                    tick.type_name(e.payload, e.pointer_size)
-                        .unwrap_or_default(),
-                );
+                let i = self.intern_tick_type(e, tick);
                 if m >= self.merged_index.len() {
                     self.merged_index.resize(m + 1, u32::MAX);
                 }
@@ -340,6 +334,14 @@ impl InsightsBuilder {
                 i
             }
         }
+    }
+
+    /// The index of the tick's type, by the name in its payload.
+    fn intern_tick_type(&mut self, e: &Event<'_>, tick: &TickDigest) -> u32 {
+        self.intern(
+            tick.type_name(e.payload, e.pointer_size)
+                .unwrap_or_default(),
+        )
     }
 
     fn intern(&mut self, name: Utf16Str<'_>) -> u32 {
