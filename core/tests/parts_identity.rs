@@ -101,6 +101,7 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) {
             wire,
             pieces: None,
             intern_types: true,
+            reuse: n == 7 && !wire,
         };
         let (mut b, mut ib) = (
             ModelBuilder::new(&Default::default()),
@@ -323,6 +324,7 @@ fn compressed_etl_tasks_hold_about_the_task_size_of_records() {
         wire: false,
         pieces: None,
         intern_types: false,
+        reuse: false,
     };
     let (tasks, _) = common::split::plan(&etl, Some(gc::interest), split);
     let mut covered = 0;
@@ -480,6 +482,7 @@ fn same_in_parts(
             wire: n >= 5,
             pieces: None,
             intern_types: n % 2 == 1,
+            reuse: false,
         };
         let (got, _) = in_parts(bytes, setup, split);
         assert!(

@@ -12,6 +12,8 @@
 //   probe-slice  slice, after a BYOB reader of the file's own stream was asked for (WebKit: the
 //             stream reads the whole file into memory; the app now asks an empty Blob)
 //   sync      FileReaderSync.readAsArrayBuffer(blob.slice()) (synchronous, workers only)
+//   headers-sync / headers-async  64 bytes every 61,200 (a planner reading only block headers), through
+//             FileReaderSync or blob.slice().arrayBuffer(), one read after the other
 //   sliceDxM  blob.slice().arrayBuffer() with D reads of M MiB in flight (e.g. slice2x4)
 //   response-byob  new Response(blob).body with a BYOB reader
 // Engines alternate within each run; the trace is read into the page cache before each. Also
@@ -108,6 +110,18 @@ async function read(file, way) {
     }
   } else if (way === 'response-byob') {
     ({ pieces, bytes } = await byob(new Response(file).body.getReader({ mode: 'byob' })));
+  } else if (way === 'headers-sync' || way === 'headers-async') {
+    // What a planner that reads only the blocks' headers would read: 64 bytes every 61,200 (the
+    // generated trace's mean block size), one read after the other (each header says where the
+    // next one is). Not a whole read of the file: bytes counts the file as skipped over.
+    const r = way === 'headers-sync' ? new FileReaderSync() : null;
+    for (let at = 0; at < file.size; at += 61200) {
+      const s = file.slice(at, Math.min(at + 64, file.size));
+      const ab = r ? r.readAsArrayBuffer(s) : await s.arrayBuffer();
+      target.set(new Uint8Array(ab));
+      pieces++;
+    }
+    bytes = file.size;
   } else if (way === 'sync') {
     const r = new FileReaderSync();
     for (let at = 0; at < file.size; at += PIECE) {

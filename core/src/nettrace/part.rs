@@ -110,6 +110,20 @@ pub struct NetPart {
 }
 
 impl NetPart {
+    /// This output with nothing in it and its vectors' memory kept, to decode another task into
+    /// (see [`crate::parts::decode_reusing`]).
+    pub fn emptied(mut self) -> NetPart {
+        self.blocks.clear();
+        self.events.clear();
+        self.ticks.clear();
+        self.runs.clear();
+        self.skips.clear();
+        self.payloads = Vec::new();
+        self.types = None;
+        self.stopped = None;
+        self
+    }
+
     /// Decodes the next block of the part: `kind`, its content `content` at stream offset `at`,
     /// `content_offset` bytes into the part's bytes (which become [`payloads`](Self::payloads)).
     /// Returns false (and records nothing of it) if the part must stop here.

@@ -28,35 +28,46 @@ pub enum Merged {
 pub fn merge(
     reader: &mut TraceReader,
     task: &Task,
-    output: Output,
+    mut output: Output,
+    sink: &mut Sink<'_>,
+) -> Result<Merged> {
+    merge_keeping(reader, task, &mut output, sink)
+}
+
+/// [`merge`], leaving `output` with its vectors' memory (an EventPipe part's, emptied of its bytes,
+/// which the reader keeps until it has delivered their events) for
+/// [`decode_reusing`](super::decode_reusing).
+pub fn merge_keeping(
+    reader: &mut TraceReader,
+    task: &Task,
+    output: &mut Output,
     sink: &mut Sink<'_>,
 ) -> Result<Merged> {
     match output {
         Output::EventPipe(part) => merge_eventpipe(reader, task, part, sink),
-        Output::Etw(part) => merge_etw(reader, task, *part, sink),
+        Output::Etw(part) => merge_etw(reader, task, core::mem::take(&mut **part), sink),
     }
 }
 
 fn merge_eventpipe(
     reader: &mut TraceReader,
     task: &Task,
-    part: nettrace::part::NetPart,
+    part: &mut nettrace::part::NetPart,
     sink: &mut Sink<'_>,
 ) -> Result<Merged> {
+    if let Some(types) = &part.types {
+        reader.merge_types(types, &mut part.ticks);
+    }
     let nettrace::part::NetPart {
         blocks,
         events,
-        mut ticks,
-        types,
+        ticks,
         payloads,
         runs,
         skips,
         ..
     } = part;
-    if let Some(types) = &types {
-        reader.merge_types(types, &mut ticks);
-    }
-    let payloads = Rc::new(payloads);
+    let payloads = Rc::new(core::mem::take(payloads));
     let (mut block, mut ev, mut run, mut skip) = (0usize, 0usize, 0usize, 0usize);
     let merged = each_step(reader, task, sink, |reader, len, sink| {
         let Some(piece) = blocks.get(block) else {
@@ -77,7 +88,7 @@ fn merge_eventpipe(
         ) else {
             return false;
         };
-        if !reader.apply_net_piece(piece, e, &ticks, r, s, &payloads, u64::from(len), sink) {
+        if !reader.apply_net_piece(piece, e, ticks, r, s, &payloads, u64::from(len), sink) {
             return false;
         }
         (block, ev, run, skip) = (block + 1, ev_end, run_end, skip_end);

@@ -154,6 +154,10 @@ pub struct Split {
     pub pieces: Option<usize>,
     /// The parts intern their ticks' type names ([`Planner::interning_types`]).
     pub intern_types: bool,
+    /// Each task is decoded when the merge reaches it (in file order: `reverse` and `wire` are
+    /// then unused), into the vectors of the output merged before it ([`parts::decode_reusing`]
+    /// after [`parts::merge_keeping`]), as the CLI's threads do.
+    pub reuse: bool,
 }
 
 /// The planner, fed as a caller reading the file where it asks would: returns the tasks.
@@ -296,6 +300,10 @@ pub fn in_parts_with(
         let t = &tasks[i];
         let start = (t.offset as usize).min(bytes.len());
         let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
+        if split.reuse {
+            // Decoded in the merge below.
+            continue;
+        }
         if !split.wire {
             outputs[i] = Some(parts::decode(t, bytes[start..end].to_vec(), filter));
             continue;
@@ -343,6 +351,8 @@ pub fn in_parts_with(
     let mut from = planner.tail();
     let mut result = Ok(());
     let mut part_bytes = 0u64;
+    // With `split.reuse`: the output merged last, whose vectors the next task is decoded into.
+    let mut spare: Option<parts::Output> = None;
     for (t, out) in tasks.iter().zip(outputs) {
         part_bytes += t
             .steps
@@ -352,7 +362,18 @@ pub fn in_parts_with(
                 TaskStep::Inline { .. } => 0,
             })
             .sum::<u64>();
-        match parts::merge(&mut r, t, out.expect("decoded"), &mut sink) {
+        let mut out = match out {
+            Some(o) => o,
+            None => {
+                assert!(split.reuse, "task {} not decoded", t.index);
+                let start = (t.offset as usize).min(bytes.len());
+                let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
+                parts::decode_reusing(t, bytes[start..end].to_vec(), filter, spare.take())
+            }
+        };
+        let merged = parts::merge_keeping(&mut r, t, &mut out, &mut sink);
+        spare = Some(out);
+        match merged {
             Ok(Merged::Done) => {}
             Ok(Merged::Sequential { from: f }) => {
                 // The blocks from `f` on were not merged from parts.
@@ -414,6 +435,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             wire: i >= 2,
             pieces: None,
             intern_types: i % 2 == 0,
+            reuse: false,
         });
     }
     // Read in pieces of about a fifth of the file, tasks cut where they end, through the wire.
@@ -425,6 +447,18 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
         wire: true,
         pieces: Some(bytes.len() / 5 + 13),
         intern_types: true,
+        reuse: false,
+    });
+    // Seven parts, each decoded into the vectors of the one merged before it.
+    splits.push(Split {
+        task_bytes: task_bytes_for(bytes.len(), 7),
+        read_extra: 0,
+        reverse: false,
+        tail_chunk: 1 << 16,
+        wire: false,
+        pieces: None,
+        intern_types: true,
+        reuse: true,
     });
     if thorough {
         // One block per task, the planner given exactly what it asks for plus a byte.
@@ -436,6 +470,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             wire: true,
             pieces: None,
             intern_types: false,
+            reuse: false,
         });
     }
     let mut line = Vec::new();
