@@ -5,7 +5,8 @@ use gcscope_core::gc::insights::{AllocBin, KindBytes, TypeAlloc};
 use serde::Serialize;
 
 use crate::args::{JsonOpts, RangeOpts};
-use crate::insight::{load, mb, pct, print_json};
+use crate::insight::{load, load_with, mb, pct, print_json};
+use crate::load::WithInsights;
 use crate::table::{Align, Table};
 
 const DEFAULT_TOP: usize = 20;
@@ -39,15 +40,26 @@ pub struct Opts {
 pub fn run(opts: &Opts) -> Result<(), String> {
     let json = opts.out.json("allocs")?;
     let (from, to, top) = (opts.range.from, opts.range.to, opts.top);
-    let (_, ins) = load(&opts.out.input)?;
-    let a = &ins.allocations;
     let (lo, hi) = (
         from.unwrap_or(f64::NEG_INFINITY),
         to.unwrap_or(f64::INFINITY),
     );
-    let mut types = a.top_types_in(lo, hi);
+    // Memory stays bounded: the whole trace's figures come from per-type sums in time bins, and
+    // only a range asked for keeps its ticks one by one (the bins' edges need not be the range's).
+    let ranged = from.is_some() || to.is_some();
+    let (_, ins) = if ranged {
+        load_with(&opts.out.input, WithInsights::SamplesIn(lo, hi))?
+    } else {
+        load(&opts.out.input)?
+    };
+    let a = &ins.allocations;
+    let (mut types, by_kind, ticks) = if ranged {
+        let (by_kind, ticks) = a.totals_in(lo, hi);
+        (a.top_types_in(lo, hi), by_kind, ticks)
+    } else {
+        (a.top_types.clone(), a.by_kind, a.tick_count)
+    };
     types.truncate(top);
-    let (by_kind, ticks) = a.totals_in(lo, hi);
     let over_time: Vec<AllocBin> = a
         .over_time
         .iter()

@@ -2,14 +2,20 @@
 //! loading a trace into the GC model and its insights in one pass, and output helpers.
 
 use crate::args::Input;
-use crate::load::{load_process, Rows};
+use crate::load::{load_process, Rows, WithInsights};
 use gcscope_core::gc::insights::Insights;
 use gcscope_core::gc::GcModel;
 use serde::Serialize;
 
-/// Decodes FILE once, feeding the model and the insights (of the chosen process).
+/// Decodes FILE once, feeding the model and the insights (of the chosen process), bounded: the
+/// allocation ticks are kept only as per-type sums in time bins.
 pub fn load(input: &Input) -> Result<(GcModel, Insights), String> {
-    let (model, insights) = load_process(input, true, Rows::Keep)?;
+    load_with(input, WithInsights::Bounded)
+}
+
+/// [`load`], with the insights `insights` says.
+pub fn load_with(input: &Input, insights: WithInsights) -> Result<(GcModel, Insights), String> {
+    let (model, insights) = load_process(input, insights, Rows::Keep)?;
     Ok((model, insights.unwrap_or_default()))
 }
 

@@ -140,6 +140,19 @@ pub enum Rows<'a> {
     },
 }
 
+/// The insights a pass builds beside the model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WithInsights {
+    /// None: the model alone.
+    No,
+    /// Bounded ([`ProcessRouter::bounded`]): allocation ticks only as per-type sums in time bins,
+    /// so memory does not grow with them.
+    Bounded,
+    /// Bounded, and the allocation ticks of this time range (ms) kept one by one, for exact figures
+    /// over it ([`ProcessRouter::keeping_samples_in`]).
+    SamplesIn(f64, f64),
+}
+
 /// Decodes FILE and builds the model (and, with `insights`, its insights) of one process: the one
 /// `--pid`/`--process` names, else the one with the most GC pause, said on stderr with the others
 /// when the trace holds several.
@@ -150,7 +163,7 @@ pub enum Rows<'a> {
 /// settles) and a second streams the chosen process's rows. Memory stays bounded either way.
 pub fn load_process(
     input: &Input,
-    insights: bool,
+    insights: WithInsights,
     mut rows: Rows<'_>,
 ) -> Result<(GcModel, Option<Insights>), String> {
     let path = input.file.as_str();
@@ -188,7 +201,7 @@ pub fn chosen_pid(input: &Input) -> Result<Option<u32>, String> {
         ProcessChoice::Pid(p) => Ok(Some(p)),
         choice => {
             let mut rows = Rows::Drop { every: DRAIN_EVERY };
-            let pass = route(input, &choice, None, false, &mut rows)?;
+            let pass = route(input, &choice, None, WithInsights::No, &mut rows)?;
             match pass.choose(&input.file, &choice)? {
                 Some(pid) => Ok(Some(pid)),
                 None => Err(format!("'{}': the trace has no runtime events", input.file)),
@@ -213,43 +226,44 @@ fn route(
     input: &Input,
     choice: &ProcessChoice,
     mut target: Option<u32>,
-    insights: bool,
+    insights: WithInsights,
     rows: &mut Rows<'_>,
 ) -> Result<Pass, String> {
-    let mut router = if insights {
-        ProcessRouter::new()
-    } else {
-        ProcessRouter::models_only()
+    let mut router = match insights {
+        WithInsights::No => ProcessRouter::models_only(),
+        WithInsights::Bounded => ProcessRouter::bounded(),
+        WithInsights::SamplesIn(from, to) => ProcessRouter::keeping_samples_in(from, to),
     };
     let mut first = true;
     let mut since_drain = 0u32;
-    let (info, stats) = read_trace_for_model(input, insights, &mut |info, e| {
-        if first {
-            first = false;
-            // An EventPipe trace is one process: the one every event carries.
-            if target.is_none() && *choice == ProcessChoice::Auto && !machine_wide(info) {
-                target = Some(e.process_id);
+    let (info, stats) =
+        read_trace_for_model(input, insights != WithInsights::No, &mut |info, e| {
+            if first {
+                first = false;
+                // An EventPipe trace is one process: the one every event carries.
+                if target.is_none() && *choice == ProcessChoice::Auto && !machine_wide(info) {
+                    target = Some(e.process_id);
+                }
             }
-        }
-        router.on_event(info, e);
-        let (every, mut row): (u32, Option<&mut dyn FnMut(Gc)>) = match rows {
-            Rows::Keep => return,
-            Rows::Drop { every } => (*every, None),
-            Rows::Stream { every, row } => (*every, Some(&mut **row)),
-        };
-        since_drain += 1;
-        if since_drain < every {
-            return;
-        }
-        since_drain = 0;
-        for (pid, m) in router.models_mut() {
-            let settled = m.drain_completed();
-            match row.as_deref_mut() {
-                Some(row) if Some(pid) == target => settled.into_iter().for_each(row),
-                _ => {}
+            router.on_event(info, e);
+            let (every, mut row): (u32, Option<&mut dyn FnMut(Gc)>) = match rows {
+                Rows::Keep => return,
+                Rows::Drop { every } => (*every, None),
+                Rows::Stream { every, row } => (*every, Some(&mut **row)),
+            };
+            since_drain += 1;
+            if since_drain < every {
+                return;
             }
-        }
-    })?;
+            since_drain = 0;
+            for (pid, m) in router.models_mut() {
+                let settled = m.drain_completed();
+                match row.as_deref_mut() {
+                    Some(row) if Some(pid) == target => settled.into_iter().for_each(row),
+                    _ => {}
+                }
+            }
+        })?;
     Ok(Pass {
         router,
         info,
@@ -298,8 +312,9 @@ impl Pass {
     fn finish(
         self,
         pid: Option<u32>,
-        insights: bool,
+        insights: WithInsights,
     ) -> Result<(GcModel, Option<Insights>), String> {
+        let insights = insights != WithInsights::No;
         let Pass {
             router,
             info,
@@ -310,7 +325,7 @@ impl Pass {
             let mut b = ModelBuilder::new(&info);
             b.set_info(&info);
             let model = b.finish(Some(&stats));
-            let ins = insights.then(|| InsightsBuilder::new().finish(&model));
+            let ins = insights.then(|| InsightsBuilder::bounded().finish(&model));
             return Ok((model, ins));
         };
         if insights {

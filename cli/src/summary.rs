@@ -8,7 +8,7 @@ use gcscope_core::latency::{self, PauseStats, TimeRange};
 use serde::Serialize;
 
 use crate::args::{Input, JsonCsvOpts};
-use crate::load::{load_process, Rows, DRAIN_EVERY};
+use crate::load::{load_process, Rows, WithInsights, DRAIN_EVERY};
 use crate::many::ManyOpts;
 use crate::out::Out;
 use crate::table::{self, Align, Table};
@@ -16,7 +16,7 @@ use crate::table::{self, Align, Table};
 /// Decodes FILE and builds its GC model (of the chosen process), streaming the file through the
 /// decoder.
 pub fn load_model(input: &Input) -> Result<GcModel, String> {
-    load_process(input, false, Rows::Keep).map(|(model, _)| model)
+    load_process(input, WithInsights::No, Rows::Keep).map(|(model, _)| model)
 }
 
 /// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
@@ -24,7 +24,7 @@ pub fn load_model(input: &Input) -> Result<GcModel, String> {
 /// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
 /// summaries still cover every GC; its `gcs` holds only the last few.
 pub fn load_summaries(input: &Input) -> Result<GcModel, String> {
-    load_process(input, false, Rows::Drop { every: DRAIN_EVERY }).map(|(model, _)| model)
+    load_process(input, WithInsights::No, Rows::Drop { every: DRAIN_EVERY }).map(|(model, _)| model)
 }
 
 /// [`load_summaries`] that also keeps what latency figures and comparisons need of each row (a
@@ -48,7 +48,7 @@ pub(crate) fn load_draining_every(
     every: u32,
     row: &mut dyn FnMut(Gc),
 ) -> Result<GcModel, String> {
-    load_process(input, false, Rows::Stream { every, row }).map(|(model, _)| model)
+    load_process(input, WithInsights::No, Rows::Stream { every, row }).map(|(model, _)| model)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

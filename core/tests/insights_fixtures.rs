@@ -745,6 +745,8 @@ fn bounded_allocations_equal_the_exact_ones_on_every_fixture() {
         "wks-concurrent",
         "wks-nonconcurrent",
     ];
+    // Fixtures with enough ticks to check a range on.
+    let mut ranged = 0;
     for rt in RUNTIMES {
         for w in workloads {
             let (model, exact, _, te) = load(rt, w);
@@ -775,6 +777,40 @@ fn bounded_allocations_equal_the_exact_ones_on_every_fixture() {
                 i
             };
             assert!(strip(&exact) == strip(&bounded), "{rt}/{w}");
+
+            // Keeping only a range's ticks (`gcscope allocs --from/--to`): the whole trace's
+            // figures are the bins', the range's those of every tick kept, and a range holding
+            // every tick gives exactly what keeping every tick does.
+            let n = a.samples.len();
+            if n < 4 {
+                continue;
+            }
+            ranged += 1;
+            let (lo, hi) = (a.samples[n / 4].ms, a.samples[3 * n / 4].ms);
+            for (from, to) in [(lo, hi), (f64::NEG_INFINITY, f64::INFINITY)] {
+                let mut reader = TraceReader::new();
+                let mut ib = InsightsBuilder::keeping_samples_in(from, to);
+                reader.push(&bytes, &mut |e| ib.on_event(e)).unwrap();
+                reader.finish(&mut |e| ib.on_event(e)).unwrap();
+                let kept = ib.finish(&model);
+                let k = &kept.allocations;
+                assert_eq!(k.samples.as_slice(), a.samples_in(from, to), "{rt}/{w}");
+                assert_eq!(
+                    k.top_types_in(from, to),
+                    a.top_types_in(from, to),
+                    "{rt}/{w}"
+                );
+                assert_eq!(k.totals_in(from, to), a.totals_in(from, to), "{rt}/{w}");
+                if from.is_finite() {
+                    assert!(k.samples.len() < n, "{rt}/{w}");
+                    let whole = (k.tick_count, k.by_kind, &k.top_types, &k.over_time);
+                    assert_eq!(whole, (b.tick_count, b.by_kind, &b.top_types, &b.over_time));
+                } else {
+                    assert!(*k == *a, "{rt}/{w}: every tick kept");
+                }
+                assert!(strip(&exact) == strip(&kept), "{rt}/{w}");
+            }
         }
     }
+    assert!(ranged >= 10, "{ranged} fixtures with ticks");
 }

@@ -77,11 +77,13 @@ struct Routed {
 }
 
 /// Which insights a router builds beside each model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum InsightsKind {
     Full,
     /// [`InsightsBuilder::bounded`], what the browser's worker uses.
     Bounded,
+    /// [`InsightsBuilder::keeping_samples_in`] this time range (ms).
+    SamplesIn(f64, f64),
     /// None: for consumers of the model alone, whose memory then stays what the model's is.
     Off,
 }
@@ -115,6 +117,15 @@ impl ProcessRouter {
     pub fn bounded() -> Self {
         ProcessRouter {
             insights: InsightsKind::Bounded,
+            ..Self::new()
+        }
+    }
+
+    /// Insights are built with [`InsightsBuilder::keeping_samples_in`]: bounded, with the allocation
+    /// ticks of `from_ms..to_ms` kept as samples.
+    pub fn keeping_samples_in(from_ms: f64, to_ms: f64) -> Self {
+        ProcessRouter {
+            insights: InsightsKind::SamplesIn(from_ms, to_ms),
             ..Self::new()
         }
     }
@@ -154,6 +165,9 @@ impl ProcessRouter {
                 let insights = match self.insights {
                     InsightsKind::Full => Some(InsightsBuilder::new()),
                     InsightsKind::Bounded => Some(InsightsBuilder::bounded()),
+                    InsightsKind::SamplesIn(from, to) => {
+                        Some(InsightsBuilder::keeping_samples_in(from, to))
+                    }
                     InsightsKind::Off => None,
                 };
                 self.procs.entry(pid).or_insert(Routed {

@@ -31,12 +31,12 @@ pub const ALLOCATION_FIELDS: &[Definition] = &[
     d("allocations.top_types.ticks", "Ticks", "count", "Ticks naming this type (about sampled_bytes / 100 KB)."),
     d("allocations.top_types.by_kind.*", "Bytes by kind", "bytes", "This type's sampled bytes per kind (small, large, pinned)."),
     d("allocations.top_types.pct", "% of sampled", "%", "This type's sampled bytes / all sampled bytes (in the range asked for)."),
-    d("allocations.bin_ms", "Bin", "ms", "Width of the over_time bins: 1, 2 or 5 x 10^k ms, at least 1 ms, at most about 200 bins over the ticks' span."),
+    d("allocations.bin_ms", "Bin", "ms", "Width of the over_time bins. With every tick kept (InsightsBuilder::new): 1, 2 or 5 x 10^k ms, at least 1 ms, at most about 200 bins over the ticks' span. Otherwise (the browser, the CLI: memory bounded whatever the number of ticks) the tick bins' width (tick_bins.bin_ms), over_time then listing the bins with ticks and a zero bin at each edge of a gap."),
     d("allocations.over_time.start_ms", "Bin start", "ms", "Start of the bin (a multiple of bin_ms)."),
     d("allocations.over_time.end_ms", "Bin end", "ms", "End of the bin (exclusive)."),
     d("allocations.over_time.bytes.*", "Bytes by kind", "bytes", "Sampled bytes of the ticks in the bin, per kind (small, large, pinned)."),
     d("allocations.over_time.rate_bytes_per_s", "Alloc rate", "bytes/s", "Sampled bytes in the bin / bin seconds (the estimate's allocation rate)."),
-    d("allocations.type_names", "Type names", "name", "The distinct type names; samples refer to them by index."),
+    d("allocations.type_names", "Type names", "name", "The distinct type names; samples refer to them by index. samples holds every tick only from InsightsBuilder::new; from keeping_samples_in, the ticks of that range; from bounded, none."),
     d("allocations.samples.ms", "Time", "ms", "Time of the tick."),
     d("allocations.samples.type_index", "Type #", "count", "Index of the tick's type in type_names."),
     d("allocations.samples.bytes", "Bytes", "bytes", "AllocationAmount64 (AllocationAmount before version 2): bytes allocated on this heap and kind since its previous tick."),
@@ -237,7 +237,8 @@ pub(super) const METHOD: &str = "\
   for types allocated a lot, rough for rare ones), not an exact count. On the fixture traces (whole runs)
   the total is within 0.3 % of GC.GetTotalAllocatedBytes on .NET 8 and within 8.3 % on .NET Core 3.1.
   `Allocations::top_types_in(from_ms, to_ms)`
-  and `Allocations::rate_over_time(bin_ms)` give the same figures for any range or bin width.
+  and `Allocations::rate_over_time(bin_ms)` give the same figures for any range or bin width (within
+  the ticks the builder kept).
 * **GC attribution is by time.** A record belongs to the GC whose window (pause start to GCEnd)
   contains it, the most recently started when windows nest (a foreground GC inside a background GC).
   Suspensions for GC belong to the first GC whose GCStart falls inside them, or (SuspendForGCPrep) to
@@ -247,8 +248,11 @@ pub(super) const METHOD: &str = "\
 
 ## API for views
 
-* `InsightsBuilder::new()`, `on_event(&Event)` beside `ModelBuilder::on_event`, then
-  `finish(&GcModel) -> Insights`; or `analyze_with_insights(bytes) -> (GcModel, Insights)`.
+* `InsightsBuilder::new()` (every allocation tick kept: memory grows with them, ~40 bytes a tick),
+  `bounded()` (ticks only as per-type sums in at most 512 time bins: the browser and the CLI) or
+  `keeping_samples_in(from_ms, to_ms)` (bounded, and that range's ticks kept: `gcscope allocs --from/--to`);
+  `on_event(&Event)` beside `ModelBuilder::on_event`, then `finish(&GcModel) -> Insights`; or
+  `analyze_with_insights(bytes) -> (GcModel, Insights)`.
 * `Allocations::samples_in(from_ms, to_ms)`, `totals_in(from_ms, to_ms)` (bytes per kind, ticks),
   `top_types_in(from_ms, to_ms)`, `rate_over_time(bin_ms)`, `type_name(&sample)`.
 * `GenBudgets::get(i)` (0..=4: gen0, gen1, gen2, LOH, POH); `root_values(&RootMarks)` in

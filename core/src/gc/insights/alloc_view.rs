@@ -24,8 +24,13 @@ pub(crate) fn allocations(
     samples: Vec<AllocSample>,
     tick_bins: TickBins,
 ) -> Allocations {
-    if samples.is_empty() {
-        return from_bins(type_names, tick_bins);
+    // The samples are every tick only if there are as many as the bins counted (a builder that
+    // kept those of a time range: the whole trace's figures come from the bins).
+    if (samples.len() as u64) < tick_bins.ticks_by_kind.total() || samples.is_empty() {
+        return Allocations {
+            samples,
+            ..from_bins(type_names, tick_bins)
+        };
     }
     let mut a = Allocations {
         has_events: !samples.is_empty(),
