@@ -145,41 +145,51 @@ impl ProcessRouter {
             self.on_kernel(e);
             return;
         }
-        // An EventPipe trace is one process: its model starts at its first event, as a plain
-        // ModelBuilder's would. A machine-wide trace's processes start at their first runtime event.
-        let machine_wide = info.format.starts_with("etl");
-        let pid = e.process_id;
-        let routed = match self.procs.get_mut(&pid) {
+        let routed = match self.procs.get_mut(&e.process_id) {
             Some(r) => r,
-            None => {
-                if machine_wide && !is_runtime_provider(e.provider) {
-                    return;
-                }
-                let mut info = info.clone();
-                info.process_id = pid;
-                if machine_wide {
-                    // The log's pointer size is the machine's; a 32-bit process's records are
-                    // 32-bit (their header says so).
-                    info.pointer_size = e.pointer_size;
-                }
-                let insights = match self.insights {
-                    InsightsKind::Full => Some(InsightsBuilder::new()),
-                    InsightsKind::Bounded => Some(InsightsBuilder::bounded()),
-                    InsightsKind::SamplesIn(from, to) => {
-                        Some(InsightsBuilder::keeping_samples_in(from, to))
-                    }
-                    InsightsKind::Off => None,
-                };
-                self.procs.entry(pid).or_insert(Routed {
-                    model: ModelBuilder::new(&info),
-                    insights,
-                })
-            }
+            None => match self.add_process(info, e) {
+                Some(r) => r,
+                None => return,
+            },
         };
         match &mut routed.insights {
             Some(insights) => super::feed(&mut routed.model, insights, e),
             None => routed.model.on_event(e),
         }
+    }
+
+    /// The model (and insights) of `e`'s process, made at its first event; None for an event that
+    /// does not start one. Out of line: a `ModelBuilder` is large, and made inline it gave
+    /// [`on_event`](Self::on_event), which every event goes through, a 21 KB stack frame.
+    #[cold]
+    #[inline(never)]
+    fn add_process(&mut self, info: &TraceInfo, e: &Event<'_>) -> Option<&mut Routed> {
+        // An EventPipe trace is one process: its model starts at its first event, as a plain
+        // ModelBuilder's would. A machine-wide trace's processes start at their first runtime event.
+        let machine_wide = info.format.starts_with("etl");
+        if machine_wide && !is_runtime_provider(e.provider) {
+            return None;
+        }
+        let pid = e.process_id;
+        let mut info = info.clone();
+        info.process_id = pid;
+        if machine_wide {
+            // The log's pointer size is the machine's; a 32-bit process's records are
+            // 32-bit (their header says so).
+            info.pointer_size = e.pointer_size;
+        }
+        let insights = match self.insights {
+            InsightsKind::Full => Some(InsightsBuilder::new()),
+            InsightsKind::Bounded => Some(InsightsBuilder::bounded()),
+            InsightsKind::SamplesIn(from, to) => {
+                Some(InsightsBuilder::keeping_samples_in(from, to))
+            }
+            InsightsKind::Off => None,
+        };
+        Some(self.procs.entry(pid).or_insert(Routed {
+            model: ModelBuilder::new(&info),
+            insights,
+        }))
     }
 
     fn on_kernel(&mut self, e: &Event<'_>) {
