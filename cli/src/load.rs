@@ -190,7 +190,7 @@ pub fn load_process(
     if choice == ProcessChoice::Auto {
         pass.tell_choice(path, pid);
     }
-    pass.finish(pid, insights)
+    pass.finish(pid, insights != WithInsights::No)
 }
 
 /// The process id `--pid`/`--process` names (None: every process), resolved by a first pass over
@@ -312,9 +312,8 @@ impl Pass {
     fn finish(
         self,
         pid: Option<u32>,
-        insights: WithInsights,
+        insights: bool,
     ) -> Result<(GcModel, Option<Insights>), String> {
-        let insights = insights != WithInsights::No;
         let Pass {
             router,
             info,

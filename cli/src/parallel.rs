@@ -135,7 +135,10 @@ pub fn read(
             while let Some(b) = reader.take_spent_buffer() {
                 let _ = pool_tx.send(b);
             }
-            let _ = spent_tx.send(output);
+            // An .etl output was moved into the merge whole: nothing of it to reuse.
+            if matches!(output, Output::EventPipe(_)) {
+                let _ = spent_tx.send(output);
+            }
             match merged {
                 Ok(Merged::Done) => {}
                 Ok(Merged::Sequential { from }) => {

@@ -294,18 +294,22 @@ pub fn in_parts_with(
     if split.reverse {
         order.reverse();
     }
+    // A task's bytes, as a part reads them (shorter where the file is).
+    let task_bytes = |t: &Task| {
+        let start = (t.offset as usize).min(bytes.len());
+        let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
+        bytes[start..end].to_vec()
+    };
     // What the (one) worker was given last: the original, and its copy from the bytes.
     let (mut last_sent, mut worker_context) = (None, None);
     for i in order {
         let t = &tasks[i];
-        let start = (t.offset as usize).min(bytes.len());
-        let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
         if split.reuse {
             // Decoded in the merge below.
             continue;
         }
         if !split.wire {
-            outputs[i] = Some(parts::decode(t, bytes[start..end].to_vec(), filter));
+            outputs[i] = Some(parts::decode(t, task_bytes(t), filter));
             continue;
         }
         let changed = match (&last_sent, &t.context) {
@@ -325,7 +329,7 @@ pub fn in_parts_with(
             last_sent = t.context.clone();
         }
         worker_context = got.context.clone();
-        let out = parts::decode(&got, bytes[start..end].to_vec(), filter);
+        let out = parts::decode(&got, task_bytes(t), filter);
         let (records, payloads) = if for_model {
             parts::wire::output_to_bytes_for_model(out)
         } else {
@@ -366,9 +370,7 @@ pub fn in_parts_with(
             Some(o) => o,
             None => {
                 assert!(split.reuse, "task {} not decoded", t.index);
-                let start = (t.offset as usize).min(bytes.len());
-                let end = (t.offset + t.len).min(bytes.len() as u64) as usize;
-                parts::decode_reusing(t, bytes[start..end].to_vec(), filter, spare.take())
+                parts::decode_reusing(t, task_bytes(t), filter, spare.take())
             }
         };
         let merged = parts::merge_keeping(&mut r, t, &mut out, &mut sink);
