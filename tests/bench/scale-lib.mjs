@@ -339,6 +339,11 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
   // peaks with them open are reported apart from the load's.
   const loadPeak = { ...peak };
   const loadHwm = Math.max(0, ...rendererPids(engine).map((pid) => statusKb(pid, 'VmHWM') * 1024));
+  // What the GC table shows, read before `thenTabs` leave it (its row count is on that tab only).
+  const shown = await page.evaluate(() => ({
+    rowCount: document.querySelector('#row-count')?.textContent ?? null,
+    error: document.querySelector('#error')?.textContent ?? null,
+  }));
   const tabsMs = {};
   for (const tab of thenTabs) {
     const t0 = Date.now();
@@ -364,10 +369,6 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
       return m.bytes;
     });
   } catch { /* not available */ }
-  const shown = await page.evaluate(() => ({
-    rowCount: document.querySelector('#row-count')?.textContent ?? null,
-    error: document.querySelector('#error')?.textContent ?? null,
-  }));
   const size = (await stat(file)).size;
   const result = {
     file,
