@@ -21,7 +21,19 @@
       return log.apply(this, args);
     };
   }
-  addEventListener('error', (e) => { if (e instanceof ErrorEvent) push('pageerror', e.message || (e.error && e.error.message) || 'error'); });
+  // The page's wasm memory, for the report of a wasm trap (Trunk's loader hands it over).
+  let wasmMemory = null;
+  addEventListener('TrunkApplicationStarted', (e) => { wasmMemory = e.detail && e.detail.wasm && e.detail.wasm.memory; });
+  // A wasm trap ("Out of bounds memory access", "unreachable") says little by its message alone:
+  // its report carries the page's memory size and the stack's first frames (function indices of
+  // this build's wasm), for a trap seen once (docs/performance.md, "A WebKit page trap").
+  const trap = (e) => {
+    if (!(typeof WebAssembly !== 'undefined' && e.error instanceof WebAssembly.RuntimeError)) return '';
+    const mib = wasmMemory ? (wasmMemory.buffer.byteLength / 1048576).toFixed(1) : '?';
+    const frames = String(e.error.stack || '').split('\n').slice(0, 8).join(' <- ');
+    return ` [page wasm memory ${mib} MiB; stack: ${frames}]`;
+  };
+  addEventListener('error', (e) => { if (e instanceof ErrorEvent) push('pageerror', (e.message || (e.error && e.error.message) || 'error') + trap(e)); });
   addEventListener('unhandledrejection', (e) => push('pageerror', `unhandled rejection: ${str(e.reason)}`));
   document.addEventListener('securitypolicyviolation', (e) => push('csp', `${e.violatedDirective}: ${e.blockedURI} ${e.sample || ''}`));
   try {
