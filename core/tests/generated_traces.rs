@@ -431,7 +431,7 @@ fn check_pause_time(bytes: &[u8], te: &Json, problems: &mut Vec<String>) {
         other => panic!("expected a number, found {other:?}"),
     };
     let span = num(&te["gc_stats"]["ProcessDuration"]);
-    if (m.process.gc_span_ms - span).abs() > 0.01 {
+    if (m.process.gc_span_ms - span).abs() > 1e-6 {
         problems.push(format!(
             "GC span {} ms, TraceEvent's ProcessDuration {span} ms",
             m.process.gc_span_ms

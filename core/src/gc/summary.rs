@@ -21,6 +21,8 @@ pub(crate) struct Parts {
     pub(crate) handles: HandleTracker,
     pub(crate) pins: PinTracker,
     pub(crate) process: ProcessFacts,
+    /// See `ModelBuilder::span_end_ms`.
+    pub(crate) span_end_ms: Option<f64>,
     pub(crate) notes: Vec<String>,
     pub(crate) datas: DatasModel,
     pub(crate) alloc_waits: AllocWaits,
@@ -35,6 +37,7 @@ pub(crate) fn build(parts: Parts) -> GcModel {
         handles,
         pins,
         mut process,
+        span_end_ms,
         mut notes,
         datas,
         alloc_waits,
@@ -52,9 +55,10 @@ pub(crate) fn build(parts: Parts) -> GcModel {
     let gcs = gcs.split_off(handed_out.saturating_sub(base).min(gcs.len()));
 
     // TraceEvent's GCStats.ProcessDuration (its "% Time paused" divides by it): first complete
-    // GC's pause start to the last GC's end. Not the process's time in the trace: with one GC it
-    // is shorter than that GC's pause (which ends at the restart after the GC's end).
-    process.gc_span_ms = match (acc.first_complete_start_ms, acc.last_end_ms) {
+    // GC's pause start to the GCHeapStats before the last GC TraceEvent completes. Not the
+    // process's time in the trace: with one GC it is shorter than that GC's pause (which ends at
+    // the restart after the GC's end).
+    process.gc_span_ms = match (acc.first_complete_start_ms, span_end_ms) {
         (Some(f), Some(l)) if l > f => l - f,
         _ => 0.0,
     };
@@ -96,7 +100,6 @@ pub(crate) struct SummaryAcc {
     count: u32,
     incomplete: u32,
     first_complete_start_ms: Option<f64>,
-    last_end_ms: Option<f64>,
     /// All generations, then gen0, gen1, gen2.
     rollups: [RollupAcc; 4],
     condemn: CondemnAcc,
@@ -111,7 +114,6 @@ impl Default for SummaryAcc {
             count: 0,
             incomplete: 0,
             first_complete_start_ms: None,
-            last_end_ms: None,
             rollups: [None, Some(0), Some(1), Some(2)].map(RollupAcc::new),
             condemn: CondemnAcc::default(),
             pins: PinRows::default(),
@@ -134,8 +136,6 @@ impl SummaryAcc {
         if gc.complete && self.first_complete_start_ms.is_none() {
             self.first_complete_start_ms = Some(gc.start_ms);
         }
-        let end = gc.end_ms.unwrap_or(gc.start_ms);
-        self.last_end_ms = Some(self.last_end_ms.map_or(end, |l| l.max(end)));
         for r in &mut self.rollups {
             r.add(gc);
         }

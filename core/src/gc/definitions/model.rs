@@ -149,7 +149,7 @@ pub const ROLLUP_FIELDS: &[Definition] = &[
     d("allocated_per_pause_ms_bytes", "Alloc/pause ms", "bytes", "total_allocated / total_pause: bytes the program allocated per ms it was paused."),
     d("promoted_per_gc_ms_bytes", "Survived/GC ms", "bytes", "total_promoted / total GC duration: bytes survived per ms of GC work (PerfView divides by GC CPU time, which EventPipe traces lack)."),
     d("pause_time_pct", "% time paused", "%", "total_pause / the process's time in the trace (trace_duration_ms): the share of the traced time the program was stopped by these GCs. At most 100."),
-    d("gc_span_pause_pct", "% of GC span", "%", "total_pause / gc_span_ms: PerfView's \"% Time paused for Garbage Collection\" (TraceEvent's GetGCPauseTimePercentage). Over 100 when the span is shorter than the pauses in it (one GC: the span ends at its GCEnd, its pause at the restart after)."),
+    d("gc_span_pause_pct", "% of GC span", "%", "total_pause / gc_span_ms: PerfView's \"% Time paused for Garbage Collection\" (TraceEvent's GetGCPauseTimePercentage). Over 100 when the span is shorter than the pauses in it (one GC: the span ends at its GCHeapStats, its pause at the restart after)."),
 ];
 
 /// Fields of [`crate::gc::ProcessFacts`].
@@ -179,7 +179,7 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start: the process's time in the trace (TraceEvent's SessionEndTime - SessionStartTime); the denominator of % time paused."),
     d("first_event_ms", "First event", "ms", "Time of the first event."),
     d("last_event_ms", "Last event", "ms", "Time of the last event."),
-    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the last GC's end: TraceEvent's GCStats.ProcessDuration, the denominator of PerfView's % time paused (gc_span_pause_pct)."),
+    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the GCHeapStats before the last GC that completed as TraceEvent completes one (a blocking GC at its RestartEEEnd, a background GC at its GCHeapStats): TraceEvent's GCStats.ProcessDuration, the denominator of PerfView's % time paused (gc_span_pause_pct). A background GC whose GCHeapStats the trace lost does not move it."),
     d("events", "Events", "count", "Events the model was given."),
     d("runtime_events", "Runtime events", "count", "Events of the runtime's providers (public, private, rundown)."),
     d("gc_events", "GC events", "count", "Events the model used."),
