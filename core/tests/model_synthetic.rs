@@ -544,3 +544,39 @@ fn bytes_past_a_known_layout_are_kept_raw_in_a_note() {
     assert!(stats.ends_with("0700000000000000"), "{stats}");
     assert!(plain.notes.iter().all(|n| !n.contains("past the")));
 }
+
+/// The GC span ends where TraceEvent's ProcessDuration does (`GetProcessDuration`): it is
+/// recomputed whenever TraceEvent completes a GC, up to the last GCHeapStats seen then. A fresh
+/// .NET 9 trace (2026-11-29) stopped inside a background GC after its GCEnd, before its
+/// GCHeapStats: TraceEvent never completes that GC, and the span ended 34 ms late at its GCEnd.
+#[test]
+fn the_gc_span_ends_where_traceevent_completes_the_last_gc() {
+    // GC 1's pause starts at 10.0; GC 2's GCHeapStats at 20.91.
+    let mut ev = two_gcs();
+    // BGC #3 (initial suspension 100.00-100.01, GCStart 100.02, restart 100.5) and a foreground
+    // GC #4 inside it (GCHeapStats at 101.51, RestartEEEnd at 101.6, where it completes).
+    ev.extend([
+        suspend_begin(100.0, TH, 1, 2),
+        suspend_end(100.01, TH),
+        gc_start(100.02, TH, 3, 2, 0, 1),
+        restart_end(100.5, TH),
+        suspend_begin(101.0, TH, 1, 3),
+        suspend_end(101.01, TH),
+        gc_start(101.02, TH, 4, 0, 0, 2),
+        gc_end(101.5, TH, 4, 0),
+        heap_stats(101.51, TH, [0, 1, 2, 3, 4], [0; 5], [0; 3]),
+        restart_end(101.6, TH),
+    ]);
+    // The trace stops after the BGC's GCEnd: 10.0 to GC 4's GCHeapStats, not to 106.0.
+    let mut cut = ev.clone();
+    cut.push(gc_end(106.0, BGC_TH, 3, 2));
+    assert!(close(build(&cut).process.gc_span_ms, 101.51 - 10.0));
+    // With its GCHeapStats the BGC completes there, and TraceEvent's span still ends at the
+    // GCHeapStats before it (GC 4's): it takes the last one before counting this one.
+    ev.push(gc_end(106.0, BGC_TH, 3, 2));
+    ev.push(heap_stats(106.01, BGC_TH, [0, 1, 2, 3, 4], [0; 5], [0; 3]));
+    assert!(close(build(&ev).process.gc_span_ms, 101.51 - 10.0));
+    // A blocking GC after it ends the span at its own GCHeapStats (120.91).
+    ev.extend(blocking_gc(120.0, 5, 0, 0, 1_000_000));
+    assert!(close(build(&ev).process.gc_span_ms, 120.91 - 10.0));
+}
