@@ -5,7 +5,7 @@ use gcscope_core::gc::insights::{AllocBin, KindBytes, TypeAlloc};
 use serde::Serialize;
 
 use crate::args::{JsonOpts, RangeOpts};
-use crate::insight::{load, load_with, mb, pct, print_json};
+use crate::insight::{load_with, mb, pct, print_json};
 use crate::load::WithInsights;
 use crate::table::{Align, Table};
 
@@ -47,11 +47,12 @@ pub fn run(opts: &Opts) -> Result<(), String> {
     // Memory stays bounded: the whole trace's figures come from per-type sums in time bins, and
     // only a range asked for keeps its ticks one by one (the bins' edges need not be the range's).
     let ranged = from.is_some() || to.is_some();
-    let (_, ins) = if ranged {
-        load_with(&opts.out.input, WithInsights::SamplesIn(lo, hi))?
+    let with = if ranged {
+        WithInsights::SamplesIn(lo, hi)
     } else {
-        load(&opts.out.input)?
+        WithInsights::Bounded
     };
+    let (_, ins) = load_with(&opts.out.input, with)?;
     let a = &ins.allocations;
     let (mut types, by_kind, ticks) = if ranged {
         let (by_kind, ticks) = a.totals_in(lo, hi);

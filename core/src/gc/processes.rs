@@ -79,10 +79,10 @@ struct Routed {
 /// Which insights a router builds beside each model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum InsightsKind {
-    Full,
     /// [`InsightsBuilder::bounded`], what the browser's worker uses.
     Bounded,
-    /// [`InsightsBuilder::keeping_samples_in`] this time range (ms).
+    /// [`InsightsBuilder::keeping_samples_in`] this time range (ms); the whole time line is
+    /// [`InsightsBuilder::new`] (every tick kept).
     SamplesIn(f64, f64),
     /// None: for consumers of the model alone, whose memory then stays what the model's is.
     Off,
@@ -108,7 +108,7 @@ impl ProcessRouter {
         ProcessRouter {
             procs: BTreeMap::new(),
             names: BTreeMap::new(),
-            insights: InsightsKind::Full,
+            insights: InsightsKind::SamplesIn(f64::NEG_INFINITY, f64::INFINITY),
             machine_wide: None,
         }
     }
@@ -179,7 +179,6 @@ impl ProcessRouter {
             info.pointer_size = e.pointer_size;
         }
         let insights = match self.insights {
-            InsightsKind::Full => Some(InsightsBuilder::new()),
             InsightsKind::Bounded => Some(InsightsBuilder::bounded()),
             InsightsKind::SamplesIn(from, to) => {
                 Some(InsightsBuilder::keeping_samples_in(from, to))

@@ -112,16 +112,30 @@ pub struct NetPart {
 impl NetPart {
     /// This output with nothing in it and its vectors' memory kept, to decode another task into
     /// (see [`crate::parts::decode_reusing`]).
-    pub fn emptied(mut self) -> NetPart {
-        self.blocks.clear();
-        self.events.clear();
-        self.ticks.clear();
-        self.runs.clear();
-        self.skips.clear();
-        self.payloads = Vec::new();
-        self.types = None;
-        self.stopped = None;
-        self
+    /// Only the vectors of records are kept; every other field (a field added later included)
+    /// starts from the default, as in a new output.
+    pub fn emptied(self) -> NetPart {
+        let NetPart {
+            mut blocks,
+            mut events,
+            mut ticks,
+            mut runs,
+            mut skips,
+            ..
+        } = self;
+        blocks.clear();
+        events.clear();
+        ticks.clear();
+        runs.clear();
+        skips.clear();
+        NetPart {
+            blocks,
+            events,
+            ticks,
+            runs,
+            skips,
+            ..NetPart::default()
+        }
     }
 
     /// Decodes the next block of the part: `kind`, its content `content` at stream offset `at`,
