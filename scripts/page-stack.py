@@ -20,17 +20,7 @@ import re
 import shutil
 import sys
 
-
-def uleb(b, i):
-    """An unsigned LEB128 at b[i]: (value, index after it)."""
-    value = shift = 0
-    while True:
-        x = b[i]
-        i += 1
-        value |= (x & 0x7F) << shift
-        shift += 7
-        if not x & 0x80:
-            return value, i
+from wasm_module import section_spans, uleb
 
 
 def sleb4(v):
@@ -49,10 +39,7 @@ def main():
     name = next(f for f in os.listdir(dst) if f.startswith("gcscope-app") and f.endswith(".wasm"))
     path = os.path.join(dst, name)
     b = bytearray(open(path, "rb").read())
-    i = 8  # magic and version
-    while i < len(b):
-        section, size_at = b[i], i + 1
-        size, body = uleb(b, size_at)
+    for section, body, _ in section_spans(bytes(b)):
         if section == 6:  # globals: count, then the first global's type, mutability, init
             _, g = uleb(b, body)
             init = g + 2
@@ -64,7 +51,6 @@ def main():
             b[init + 1 : end] = sleb4(kib * 1024)
             print(f"{name}: stack pointer starts at {kib * 1024} (was {old})")
             break
-        i = body + size
     else:
         sys.exit("no global section")
     open(path, "wb").write(b)

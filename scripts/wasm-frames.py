@@ -17,36 +17,11 @@ import subprocess
 import sys
 import tempfile
 
+from wasm_module import sections, uleb
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMED = os.path.join(ROOT, "target/wasm-bindgen/release/gcscope-app_bg.wasm")
 WASM_OPT = os.path.join(ROOT, "tests/node_modules/.bin/wasm-opt")
-
-
-def uleb(b, i):
-    value = shift = 0
-    while True:
-        x = b[i]
-        i += 1
-        value |= (x & 0x7F) << shift
-        shift += 7
-        if not x & 0x80:
-            return value, i
-
-
-def sections(path):
-    """The module's sections: id -> bytes, custom sections by name."""
-    b = open(path, "rb").read()
-    out, i = {}, 8
-    while i < len(b):
-        sid = b[i]
-        size, body = uleb(b, i + 1)
-        if sid == 0:
-            n, at = uleb(b, body)
-            out[b[at : at + n].decode()] = b[at + n : body + size]
-        else:
-            out[sid] = b[body : body + size]
-        i = body + size
-    return out
 
 
 def function_names(name_section):
