@@ -26,14 +26,14 @@ pub fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<(), String> {
     crate::summary::print(&s)
 }
 
-/// Bytes as MB (10^6) with 3 decimals.
+/// Bytes as MB (10^6) with 3 decimals: `format!("{:.3}", b as f64 / 1e6)`, made faster.
 pub fn mb(b: u64) -> String {
-    format!("{:.3}", b as f64 / 1e6)
+    crate::table::mb3(i128::from(b))
 }
 
 /// Signed bytes as MB.
 pub fn mb_i(b: i64) -> String {
-    format!("{:.3}", b as f64 / 1e6)
+    crate::table::mb3(i128::from(b))
 }
 
 /// A percentage with one decimal.
