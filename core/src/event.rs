@@ -63,4 +63,69 @@ pub struct Event<'a> {
     /// decoding, [`crate::parts`]): what [`crate::clr::decode`] would give of `payload`, for the
     /// GC model and insights to read without decoding it again. None elsewhere.
     pub tick: Option<&'a crate::clr::gc::TickDigest>,
+    /// Several GCAllocationTicks delivered as one, by a reader with the tick lane
+    /// ([`crate::TraceReader::with_tick_lane`]): the other fields are the first tick's (its
+    /// provider, name, time), the payload empty. None elsewhere.
+    pub ticks: Option<&'a TickBatch>,
+}
+
+/// The GCAllocationTicks that come between two other events, in the order the reader delivers
+/// events, as one (a reader with the tick lane, [`crate::TraceReader::with_tick_lane`]): what the
+/// GC model reads of them, summed. Each came with its digest ([`crate::clr::gc::TickDigest`]),
+/// made by the part of the file that decoded it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TickBatch {
+    pub count: u64,
+    /// The ticks' amounts per allocation kind (small, large, pinned; a kind above 2 counts as the
+    /// third, as the GC model counts it), saturating.
+    pub bytes_by_kind: [u64; 3],
+    /// The first tick's time (in delivery order), ms since the trace's start.
+    pub first_ms: f64,
+    /// The latest tick's: the one with the largest `timestamp - sync time` (wrapping, as
+    /// [`TraceInfo::ms_since_start`] computes it).
+    pub latest_since_sync: i64,
+    pub latest_ms: f64,
+    pub(crate) first_timestamp: i64,
+    pub(crate) latest_timestamp: i64,
+    /// Ticks per metadata entry, for the reader's counts.
+    pub(crate) per_entry: alloc::vec::Vec<(u32, u64)>,
+}
+
+impl TickBatch {
+    /// Empties it, keeping its memory.
+    pub(crate) fn clear(&mut self) {
+        self.count = 0;
+        self.bytes_by_kind = [0; 3];
+        self.per_entry.clear();
+    }
+
+    /// Adds one tick of metadata entry `metadata`, `since_sync` after the sync time (wrapping).
+    #[inline]
+    pub(crate) fn add(
+        &mut self,
+        metadata: u32,
+        timestamp: i64,
+        since_sync: i64,
+        kind: u8,
+        amount: u64,
+    ) {
+        if self.count == 0 {
+            self.first_timestamp = timestamp;
+            self.latest_timestamp = timestamp;
+            self.latest_since_sync = since_sync;
+        } else if since_sync > self.latest_since_sync {
+            self.latest_timestamp = timestamp;
+            self.latest_since_sync = since_sync;
+        }
+        self.count += 1;
+        let k = &mut self.bytes_by_kind[kind as usize];
+        *k = k.saturating_add(amount);
+        match self.per_entry.last_mut() {
+            Some((m, n)) if *m == metadata => *n += 1,
+            _ => match self.per_entry.iter_mut().find(|(m, _)| *m == metadata) {
+                Some((_, n)) => *n += 1,
+                None => self.per_entry.push((metadata, 1)),
+            },
+        }
+    }
 }

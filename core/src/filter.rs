@@ -85,6 +85,15 @@ impl Tally {
         self.per_entry[i] += 1;
     }
 
+    /// Counts `n` events of entry `index` reported under the entry's own name.
+    pub fn count_many(&mut self, index: u32, n: u64) {
+        let i = index as usize;
+        if i >= self.per_entry.len() {
+            self.per_entry.resize(i + 1, 0);
+        }
+        self.per_entry[i] += n;
+    }
+
     /// Counts one event of entry `index` reported under `name` (not the entry's name).
     pub fn count_renamed(&mut self, index: u32, name: &'static str) {
         match self

@@ -102,6 +102,21 @@ impl TraceReader {
         self.stream.decoder.set_sort_budget(bytes);
     }
 
+    /// Allocation ticks decoded by parts of the file ([`crate::parts`]) come as batches, the ticks
+    /// between two other events as one [`crate::event::TickBatch`] (an event whose `ticks` is set),
+    /// instead of one event each: for a consumer that only adds ticks up (the GC model without
+    /// insights: [`crate::gc::ModelBuilder::on_event`] takes both). Ticks the reader decodes itself,
+    /// and an .etl's, come one by one as before.
+    pub fn set_tick_lane(&mut self, on: bool) {
+        self.stream.decoder.set_tick_lane(on);
+    }
+
+    /// [`set_tick_lane`](Self::set_tick_lane), builder style.
+    pub fn with_tick_lane(mut self) -> Self {
+        self.set_tick_lane(true);
+        self
+    }
+
     /// [`set_filter`](Self::set_filter), builder style.
     pub fn with_filter(mut self, filter: impl Fn(&str, u32, u32) -> Interest + 'static) -> Self {
         self.set_filter(filter);

@@ -313,6 +313,7 @@ fn ev<'a>(
         pointer_size: ptr,
         payload,
         tick: None,
+        ticks: None,
     }
 }
 

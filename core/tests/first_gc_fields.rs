@@ -235,6 +235,7 @@ fn check_trace(trace_file: &Path, baseline_file: &Path) -> usize {
             pointer_size: *pointer_size,
             payload,
             tick: None,
+            ticks: None,
         };
         let decoded = match decode(&ev) {
             Some(Ok(d)) => d,

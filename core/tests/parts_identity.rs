@@ -11,7 +11,8 @@
 mod common;
 
 use common::split::{
-    check_identity, in_parts, in_parts_with, sequential, task_bytes_for, Setup, Split,
+    check_identity, in_parts, in_parts_with, sequential, sequential_with, task_bytes_for, Setup,
+    Split,
 };
 use gcscope_core::event::Event;
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
@@ -25,14 +26,17 @@ const SETUPS: [Setup; 3] = [
     Setup {
         filter: None,
         budget: None,
+        tick_lane: false,
     },
     Setup {
         filter: Some(gc::interest),
         budget: None,
+        tick_lane: false,
     },
     Setup {
         filter: Some(gc::interest),
         budget: Some(64 << 10),
+        tick_lane: false,
     },
 ];
 
@@ -56,6 +60,7 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
 fn fixtures_decode_the_same_in_parts() {
     let all = fixtures();
     assert_eq!(all.len(), 32, "the committed fixtures");
+    let mut lane_ticks = 0;
     for (name, bytes) in &all {
         for setup in SETUPS {
             let (line, share) = check_identity(name, bytes, setup, bytes.len() < 2 << 20);
@@ -65,7 +70,11 @@ fn fixtures_decode_the_same_in_parts() {
             assert!(share > 0.9, "{line}");
         }
         same_model_and_insights_in_parts(name, bytes);
+        let (batches, ticks) = same_model_with_tick_lane(name, bytes);
+        lane_ticks += ticks;
+        eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
     }
+    assert!(lane_ticks > 10_000, "ticks through the lane: {lane_ticks}");
 }
 
 /// The GC model and its insights (`gc::feed`, every tick kept) built from the events merged from
@@ -122,6 +131,62 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) {
     }
 }
 
+/// The tick lane ([`TraceReader::set_tick_lane`], as the CLI reads a trace for the GC model
+/// alone): the parts' allocation ticks come as batches, and the model built from them, the reader's
+/// stats (events, out-of-order events, bytes...), its counts per event and its result are the
+/// sequential reader's, whose ticks come one by one (without the lane). With the default budget and
+/// with one of 64 KiB, at which the sort buffer releases events early and some come late; tasks
+/// through the wire as a Web Worker sends them for the model, or decoded into reused outputs.
+/// Returns how many batches and ticks came through the lane (a test that took no tick through the
+/// lane would prove nothing).
+fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
+    let json = |b: ModelBuilder| serde_json::to_string(&b.finish(None)).expect("model");
+    let (mut batches, mut laned) = (0, 0);
+    for budget in [None, Some(64 << 10)] {
+        let plain = Setup {
+            filter: Some(gc::interest),
+            budget,
+            tick_lane: false,
+        };
+        let mut b = ModelBuilder::new(&Default::default());
+        let want = sequential_with(bytes, plain, 1 << 16, &mut |e| {
+            assert!(e.ticks.is_none(), "{name}: a batch without the lane");
+            b.on_event(e)
+        });
+        let want_model = json(b);
+        for (n, wire, reuse) in [(2u64, false, false), (3, true, false), (7, false, true)] {
+            let split = Split {
+                task_bytes: task_bytes_for(bytes.len(), n),
+                read_extra: 0,
+                reverse: !reuse,
+                tail_chunk: 1 << 16,
+                wire,
+                pieces: None,
+                intern_types: false,
+                reuse,
+            };
+            let lane = Setup {
+                tick_lane: true,
+                ..plain
+            };
+            let mut b = ModelBuilder::new(&Default::default());
+            let (got, _) = in_parts_with(bytes, lane, split, wire, &mut |e| {
+                if let Some(t) = e.ticks {
+                    batches += 1;
+                    laned += t.count;
+                }
+                b.on_event(e)
+            });
+            let what = format!("{name}, {n} parts (wire {wire}, budget {budget:?}), tick lane");
+            assert_eq!(got.stats, want.stats, "{what}: stats");
+            assert_eq!(got.counts, want.counts, "{what}: event counts");
+            assert_eq!(got.result, want.result, "{what}: result");
+            assert!(json(b) == want_model, "{what}: the model differs");
+        }
+    }
+    (batches, laned)
+}
+
 #[test]
 fn reference_traces_decode_the_same_in_parts() {
     let Some(shared) = common::shared_dir() else {
@@ -162,6 +227,8 @@ fn reference_traces_decode_the_same_in_parts() {
             }
         }
         same_model_and_insights_in_parts(&name, &raw);
+        let (batches, ticks) = same_model_with_tick_lane(&name, &raw);
+        eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
     }
 }
 
@@ -241,6 +308,9 @@ fn generated_traces_decode_the_same_in_parts() {
             assert!(share > 0.9, "{line}");
         }
         same_model_and_insights_in_parts(name, &bytes);
+        let (batches, ticks) = same_model_with_tick_lane(name, &bytes);
+        eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
+        assert!(ticks > 0, "{name}: no tick through the lane");
         for compressed in [false, true] {
             let etl = relog_to_etl(&bytes, compressed);
             let what = format!("{name}, relogged to ETW (compressed: {compressed})");
@@ -250,6 +320,9 @@ fn generated_traces_decode_the_same_in_parts() {
                 assert!(share > 0.9, "{line}");
             }
             same_model_and_insights_in_parts(&what, &etl);
+            // An .etl has no tick lane (its merge is its own): the same model, every tick as before.
+            let (_, ticks) = same_model_with_tick_lane(&what, &etl);
+            assert_eq!(ticks, 0, "{what}");
         }
     }
 }

@@ -76,6 +76,7 @@ fn the_crafted_trace_decodes_the_same_in_parts() {
         let setup = Setup {
             filter,
             budget: None,
+            tick_lane: false,
         };
         let want = sequential(&bytes, setup, 1 << 20);
         assert!(want.stats.out_of_order_events > 0);

@@ -551,6 +551,7 @@ fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mu
         process_id: h.process_id,
         payload: &b.bytes[start..start + h.payload_len as usize],
         tick: b.tick(h),
+        ticks: None,
     };
     sink(info, &ev);
 }

@@ -146,6 +146,10 @@ pub(crate) fn add_filtered(b: &mut ModelBuilder, stats: &DecodeStats) {
 /// event left for [`clr::decode`]: then [`apply`] or [`on_payload_error`] (or nothing, when
 /// decode has no layout for it) completes it.
 pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
+    if let Some(t) = e.ticks {
+        on_tick_batch(b, t);
+        return false;
+    }
     let p = &mut b.process;
     p.events += 1;
     if p.first_event_ms.is_none() {
@@ -217,6 +221,26 @@ pub(crate) fn tick_digest<'a>(
         }
         None => None,
     }
+}
+
+/// What [`begin`] and [`apply_tick`] do with each tick of a batch (a reader with the tick lane,
+/// [`crate::TraceReader::with_tick_lane`]), for all of them at once: the counts, the first and
+/// latest times (the latest tick's time is the largest, as `max` over each would give), and the
+/// running totals per allocation kind (saturating sums add up the same in one step).
+fn on_tick_batch(b: &mut ModelBuilder, t: &crate::event::TickBatch) {
+    if t.count == 0 {
+        return;
+    }
+    let p = &mut b.process;
+    p.events += t.count;
+    if p.first_event_ms.is_none() {
+        p.first_event_ms = Some(t.first_ms);
+    }
+    p.last_event_ms = Some(p.last_event_ms.map_or(t.latest_ms, |l| l.max(t.latest_ms)));
+    // Ticks are the runtime provider's events.
+    p.runtime_events += t.count;
+    b.on_allocation_ticks(&t.bytes_by_kind);
+    b.process.gc_events += t.count;
 }
 
 /// What [`apply`] does with a GCAllocationTick, from its digest (which is made only where the

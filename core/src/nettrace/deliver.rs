@@ -3,9 +3,9 @@
 
 use super::metadata::MetadataStore;
 use crate::decode::Sink;
-use crate::event::{Event, TraceInfo};
+use crate::event::{Event, TickBatch, TraceInfo};
 use crate::filter::Tally;
-use crate::sort::Released;
+use crate::sort::{Release, Released};
 
 /// For a payload-named entry: the event's name when it is not the entry's.
 pub(super) fn renamed(
@@ -32,9 +32,68 @@ pub(super) fn renamed(
     crate::clr::event_name_for(&ev).filter(|n| *n != m.name)
 }
 
-/// Hands one event to the sink, with the interned strings it refers to, and counts it.
+/// Hands what the sort buffer released to the sink: an event, with the interned strings it refers
+/// to, or a batch of ticks (the first tick's strings); counts it. Returns how many events that was.
 #[inline]
 pub(super) fn emit(
+    meta: &MetadataStore,
+    tally: &mut Tally,
+    info: &TraceInfo,
+    pointer_size: u8,
+    r: Release<'_>,
+    sink: &mut Sink<'_>,
+) -> u64 {
+    match r {
+        Release::Event(r) => {
+            emit_event(meta, tally, info, pointer_size, r, sink);
+            1
+        }
+        Release::Ticks(b) => emit_ticks(meta, tally, info, pointer_size, b, sink),
+    }
+}
+
+/// A batch of the tick lane's ticks (see [`crate::sort::Sorter::set_tick_lane`]): counted per
+/// metadata entry as each tick would be (a tick's entry is never payload-named), their times filled
+/// in, handed to the sink as one event.
+#[inline(never)]
+fn emit_ticks(
+    meta: &MetadataStore,
+    tally: &mut Tally,
+    info: &TraceInfo,
+    pointer_size: u8,
+    b: &mut TickBatch,
+    sink: &mut Sink<'_>,
+) -> u64 {
+    let Some(&(first, _)) = b.per_entry.first() else {
+        return 0;
+    };
+    for &(index, n) in &b.per_entry {
+        tally.count_many(index, n);
+    }
+    tally.saw_since(b.latest_since_sync);
+    b.first_ms = info.ms_since_start(b.first_timestamp);
+    b.latest_ms = info.ms_since_start(b.latest_timestamp);
+    let m = meta.entry(first);
+    let ev = Event {
+        provider: meta.provider(m.provider),
+        event_id: m.event_id,
+        version: m.version,
+        name: &m.name,
+        timestamp: b.first_timestamp,
+        time_ms: b.first_ms,
+        process_id: info.process_id,
+        processor: u32::MAX,
+        pointer_size,
+        ticks: Some(b),
+        ..Event::default()
+    };
+    sink(info, &ev);
+    b.count
+}
+
+/// Hands one event to the sink, with the interned strings it refers to, and counts it.
+#[inline]
+fn emit_event(
     meta: &MetadataStore,
     tally: &mut Tally,
     info: &TraceInfo,
@@ -64,6 +123,7 @@ pub(super) fn emit(
         pointer_size,
         payload,
         tick,
+        ticks: None,
     };
     if m.payload_named {
         if let Some(n) = renamed(meta, p.metadata, p.version, pointer_size, payload) {

@@ -144,6 +144,11 @@ impl Decoder {
             self.tally.saw_since(d);
         }
         if piece.events > 0 {
+            if self.tick_lane && !self.sorter.has_tick_lane() {
+                if let Some(info) = &self.info {
+                    self.sorter.set_tick_lane(info.sync_time_qpc);
+                }
+            }
             self.sorter.account(piece.rows_len as usize);
             let chunk = self.sorter.adopt(payloads);
             for p in events {

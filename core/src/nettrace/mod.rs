@@ -100,6 +100,8 @@ pub struct Decoder {
     tally: Tally,
     /// What the unit at the start of the unconsumed input is, for truncation messages.
     current: &'static str,
+    /// Ticks decoded by parts go to the sort buffer's tick lane (see [`Self::set_tick_lane`]).
+    tick_lane: bool,
 }
 
 impl Default for Decoder {
@@ -121,6 +123,7 @@ impl Decoder {
             v6: V6State::default(),
             tally: Tally::default(),
             current: "stream header",
+            tick_lane: false,
         }
     }
 
@@ -152,6 +155,13 @@ impl Decoder {
     }
     pub fn take_spent(&mut self) -> Option<Vec<u8>> {
         self.sorter.take_spent()
+    }
+
+    /// Delivers the allocation ticks that parts of the file decoded ([`Self::apply_piece`], with
+    /// their digests) as [`crate::event::TickBatch`]es: the ticks between two other events as one
+    /// (see [`crate::sort::Sorter::set_tick_lane`]). For a consumer that only adds ticks up.
+    pub fn set_tick_lane(&mut self, on: bool) {
+        self.tick_lane = on;
     }
 
     /// Sets the sort buffer's budget (see [`crate::sort::MAX_BUFFERED_BYTES`]); before any event.
@@ -289,8 +299,7 @@ impl Decoder {
         }
         let ptr = self.pointer_size;
         self.sorter.flush_upto(t, &mut |r| {
-            stats.events += 1;
-            emit(meta, tally, info, ptr, r, sink);
+            stats.events += emit(meta, tally, info, ptr, r, sink);
         });
     }
 
@@ -302,8 +311,7 @@ impl Decoder {
         }
         let ptr = self.pointer_size;
         self.sorter.flush(&mut |r| {
-            stats.events += 1;
-            emit(meta, tally, info, ptr, r, sink);
+            stats.events += emit(meta, tally, info, ptr, r, sink);
         });
     }
 

@@ -9,7 +9,7 @@ use super::{framing, metadata, Stage, Step};
 use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, Result};
 use crate::read::Cursor;
-use crate::sort::{Pending, Released, ARENA};
+use crate::sort::{Pending, Release, Released, ARENA};
 use alloc::format;
 
 /// Header bytes before the payload.
@@ -154,11 +154,11 @@ impl super::Decoder {
             &mut self.tally,
             info,
             self.pointer_size,
-            Released {
+            Release::Event(Released {
                 event: &p,
                 payload: e.payload,
                 tick: None,
-            },
+            }),
             sink,
         );
         Ok(())

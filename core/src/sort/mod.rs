@@ -17,6 +17,12 @@
 //! with the event; and a part's bytes, once no event points into them, are kept for the caller to
 //! read the next part into ([`Sorter::take_spent`]).
 //!
+//! **The tick lane.** For a consumer that only adds ticks up (the GC model without insights), a
+//! tick that came with its digest can wait apart instead, in a small record, and go out with the
+//! other ticks before the same event as one [`TickBatch`] ([`Sorter::set_tick_lane`], `lane`):
+//! released where each tick would have been, and counted as the record it replaces, so every
+//! decision above is the same.
+//!
 //! **Memory bound.** A region is bounded by the writer's sequence points, and real traces hold at
 //! most a few MB (the reference traces: 4.8 MB and 14k events; the 29 MB HeartRateMonitor trace
 //! decodes in 8.5 MB RSS). A file without sequence points or IsSorted flags would make the whole
@@ -28,11 +34,14 @@
 //! memory wins above it. Keeping stacks or activity ids per event would multiply the buffer, which
 //! is why the records hold only what `Event` exposes.
 
+mod lane;
 mod radix;
 
 use crate::clr::gc::TickDigest;
+use crate::event::TickBatch;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
+use lane::{Lane, LaneTick};
 use radix::radix_sort;
 
 /// Buffered bytes above which an IsSorted event triggers an early partial flush.
@@ -55,8 +64,15 @@ pub struct Released<'a> {
     pub tick: Option<&'a TickDigest>,
 }
 
-/// What the buffer hands each event it releases to.
-pub type Emit<'a> = dyn FnMut(Released<'_>) + 'a;
+/// What the buffer releases: an event, or the lane's ticks between two events as one batch (see
+/// [`Sorter::set_tick_lane`]).
+pub enum Release<'a> {
+    Event(Released<'a>),
+    Ticks(&'a mut TickBatch),
+}
+
+/// What the buffer hands each event (or batch of ticks) it releases to.
+pub type Emit<'a> = dyn FnMut(Release<'_>) + 'a;
 
 /// Spent chunks kept for reuse (see [`Sorter::take_spent`]): a few tasks' bytes.
 pub const SPENT_KEPT: usize = 4;
@@ -111,6 +127,8 @@ pub struct Sorter {
     /// [`emit_gathered`](Self::emit_gathered)'s batch of records and their digests (reused).
     gathered: Vec<Pending>,
     gathered_ticks: Vec<TickDigest>,
+    /// The gathered records' indices (the lane's ties are broken by them).
+    gathered_at: Vec<u32>,
     /// Adopted chunks let go of and held by nothing else: their allocations, for the caller to read
     /// the next parts into ([`take_spent`](Self::take_spent)); at most [`SPENT_KEPT`].
     spent: Vec<Vec<u8>>,
@@ -124,6 +142,10 @@ pub struct Sorter {
     /// Events buffered after a release at the budget with a timestamp before the latest one
     /// released: they come out after a later event.
     pub late: u64,
+    /// The tick lane, once set ([`set_tick_lane`](Self::set_tick_lane)).
+    lane: Option<Lane>,
+    /// For [`keep_after`](Self::keep_after): how many events it kept before each index.
+    kept_before: Vec<u32>,
 }
 
 impl Sorter {
@@ -142,16 +164,36 @@ impl Sorter {
     }
 
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.events.len() + self.lane.as_ref().map_or(0, |l| l.ticks.len())
     }
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.len() == 0
     }
-    /// Bytes currently held (records + payloads), adopted chunks counted as the blocks they stand for.
+    /// Bytes currently held (records + payloads), adopted chunks counted as the blocks they stand for,
+    /// and a lane tick as the record and payload it stands for.
     pub fn buffered_bytes(&self) -> usize {
+        let lane = self.lane.as_ref().map_or(0, |l| {
+            l.ticks.len() * core::mem::size_of::<Pending>() + l.kept_payload
+        });
         self.events.len() * core::mem::size_of::<Pending>()
             + self.arena.len()
             + self.adopted_accounted
+            + lane
+    }
+
+    /// From now on, ticks pushed with their digest ([`push_tick`](Self::push_tick)) go to the tick
+    /// lane: they are released as [`Release::Ticks`], the ticks between two other events summed as
+    /// one batch, in the place the buffer would have released each (see `lane`). For a consumer
+    /// that only adds ticks up (the GC model without insights). `sync_time_qpc`: the trace's.
+    pub fn set_tick_lane(&mut self, sync_time_qpc: i64) {
+        if self.lane.is_none() {
+            self.lane = Some(Lane::new(sync_time_qpc));
+        }
+    }
+
+    /// Whether ticks go to the lane.
+    pub fn has_tick_lane(&self) -> bool {
+        self.lane.is_some()
     }
 
     /// `order` = every buffered event's (timestamp, index), sorted: the order they are released in.
@@ -178,9 +220,14 @@ impl Sorter {
 
     /// The smallest buffered timestamp that is <= `t`.
     pub fn min_timestamp_upto(&self, t: i64) -> Option<i64> {
+        let lane = self
+            .lane
+            .iter()
+            .flat_map(|l| l.ticks.iter().map(|x| x.timestamp));
         self.events
             .iter()
             .map(|p| p.timestamp)
+            .chain(lane)
             .filter(|&ts| ts <= t)
             .min()
     }
@@ -240,9 +287,29 @@ impl Sorter {
         self.events.push(p);
     }
 
-    /// [`push_at`](Self::push_at) of an event with its digest, if it has one.
+    /// [`push_at`](Self::push_at) of an event with its digest, if it has one; into the tick lane,
+    /// if there is one.
     #[inline]
     pub fn push_tick(&mut self, mut p: Pending, tick: Option<TickDigest>) {
+        if let (Some(d), Some(lane)) = (&tick, self.lane.as_mut()) {
+            if self.released_upto.is_some_and(|t| p.timestamp < t) {
+                self.late += 1;
+            }
+            if p.timestamp < self.last_ts {
+                self.in_order = false;
+            } else {
+                self.last_ts = p.timestamp;
+            }
+            lane.ticks.push(LaneTick {
+                timestamp: p.timestamp,
+                before: self.events.len() as u32,
+                metadata: p.metadata,
+                payload_len: p.payload_len,
+                kind: d.kind.min(2) as u8,
+                amount: d.amount,
+            });
+            return;
+        }
         p.tick = match tick {
             Some(d) => {
                 self.ticks.push(d);
@@ -326,7 +393,14 @@ impl Sorter {
                 .filter(|(_, p)| p.timestamp <= t)
                 .map(|(i, p)| (p.timestamp, i as u32)),
         );
-        if self.order.len() == self.events.len() {
+        let lane_all = match self.lane.as_mut() {
+            Some(l) => {
+                l.sort_upto(t);
+                l.order.len() == l.ticks.len()
+            }
+            None => true,
+        };
+        if self.order.len() == self.events.len() && lane_all {
             return self.flush(emit);
         }
         self.order.sort_unstable();
@@ -346,7 +420,9 @@ impl Sorter {
         self.last_ts = i64::MIN;
         self.in_order = true;
         let mut kept = 0;
+        self.kept_before.clear();
         for k in 0..self.events.len() {
+            self.kept_before.push(kept as u32);
             let mut p = self.events[k];
             if t.is_some_and(|t| p.timestamp <= t) {
                 continue;
@@ -368,8 +444,17 @@ impl Sorter {
             self.events[kept] = p;
             kept += 1;
         }
+        self.kept_before.push(kept as u32);
         self.events.truncate(kept);
         self.ticks.truncate(ticks);
+        if let Some(lane) = self.lane.as_mut() {
+            lane.keep_after(t, &self.kept_before);
+            if !lane.ticks.is_empty() {
+                // Whether the kept ticks and events are in order together is not worked out: the
+                // sort then finds out (being in order only spares it).
+                self.in_order = false;
+            }
+        }
         self.spare = core::mem::replace(&mut self.arena, arena);
         self.release_adopted();
         self.adopted_accounted = 0;
@@ -384,12 +469,41 @@ impl Sorter {
         }
         let record = core::mem::size_of::<Pending>();
         self.sort_order();
-        // Keep the latest events while they fit in half the budget; release the rest, with every
-        // event of the last released timestamp (a cut is a timestamp).
+        if let Some(l) = self.lane.as_mut() {
+            l.sort_upto(i64::MAX);
+        }
+        // Keep the latest events (the lane's ticks among them) while they fit in half the budget;
+        // release the rest, with every event of the last released timestamp (a cut is a timestamp).
         let mut kept = 0usize;
         let mut cut = None;
-        for &(ts, i) in self.order.iter().rev() {
-            let cost = record + self.events[i as usize].payload_len as usize;
+        let (mut a, mut b) = (
+            self.order.len(),
+            self.lane.as_ref().map_or(0, |l| l.order.len()),
+        );
+        while a > 0 || b > 0 {
+            // The later of the last event and the last tick not counted yet.
+            let tick = self
+                .lane
+                .as_ref()
+                .filter(|_| b > 0)
+                .map(|l| l.ticks[l.order[b - 1] as usize]);
+            let event = (a > 0).then(|| self.order[a - 1]);
+            let (ts, len) = match (event, tick) {
+                (Some((ts, i)), Some(x)) if lane_tick_first(&x, ts, i) => {
+                    a -= 1;
+                    (ts, self.events[i as usize].payload_len)
+                }
+                (_, Some(x)) => {
+                    b -= 1;
+                    (x.timestamp, x.payload_len)
+                }
+                (Some((ts, i)), None) => {
+                    a -= 1;
+                    (ts, self.events[i as usize].payload_len)
+                }
+                (None, None) => break,
+            };
+            let cost = record + len as usize;
             if kept + cost > self.budget / 2 {
                 cut = Some(ts);
                 break;
@@ -410,18 +524,26 @@ impl Sorter {
         self.released_upto = Some(self.released_upto.map_or(t, |u| u.max(t)));
     }
 
-    /// Emits the buffered events at the indices `order` gives, in that order. The records (and
-    /// their digests) are first copied out [`GATHER`] at a time in a loop that does nothing else,
-    /// so the CPU has many of these random reads in flight at once; read one at a time between
-    /// calls to the consumer, each cache miss was waited for alone (a third of the merging
-    /// thread's time on a 1 GiB trace, most of it stalled on these two loads).
+    /// Emits the buffered events at the indices `order` gives, in that order, with the lane's ticks
+    /// of its `order` (prepared by the caller) between them as batches. The records (and their
+    /// digests) are first copied out [`GATHER`] at a time in a loop that does nothing else, so the
+    /// CPU has many of these random reads in flight at once; read one at a time between calls to
+    /// the consumer, each cache miss was waited for alone (a third of the merging thread's time on
+    /// a 1 GiB trace, most of it stalled on these two loads).
     fn emit_gathered(&mut self, order: impl Iterator<Item = usize>, emit: &mut Emit<'_>) {
         let mut batch = core::mem::take(&mut self.gathered);
         let mut ticks = core::mem::take(&mut self.gathered_ticks);
+        let mut at = core::mem::take(&mut self.gathered_at);
+        let mut lane = self.lane.take();
+        let mut next_tick = 0;
         let mut order = order.peekable();
         while order.peek().is_some() {
             batch.clear();
-            batch.extend(order.by_ref().take(GATHER).map(|i| self.events[i]));
+            at.clear();
+            for i in order.by_ref().take(GATHER) {
+                at.push(i as u32);
+                batch.push(self.events[i]);
+            }
             ticks.clear();
             if !self.ticks.is_empty() {
                 for p in batch.iter_mut() {
@@ -431,23 +553,43 @@ impl Sorter {
                     }
                 }
             }
-            for p in &batch {
-                emit(Released {
+            for (p, &i) in batch.iter().zip(&at) {
+                if let Some(l) = lane.as_mut() {
+                    release_ticks(l, &mut next_tick, Some((p.timestamp, i)), emit);
+                }
+                emit(Release::Event(Released {
                     event: p,
                     payload: self.payload(p),
                     tick: ticks.get(p.tick as usize),
-                });
+                }));
             }
         }
+        if let Some(l) = lane.as_mut() {
+            release_ticks(l, &mut next_tick, None, emit);
+        }
+        self.lane = lane;
         self.gathered = batch;
         self.gathered_ticks = ticks;
+        self.gathered_at = at;
     }
 
     /// Emits every buffered event in timestamp order (stable) and empties the buffer.
     pub fn flush(&mut self, emit: &mut Emit<'_>) {
+        if let Some(l) = self.lane.as_mut() {
+            if self.in_order {
+                l.order.clear();
+                l.order.extend(0..l.ticks.len() as u32);
+            } else {
+                l.sort_upto(i64::MAX);
+            }
+        }
         if self.in_order {
-            for p in &self.events {
-                emit(self.release(p));
+            if self.lane.is_some() {
+                self.emit_gathered(0..self.events.len(), emit);
+            } else {
+                for p in &self.events {
+                    emit(Release::Event(self.release(p)));
+                }
             }
         } else {
             let min = self.events.iter().map(|p| p.timestamp).min().unwrap_or(0);
@@ -480,10 +622,38 @@ impl Sorter {
         self.events.clear();
         self.ticks.clear();
         self.arena.clear();
+        if let Some(l) = self.lane.as_mut() {
+            l.clear();
+        }
         self.release_adopted();
         self.adopted_accounted = 0;
         self.in_order = true;
         self.last_ts = i64::MIN;
+    }
+}
+
+/// Whether lane tick `x` comes before the buffered event at index `i` with timestamp `ts`: an
+/// earlier timestamp, or the same one and pushed before it (file order breaks ties).
+#[inline]
+fn lane_tick_first(x: &LaneTick, ts: i64, i: u32) -> bool {
+    x.timestamp < ts || (x.timestamp == ts && x.before <= i)
+}
+
+/// Releases, as one batch, the lane's ticks of its `order` from `next` on that come before the event
+/// `upto` (timestamp, index), or all of them for None.
+fn release_ticks(l: &mut Lane, next: &mut usize, upto: Option<(i64, u32)>, emit: &mut Emit<'_>) {
+    while let Some(&j) = l.order.get(*next) {
+        if let Some((ts, i)) = upto {
+            if !lane_tick_first(&l.ticks[j as usize], ts, i) {
+                break;
+            }
+        }
+        l.gather(j);
+        *next += 1;
+    }
+    if l.batch.count > 0 {
+        emit(Release::Ticks(&mut l.batch));
+        l.batch.clear();
     }
 }
 
@@ -516,7 +686,10 @@ mod tests {
         s.push(p(5, 3), b"");
         s.push(p(1, 4), b"dddd");
         let mut out = Vec::new();
-        s.flush(&mut |r| out.push((r.event.timestamp, r.event.thread_id, r.payload.to_vec())));
+        s.flush(&mut |r| {
+            let Release::Event(r) = r else { unreachable!() };
+            out.push((r.event.timestamp, r.event.thread_id, r.payload.to_vec()))
+        });
         assert_eq!(
             out,
             alloc::vec![
@@ -540,7 +713,10 @@ mod tests {
             s.push(p(ts, tid), &[]);
         }
         let mut out = Vec::new();
-        s.flush(&mut |r| out.push(r.event.thread_id));
+        s.flush(&mut |r| {
+            let Release::Event(r) = r else { unreachable!() };
+            out.push(r.event.thread_id)
+        });
         assert_eq!(out, [3, 5, 2, 4, 1]);
     }
 
@@ -554,16 +730,203 @@ mod tests {
             part.push(p(ts, tid), &[tid as u8; 3]);
         }
         let mut a = Vec::new();
-        full.flush(&mut |r| a.push((r.event.timestamp, r.payload.to_vec())));
+        full.flush(&mut |r| {
+            let Release::Event(r) = r else { unreachable!() };
+            a.push((r.event.timestamp, r.payload.to_vec()))
+        });
         let mut b = Vec::new();
-        part.flush_upto(6, &mut |r| b.push((r.event.timestamp, r.payload.to_vec())));
+        part.flush_upto(6, &mut |r| {
+            let Release::Event(r) = r else { unreachable!() };
+            b.push((r.event.timestamp, r.payload.to_vec()))
+        });
         assert_eq!(b.len(), 3);
         part.push(p(8, 6), &[6; 3]);
         a.insert(4, (8, alloc::vec![6; 3]));
-        part.flush(&mut |r| b.push((r.event.timestamp, r.payload.to_vec())));
+        part.flush(&mut |r| {
+            let Release::Event(r) = r else { unreachable!() };
+            b.push((r.event.timestamp, r.payload.to_vec()))
+        });
         assert_eq!(a, b);
         let mut n = 0;
         part.flush(&mut |_| n += 1);
         assert_eq!(n, 0);
+    }
+
+    /// What a sorter released, a batch of ticks as the lane makes them: its count, its bytes per
+    /// kind, its first timestamp, its latest `timestamp - sync` and its ticks per metadata entry.
+    #[derive(Debug, PartialEq)]
+    enum Out {
+        Event(i64, u64, Vec<u8>),
+        Ticks(u64, [u64; 3], i64, i64, Vec<(u32, u64)>),
+    }
+
+    /// Collects what `s` releases: events as they are; ticks (lane batches, or events with a
+    /// digest from a sorter without the lane) summed between two events of one release, as a
+    /// lane batch sums them.
+    struct Collect {
+        out: Vec<Out>,
+        open: Option<crate::event::TickBatch>,
+    }
+
+    const SYNC: i64 = -7;
+
+    impl Collect {
+        fn take(&mut self, r: Release<'_>) {
+            match r {
+                Release::Event(r) => match r.tick {
+                    Some(d) => {
+                        let b = self.open.get_or_insert_with(Default::default);
+                        let since = r.event.timestamp.wrapping_sub(SYNC);
+                        b.add(
+                            r.event.metadata,
+                            r.event.timestamp,
+                            since,
+                            d.kind.min(2) as u8,
+                            d.amount,
+                        );
+                    }
+                    None => {
+                        self.close();
+                        self.out.push(Out::Event(
+                            r.event.timestamp,
+                            r.event.thread_id,
+                            r.payload.to_vec(),
+                        ));
+                    }
+                },
+                Release::Ticks(b) => {
+                    assert!(self.open.is_none());
+                    assert!(b.count > 0);
+                    self.out.push(Out::Ticks(
+                        b.count,
+                        b.bytes_by_kind,
+                        b.first_timestamp,
+                        b.latest_since_sync,
+                        b.per_entry.clone(),
+                    ));
+                }
+            }
+        }
+        fn close(&mut self) {
+            if let Some(b) = self.open.take() {
+                self.out.push(Out::Ticks(
+                    b.count,
+                    b.bytes_by_kind,
+                    b.first_timestamp,
+                    b.latest_since_sync,
+                    b.per_entry,
+                ));
+            }
+        }
+    }
+
+    /// Random pushes of events and ticks (timestamps out of order and tied), early flushes, budget
+    /// cuts and full flushes into a sorter with the tick lane and one without: the same events in
+    /// the same places, each run of ticks between them as one batch, and the same accounting (bytes
+    /// held, events late) after every step, so both decide the same.
+    #[test]
+    fn the_tick_lane_releases_ticks_where_the_buffer_would() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut laned, mut batches) = (0u64, 0u64);
+        for round in 0..300 {
+            let budget = [1 << 12, 1 << 14, 1 << 20][round % 3];
+            let mut plain = Sorter::with_budget(budget);
+            let mut lane = Sorter::with_budget(budget);
+            lane.set_tick_lane(SYNC);
+            let (mut a, mut b) = (
+                Collect {
+                    out: Vec::new(),
+                    open: None,
+                },
+                Collect {
+                    out: Vec::new(),
+                    open: None,
+                },
+            );
+            let mut clock = 0i64;
+            for step in 0..400 {
+                let op = rnd(100);
+                if op < 80 {
+                    // Mostly forward, now and then back, often tied.
+                    clock += rnd(4) as i64;
+                    let ts = clock - if rnd(5) == 0 { rnd(20) as i64 } else { 0 };
+                    let mut e = p(ts, step);
+                    e.metadata = rnd(3) as u32;
+                    let payload: Vec<u8> = (0..rnd(40)).map(|i| i as u8 ^ step as u8).collect();
+                    if op < 55 {
+                        let d = TickDigest {
+                            amount: rnd(1 << 20) + if rnd(50) == 0 { u64::MAX / 2 } else { 0 },
+                            kind: rnd(4) as u32,
+                            ..TickDigest::default()
+                        };
+                        for s in [&mut plain, &mut lane] {
+                            let at = s.append(&payload).unwrap();
+                            let mut e = e;
+                            e.payload_start = at;
+                            e.payload_len = payload.len() as u32;
+                            s.push_tick(e, Some(d));
+                        }
+                    } else {
+                        assert!(plain.push(e, &payload) && lane.push(e, &payload));
+                    }
+                } else if op < 88 {
+                    let t = clock - rnd(10) as i64;
+                    plain.flush_upto(t, &mut |r| a.take(r));
+                    a.close();
+                    lane.flush_upto(t, &mut |r| b.take(r));
+                } else if op < 98 {
+                    let (ca, cb) = (plain.budget_cut(), lane.budget_cut());
+                    assert_eq!(ca, cb, "round {round} step {step}: budget cut");
+                    if let Some(t) = ca {
+                        plain.flush_upto(t, &mut |r| a.take(r));
+                        a.close();
+                        plain.released(t);
+                        lane.flush_upto(t, &mut |r| b.take(r));
+                        lane.released(t);
+                    }
+                } else {
+                    plain.flush(&mut |r| a.take(r));
+                    a.close();
+                    lane.flush(&mut |r| b.take(r));
+                }
+                assert_eq!(
+                    plain.buffered_bytes(),
+                    lane.buffered_bytes(),
+                    "round {round} step {step}: bytes held"
+                );
+                assert_eq!(
+                    plain.len(),
+                    lane.len(),
+                    "round {round} step {step}: events held"
+                );
+                assert_eq!(plain.late, lane.late, "round {round} step {step}: late");
+                assert_eq!(
+                    plain.min_timestamp_upto(clock),
+                    lane.min_timestamp_upto(clock)
+                );
+                assert_eq!(a.out, b.out, "round {round} step {step}: released");
+            }
+            plain.flush(&mut |r| a.take(r));
+            a.close();
+            lane.flush(&mut |r| b.take(r));
+            assert_eq!(a.out, b.out, "round {round}: released at the end");
+            for o in &b.out {
+                if let Out::Ticks(n, ..) = o {
+                    laned += n;
+                    batches += 1;
+                }
+            }
+        }
+        // Not a test that passes because nothing went through the lane.
+        assert!(
+            laned > 10_000 && batches > 1_000,
+            "{laned} ticks in {batches} batches"
+        );
     }
 }

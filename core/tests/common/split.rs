@@ -77,6 +77,9 @@ pub struct Setup {
     pub filter: Option<FilterFn>,
     /// The sort buffer's budget (None: the default).
     pub budget: Option<usize>,
+    /// The reader's tick lane ([`TraceReader::set_tick_lane`]): the parts' ticks come as batches,
+    /// so the events differ from the sequential reader's (compare what consumers build instead).
+    pub tick_lane: bool,
 }
 
 fn reader(setup: Setup) -> TraceReader {
@@ -87,6 +90,7 @@ fn reader(setup: Setup) -> TraceReader {
     if let Some(b) = setup.budget {
         r.set_sort_budget(b);
     }
+    r.set_tick_lane(setup.tick_lane);
     r
 }
 
@@ -119,9 +123,22 @@ fn seen(r: &TraceReader, events: Vec<u64>, result: String) -> Seen {
 
 /// The sequential reader, fed `chunk`-byte pieces.
 pub fn sequential(bytes: &[u8], setup: Setup, chunk: usize) -> Seen {
+    sequential_with(bytes, setup, chunk, &mut |_| {})
+}
+
+/// [`sequential`], handing every delivered event to `also` as well.
+pub fn sequential_with(
+    bytes: &[u8],
+    setup: Setup,
+    chunk: usize,
+    also: &mut dyn FnMut(&Event<'_>),
+) -> Seen {
     let mut r = reader(setup);
     let mut events = Vec::new();
-    let mut sink = |_: &TraceInfo, e: &Event<'_>| events.push(event_hash(e));
+    let mut sink = |_: &TraceInfo, e: &Event<'_>| {
+        events.push(event_hash(e));
+        also(e);
+    };
     let mut result = Ok(());
     for piece in bytes.chunks(chunk.max(1)) {
         result = r.push_with_info(piece, &mut sink);

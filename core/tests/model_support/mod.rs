@@ -38,6 +38,7 @@ impl Owned {
             pointer_size: 8,
             payload: &self.payload,
             tick: None,
+            ticks: None,
         }
     }
 }

@@ -64,6 +64,16 @@ impl ModelBuilder {
         self.alloc_tick_total[k] = self.alloc_tick_total[k].saturating_add(bytes);
     }
 
+    /// [`on_allocation_tick`](Self::on_allocation_tick) of several ticks, their bytes summed per
+    /// kind (at least one tick).
+    pub(crate) fn on_allocation_ticks(&mut self, bytes_by_kind: &[u64; 3]) {
+        self.has_alloc_ticks = true;
+        self.mode.on_verbose_gc();
+        for (t, b) in self.alloc_tick_total.iter_mut().zip(bytes_by_kind) {
+            *t = t.saturating_add(*b);
+        }
+    }
+
     pub(crate) fn on_set_handle(
         &mut self,
         ms: f64,
