@@ -49,6 +49,7 @@ impl<'a> Record<'a> {
             pointer_size: self.pointer_size,
             payload: self.payload,
             tick: None,
+            ticks: None,
         }
     }
 }

@@ -276,38 +276,41 @@ impl Sorter {
             p.chunk != ARENA
                 || p.payload_start as usize + p.payload_len as usize <= self.arena.len()
         );
-        if self.released_upto.is_some_and(|t| p.timestamp < t) {
+        self.arrived(p.timestamp);
+        self.events.push(p);
+    }
+
+    /// Notes an event (or lane tick) of timestamp `ts` coming in: late after a release at the
+    /// budget, or out of order.
+    #[inline]
+    fn arrived(&mut self, ts: i64) {
+        if self.released_upto.is_some_and(|t| ts < t) {
             self.late += 1;
         }
-        if p.timestamp < self.last_ts {
+        if ts < self.last_ts {
             self.in_order = false;
         } else {
-            self.last_ts = p.timestamp;
+            self.last_ts = ts;
         }
-        self.events.push(p);
     }
 
     /// [`push_at`](Self::push_at) of an event with its digest, if it has one; into the tick lane,
     /// if there is one.
     #[inline]
     pub fn push_tick(&mut self, mut p: Pending, tick: Option<TickDigest>) {
-        if let (Some(d), Some(lane)) = (&tick, self.lane.as_mut()) {
-            if self.released_upto.is_some_and(|t| p.timestamp < t) {
-                self.late += 1;
-            }
-            if p.timestamp < self.last_ts {
-                self.in_order = false;
-            } else {
-                self.last_ts = p.timestamp;
-            }
-            lane.ticks.push(LaneTick {
+        if let Some(d) = tick.filter(|_| self.lane.is_some()) {
+            self.arrived(p.timestamp);
+            let x = LaneTick {
                 timestamp: p.timestamp,
                 before: self.events.len() as u32,
                 metadata: p.metadata,
                 payload_len: p.payload_len,
                 kind: d.kind.min(2) as u8,
                 amount: d.amount,
-            });
+            };
+            if let Some(lane) = self.lane.as_mut() {
+                lane.ticks.push(x);
+            }
             return;
         }
         p.tick = match tick {
