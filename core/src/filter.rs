@@ -78,14 +78,11 @@ impl Tally {
     /// Counts one event of entry `index` reported under the entry's own name.
     #[inline]
     pub fn count(&mut self, index: u32) {
-        let i = index as usize;
-        if i >= self.per_entry.len() {
-            self.per_entry.resize(i + 1, 0);
-        }
-        self.per_entry[i] += 1;
+        self.count_many(index, 1);
     }
 
     /// Counts `n` events of entry `index` reported under the entry's own name.
+    #[inline]
     pub fn count_many(&mut self, index: u32, n: u64) {
         let i = index as usize;
         if i >= self.per_entry.len() {

@@ -10,7 +10,8 @@
 //! flushes, the budget, late events) counts a lane tick as the record and payload it replaces, so
 //! the events and batches come out exactly where the ticks would have.
 
-use super::radix::radix_sort;
+use super::radix::TimeOrder;
+use super::{Emit, Release};
 use crate::event::TickBatch;
 use alloc::vec::Vec;
 
@@ -29,6 +30,15 @@ pub(super) struct LaneTick {
     pub amount: u64,
 }
 
+impl LaneTick {
+    /// Whether it comes before the buffered event at index `i` with timestamp `ts`: an earlier
+    /// timestamp, or the same one and pushed before it (file order breaks ties).
+    #[inline]
+    pub fn comes_before(&self, ts: i64, i: u32) -> bool {
+        self.timestamp < ts || (self.timestamp == ts && self.before <= i)
+    }
+}
+
 /// The lane: its ticks in file order, and what sorting them needs.
 #[derive(Debug, Default)]
 pub(super) struct Lane {
@@ -38,11 +48,8 @@ pub(super) struct Lane {
     /// Payload bytes of the ticks kept across a partial flush: the buffer's compaction copies the
     /// other events' payloads into its arena, and a lane tick must count for as much.
     pub kept_payload: usize,
-    /// The ticks to release, in order (indices into `ticks`), and scratch for sorting them.
-    pub order: Vec<u32>,
-    keys: Vec<u64>,
-    keys_tmp: Vec<u64>,
-    pairs: Vec<(i64, u32)>,
+    /// The ticks to release, in order (indices into `ticks`), and the sort's scratch.
+    time: TimeOrder,
     /// The batch being gathered (reused).
     pub batch: TickBatch,
 }
@@ -57,54 +64,50 @@ impl Lane {
 
     /// `order` = the ticks with a timestamp at most `upto`, sorted by (timestamp, file order).
     pub fn sort_upto(&mut self, upto: i64) {
-        self.order.clear();
-        let n = self.ticks.len();
-        let (mut min, mut max, mut all) = (i64::MAX, i64::MIN, true);
-        for t in &self.ticks {
-            if t.timestamp <= upto {
-                min = min.min(t.timestamp);
-                max = max.max(t.timestamp);
-            } else {
-                all = false;
+        let stamps = self
+            .ticks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.timestamp <= upto)
+            .map(|(i, t)| (i as u32, t.timestamp));
+        self.time.sort(stamps, self.ticks.len());
+    }
+
+    /// The ticks [`sort_upto`](Self::sort_upto) put in order.
+    pub fn order(&self) -> &[u32] {
+        &self.time.order
+    }
+
+    /// Sets `order` to every tick in file order (they are in time order).
+    pub fn keep_file_order(&mut self) {
+        self.time.order.clear();
+        self.time.order.extend(0..self.ticks.len() as u32);
+    }
+
+    /// Releases, as one batch, the ticks of `order` from `next` on that come before the buffered
+    /// event `upto` (timestamp, index), or all of them for None.
+    pub fn release_before(
+        &mut self,
+        next: &mut usize,
+        upto: Option<(i64, u32)>,
+        emit: &mut Emit<'_>,
+    ) {
+        while let Some(&j) = self.time.order.get(*next) {
+            if upto.is_some_and(|(ts, i)| !self.ticks[j as usize].comes_before(ts, i)) {
+                break;
             }
+            self.gather(j);
+            *next += 1;
         }
-        if min > max {
-            return;
-        }
-        let idx_bits = usize::BITS - n.leading_zeros();
-        let span = (max as i128 - min as i128) as u128;
-        if idx_bits < 64 && span < (1u128 << (64 - idx_bits)) {
-            // As the buffer's own sort: (timestamp - min, index) packed, radix-sorted, the index
-            // bits (already ascending) not sorted on.
-            self.keys.clear();
-            self.keys.extend(
-                self.ticks
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| all || t.timestamp <= upto)
-                    .map(|(i, t)| ((t.timestamp.wrapping_sub(min) as u64) << idx_bits) | i as u64),
-            );
-            radix_sort(&mut self.keys, &mut self.keys_tmp, idx_bits);
-            let mask = (1u64 << idx_bits) - 1;
-            self.order
-                .extend(self.keys.iter().map(|&k| (k & mask) as u32));
-        } else {
-            self.pairs.clear();
-            self.pairs.extend(
-                self.ticks
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.timestamp <= upto)
-                    .map(|(i, t)| (t.timestamp, i as u32)),
-            );
-            self.pairs.sort_unstable();
-            self.order.extend(self.pairs.iter().map(|&(_, i)| i));
+        if self.batch.count > 0 {
+            emit(Release::Ticks(&mut self.batch));
+            self.batch.clear();
         }
     }
 
     /// Adds tick `i` to the batch being gathered.
     #[inline]
-    pub fn gather(&mut self, i: u32) {
+    fn gather(&mut self, i: u32) {
         let t = self.ticks[i as usize];
         let since = t.timestamp.wrapping_sub(self.sync_time_qpc);
         self.batch

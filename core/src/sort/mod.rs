@@ -19,7 +19,7 @@
 //!
 //! **The tick lane.** For a consumer that only adds ticks up (the GC model without insights), a
 //! tick that came with its digest can wait apart instead, in a small record, and go out with the
-//! other ticks before the same event as one [`TickBatch`] ([`Sorter::set_tick_lane`], `lane`):
+//! other ticks before the same event as one [`TickBatch`](crate::event::TickBatch) ([`Sorter::set_tick_lane`], `lane`):
 //! released where each tick would have been, and counted as the record it replaces, so every
 //! decision above is the same.
 //!
@@ -36,13 +36,15 @@
 
 mod lane;
 mod radix;
+mod records;
+
+pub use records::{Emit, Pending, Release, Released, ARENA, NO_TICK};
 
 use crate::clr::gc::TickDigest;
-use crate::event::TickBatch;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 use lane::{Lane, LaneTick};
-use radix::radix_sort;
+use radix::TimeOrder;
 
 /// Buffered bytes above which an IsSorted event triggers an early partial flush.
 pub const EARLY_FLUSH_BYTES: usize = 1 << 20;
@@ -52,28 +54,6 @@ pub const EARLY_FLUSH_BYTES: usize = 1 << 20;
 /// 64 MiB is 13x the largest region of the reference traces and 9x the generated traces' regions.
 pub const MAX_BUFFERED_BYTES: usize = 64 << 20;
 
-/// Chunk number of the sorter's own arena in [`Pending::chunk`]; adopted chunks count from 1.
-pub const ARENA: u32 = 0;
-
-/// A buffered event as the buffer releases it: its record, its payload and its digest if it
-/// came with one.
-#[derive(Debug, Clone, Copy)]
-pub struct Released<'a> {
-    pub event: &'a Pending,
-    pub payload: &'a [u8],
-    pub tick: Option<&'a TickDigest>,
-}
-
-/// What the buffer releases: an event, or the lane's ticks between two events as one batch (see
-/// [`Sorter::set_tick_lane`]).
-pub enum Release<'a> {
-    Event(Released<'a>),
-    Ticks(&'a mut TickBatch),
-}
-
-/// What the buffer hands each event (or batch of ticks) it releases to.
-pub type Emit<'a> = dyn FnMut(Release<'_>) + 'a;
-
 /// Spent chunks kept for reuse (see [`Sorter::take_spent`]): a few tasks' bytes.
 pub const SPENT_KEPT: usize = 4;
 
@@ -81,38 +61,12 @@ pub const SPENT_KEPT: usize = 4;
 /// latency, few enough that the batch stays in L1/L2 (16 KiB of records).
 const GATHER: usize = 256;
 
-/// [`Pending::tick`] of an event without a [`TickDigest`].
-pub const NO_TICK: u32 = u32::MAX;
-
-/// One buffered event: everything an [`crate::event::Event`] needs except the interned strings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pending {
-    pub timestamp: i64,
-    pub thread_id: u64,
-    pub capture_thread_id: u64,
-    /// Metadata entry index (see `nettrace::metadata::MetadataStore`).
-    pub metadata: u32,
-    pub version: u32,
-    pub sequence: u32,
-    pub processor: u32,
-    pub stack_id: u32,
-    pub payload_start: u32,
-    pub payload_len: u32,
-    /// Which bytes hold the payload: [`ARENA`], or a chunk adopted from a part ([`Sorter::adopt`]).
-    pub chunk: u32,
-    /// The event's [`TickDigest`], made by the part that decoded it: an index into the sorter's
-    /// digests once pushed with [`Sorter::push_tick`] (into the part's own before), or [`NO_TICK`].
-    pub tick: u32,
-}
-
 #[derive(Default)]
 pub struct Sorter {
     events: Vec<Pending>,
     arena: Vec<u8>,
-    order: Vec<(i64, u32)>,
-    keys: Vec<u64>,
-    /// Scratch for [`radix_sort`] of `keys`.
-    keys_tmp: Vec<u64>,
+    /// The events to release, in order, and the sort's scratch.
+    time: TimeOrder,
     /// Second arena for compaction after a partial flush.
     spare: Vec<u8>,
     /// Still in timestamp order as appended (then no sort is needed).
@@ -196,16 +150,24 @@ impl Sorter {
         self.lane.is_some()
     }
 
-    /// `order` = every buffered event's (timestamp, index), sorted: the order they are released in.
-    fn sort_order(&mut self) {
-        self.order.clear();
-        self.order.extend(
-            self.events
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.timestamp, i as u32)),
-        );
-        self.order.sort_unstable();
+    /// `time.order` = the buffered events with a timestamp at most `upto`, in the order they are
+    /// released in (timestamp, then file order).
+    fn sort_upto(&mut self, upto: i64) {
+        let stamps = self
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.timestamp <= upto)
+            .map(|(i, p)| (i as u32, p.timestamp));
+        self.time.sort(stamps, self.events.len());
+    }
+
+    /// Emits the buffered events in the order of `time.order` (see
+    /// [`emit_gathered`](Self::emit_gathered)).
+    fn emit_sorted(&mut self, emit: &mut Emit<'_>) {
+        let order = core::mem::take(&mut self.time.order);
+        self.emit_gathered(order.iter().map(|&i| i as usize), emit);
+        self.time.order = order;
     }
 
     /// The payload of a buffered event.
@@ -388,28 +350,18 @@ impl Sorter {
         if self.in_order && self.last_ts <= t {
             return self.flush(emit);
         }
-        self.order.clear();
-        self.order.extend(
-            self.events
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.timestamp <= t)
-                .map(|(i, p)| (p.timestamp, i as u32)),
-        );
+        self.sort_upto(t);
         let lane_all = match self.lane.as_mut() {
             Some(l) => {
                 l.sort_upto(t);
-                l.order.len() == l.ticks.len()
+                l.order().len() == l.ticks.len()
             }
             None => true,
         };
-        if self.order.len() == self.events.len() && lane_all {
+        if self.time.order.len() == self.events.len() && lane_all {
             return self.flush(emit);
         }
-        self.order.sort_unstable();
-        let order = core::mem::take(&mut self.order);
-        self.emit_gathered(order.iter().map(|&(_, i)| i as usize), emit);
-        self.order = order;
+        self.emit_sorted(emit);
         self.keep_after(Some(t));
     }
 
@@ -471,7 +423,7 @@ impl Sorter {
             return None;
         }
         let record = core::mem::size_of::<Pending>();
-        self.sort_order();
+        self.sort_upto(i64::MAX);
         if let Some(l) = self.lane.as_mut() {
             l.sort_upto(i64::MAX);
         }
@@ -480,8 +432,8 @@ impl Sorter {
         let mut kept = 0usize;
         let mut cut = None;
         let (mut a, mut b) = (
-            self.order.len(),
-            self.lane.as_ref().map_or(0, |l| l.order.len()),
+            self.time.order.len(),
+            self.lane.as_ref().map_or(0, |l| l.order().len()),
         );
         while a > 0 || b > 0 {
             // The later of the last event and the last tick not counted yet.
@@ -489,10 +441,13 @@ impl Sorter {
                 .lane
                 .as_ref()
                 .filter(|_| b > 0)
-                .map(|l| l.ticks[l.order[b - 1] as usize]);
-            let event = (a > 0).then(|| self.order[a - 1]);
+                .map(|l| l.ticks[l.order()[b - 1] as usize]);
+            let event = (a > 0).then(|| {
+                let i = self.time.order[a - 1];
+                (self.events[i as usize].timestamp, i)
+            });
             let (ts, len) = match (event, tick) {
-                (Some((ts, i)), Some(x)) if lane_tick_first(&x, ts, i) => {
+                (Some((ts, i)), Some(x)) if x.comes_before(ts, i) => {
                     a -= 1;
                     (ts, self.events[i as usize].payload_len)
                 }
@@ -558,7 +513,7 @@ impl Sorter {
             }
             for (p, &i) in batch.iter().zip(&at) {
                 if let Some(l) = lane.as_mut() {
-                    release_ticks(l, &mut next_tick, Some((p.timestamp, i)), emit);
+                    l.release_before(&mut next_tick, Some((p.timestamp, i)), emit);
                 }
                 emit(Release::Event(Released {
                     event: p,
@@ -568,7 +523,7 @@ impl Sorter {
             }
         }
         if let Some(l) = lane.as_mut() {
-            release_ticks(l, &mut next_tick, None, emit);
+            l.release_before(&mut next_tick, None, emit);
         }
         self.lane = lane;
         self.gathered = batch;
@@ -580,8 +535,7 @@ impl Sorter {
     pub fn flush(&mut self, emit: &mut Emit<'_>) {
         if let Some(l) = self.lane.as_mut() {
             if self.in_order {
-                l.order.clear();
-                l.order.extend(0..l.ticks.len() as u32);
+                l.keep_file_order();
             } else {
                 l.sort_upto(i64::MAX);
             }
@@ -595,32 +549,8 @@ impl Sorter {
                 }
             }
         } else {
-            let min = self.events.iter().map(|p| p.timestamp).min().unwrap_or(0);
-            let max = self.events.iter().map(|p| p.timestamp).max().unwrap_or(0);
-            let n = self.events.len();
-            let idx_bits = usize::BITS - n.leading_zeros();
-            let span = (max as i128 - min as i128) as u128;
-            if idx_bits < 64 && span < (1u128 << (64 - idx_bits)) {
-                // Pack (timestamp - min, index) into one u64 key: unique keys, sorted by radix
-                // (a few linear passes; half the instructions of a comparison sort here).
-                self.keys.clear();
-                self.keys.extend(
-                    self.events.iter().enumerate().map(|(i, p)| {
-                        ((p.timestamp.wrapping_sub(min) as u64) << idx_bits) | i as u64
-                    }),
-                );
-                // The keys are made in index order: the index bits need no pass.
-                radix_sort(&mut self.keys, &mut self.keys_tmp, idx_bits);
-                let mask = (1u64 << idx_bits) - 1;
-                let keys = core::mem::take(&mut self.keys);
-                self.emit_gathered(keys.iter().map(|&k| (k & mask) as usize), emit);
-                self.keys = keys;
-            } else {
-                self.sort_order();
-                let order = core::mem::take(&mut self.order);
-                self.emit_gathered(order.iter().map(|&(_, i)| i as usize), emit);
-                self.order = order;
-            }
+            self.sort_upto(i64::MAX);
+            self.emit_sorted(emit);
         }
         self.events.clear();
         self.ticks.clear();
@@ -635,301 +565,5 @@ impl Sorter {
     }
 }
 
-/// Whether lane tick `x` comes before the buffered event at index `i` with timestamp `ts`: an
-/// earlier timestamp, or the same one and pushed before it (file order breaks ties).
-#[inline]
-fn lane_tick_first(x: &LaneTick, ts: i64, i: u32) -> bool {
-    x.timestamp < ts || (x.timestamp == ts && x.before <= i)
-}
-
-/// Releases, as one batch, the lane's ticks of its `order` from `next` on that come before the event
-/// `upto` (timestamp, index), or all of them for None.
-fn release_ticks(l: &mut Lane, next: &mut usize, upto: Option<(i64, u32)>, emit: &mut Emit<'_>) {
-    while let Some(&j) = l.order.get(*next) {
-        if let Some((ts, i)) = upto {
-            if !lane_tick_first(&l.ticks[j as usize], ts, i) {
-                break;
-            }
-        }
-        l.gather(j);
-        *next += 1;
-    }
-    if l.batch.count > 0 {
-        emit(Release::Ticks(&mut l.batch));
-        l.batch.clear();
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn p(ts: i64, tid: u64) -> Pending {
-        Pending {
-            timestamp: ts,
-            thread_id: tid,
-            capture_thread_id: tid,
-            metadata: 0,
-            version: 0,
-            sequence: 0,
-            processor: 0,
-            stack_id: 0,
-            payload_start: 0,
-            payload_len: 0,
-            chunk: ARENA,
-            tick: crate::sort::NO_TICK,
-        }
-    }
-
-    #[test]
-    fn sorts_by_timestamp_keeping_file_order_on_ties() {
-        let mut s = Sorter::new();
-        s.push(p(5, 1), b"a");
-        s.push(p(3, 2), b"bb");
-        s.push(p(5, 3), b"");
-        s.push(p(1, 4), b"dddd");
-        let mut out = Vec::new();
-        s.flush(&mut |r| {
-            let Release::Event(r) = r else { unreachable!() };
-            out.push((r.event.timestamp, r.event.thread_id, r.payload.to_vec()))
-        });
-        assert_eq!(
-            out,
-            alloc::vec![
-                (1, 4, b"dddd".to_vec()),
-                (3, 2, b"bb".to_vec()),
-                (5, 1, b"a".to_vec()),
-                (5, 3, alloc::vec![])
-            ]
-        );
-        assert!(s.is_empty());
-        let mut n = 0;
-        s.flush(&mut |_| n += 1);
-        assert_eq!(n, 0);
-    }
-
-    #[test]
-    fn sorts_timestamps_spanning_the_whole_range() {
-        // Too wide a span for packed keys: the (timestamp, index) fallback must give the same order.
-        let mut s = Sorter::new();
-        for (ts, tid) in [(i64::MAX, 1), (0, 2), (i64::MIN, 3), (0, 4), (-5, 5)] {
-            s.push(p(ts, tid), &[]);
-        }
-        let mut out = Vec::new();
-        s.flush(&mut |r| {
-            let Release::Event(r) = r else { unreachable!() };
-            out.push(r.event.thread_id)
-        });
-        assert_eq!(out, [3, 5, 2, 4, 1]);
-    }
-
-    #[test]
-    fn partial_flush_emits_a_prefix_of_the_full_order() {
-        let input = [(5, 1u64), (9, 2), (3, 3), (7, 4), (6, 5)];
-        let mut full = Sorter::new();
-        let mut part = Sorter::new();
-        for (ts, tid) in input {
-            full.push(p(ts, tid), &[tid as u8; 3]);
-            part.push(p(ts, tid), &[tid as u8; 3]);
-        }
-        let mut a = Vec::new();
-        full.flush(&mut |r| {
-            let Release::Event(r) = r else { unreachable!() };
-            a.push((r.event.timestamp, r.payload.to_vec()))
-        });
-        let mut b = Vec::new();
-        part.flush_upto(6, &mut |r| {
-            let Release::Event(r) = r else { unreachable!() };
-            b.push((r.event.timestamp, r.payload.to_vec()))
-        });
-        assert_eq!(b.len(), 3);
-        part.push(p(8, 6), &[6; 3]);
-        a.insert(4, (8, alloc::vec![6; 3]));
-        part.flush(&mut |r| {
-            let Release::Event(r) = r else { unreachable!() };
-            b.push((r.event.timestamp, r.payload.to_vec()))
-        });
-        assert_eq!(a, b);
-        let mut n = 0;
-        part.flush(&mut |_| n += 1);
-        assert_eq!(n, 0);
-    }
-
-    /// What a sorter released, a batch of ticks as the lane makes them: its count, its bytes per
-    /// kind, its first timestamp, its latest `timestamp - sync` and its ticks per metadata entry.
-    #[derive(Debug, PartialEq)]
-    enum Out {
-        Event(i64, u64, Vec<u8>),
-        Ticks(u64, [u64; 3], i64, i64, Vec<(u32, u64)>),
-    }
-
-    /// Collects what `s` releases: events as they are; ticks (lane batches, or events with a
-    /// digest from a sorter without the lane) summed between two events of one release, as a
-    /// lane batch sums them.
-    struct Collect {
-        out: Vec<Out>,
-        open: Option<crate::event::TickBatch>,
-    }
-
-    const SYNC: i64 = -7;
-
-    impl Collect {
-        fn take(&mut self, r: Release<'_>) {
-            match r {
-                Release::Event(r) => match r.tick {
-                    Some(d) => {
-                        let b = self.open.get_or_insert_with(Default::default);
-                        let since = r.event.timestamp.wrapping_sub(SYNC);
-                        b.add(
-                            r.event.metadata,
-                            r.event.timestamp,
-                            since,
-                            d.kind.min(2) as u8,
-                            d.amount,
-                        );
-                    }
-                    None => {
-                        self.close();
-                        self.out.push(Out::Event(
-                            r.event.timestamp,
-                            r.event.thread_id,
-                            r.payload.to_vec(),
-                        ));
-                    }
-                },
-                Release::Ticks(b) => {
-                    assert!(self.open.is_none());
-                    assert!(b.count > 0);
-                    self.out.push(Out::Ticks(
-                        b.count,
-                        b.bytes_by_kind,
-                        b.first_timestamp,
-                        b.latest_since_sync,
-                        b.per_entry.clone(),
-                    ));
-                }
-            }
-        }
-        fn close(&mut self) {
-            if let Some(b) = self.open.take() {
-                self.out.push(Out::Ticks(
-                    b.count,
-                    b.bytes_by_kind,
-                    b.first_timestamp,
-                    b.latest_since_sync,
-                    b.per_entry,
-                ));
-            }
-        }
-    }
-
-    /// Random pushes of events and ticks (timestamps out of order and tied), early flushes, budget
-    /// cuts and full flushes into a sorter with the tick lane and one without: the same events in
-    /// the same places, each run of ticks between them as one batch, and the same accounting (bytes
-    /// held, events late) after every step, so both decide the same.
-    #[test]
-    fn the_tick_lane_releases_ticks_where_the_buffer_would() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
-        let (mut laned, mut batches) = (0u64, 0u64);
-        for round in 0..300 {
-            let budget = [1 << 12, 1 << 14, 1 << 20][round % 3];
-            let mut plain = Sorter::with_budget(budget);
-            let mut lane = Sorter::with_budget(budget);
-            lane.set_tick_lane(SYNC);
-            let (mut a, mut b) = (
-                Collect {
-                    out: Vec::new(),
-                    open: None,
-                },
-                Collect {
-                    out: Vec::new(),
-                    open: None,
-                },
-            );
-            let mut clock = 0i64;
-            for step in 0..400 {
-                let op = rnd(100);
-                if op < 80 {
-                    // Mostly forward, now and then back, often tied.
-                    clock += rnd(4) as i64;
-                    let ts = clock - if rnd(5) == 0 { rnd(20) as i64 } else { 0 };
-                    let mut e = p(ts, step);
-                    e.metadata = rnd(3) as u32;
-                    let payload: Vec<u8> = (0..rnd(40)).map(|i| i as u8 ^ step as u8).collect();
-                    if op < 55 {
-                        let d = TickDigest {
-                            amount: rnd(1 << 20) + if rnd(50) == 0 { u64::MAX / 2 } else { 0 },
-                            kind: rnd(4) as u32,
-                            ..TickDigest::default()
-                        };
-                        for s in [&mut plain, &mut lane] {
-                            let at = s.append(&payload).unwrap();
-                            let mut e = e;
-                            e.payload_start = at;
-                            e.payload_len = payload.len() as u32;
-                            s.push_tick(e, Some(d));
-                        }
-                    } else {
-                        assert!(plain.push(e, &payload) && lane.push(e, &payload));
-                    }
-                } else if op < 88 {
-                    let t = clock - rnd(10) as i64;
-                    plain.flush_upto(t, &mut |r| a.take(r));
-                    a.close();
-                    lane.flush_upto(t, &mut |r| b.take(r));
-                } else if op < 98 {
-                    let (ca, cb) = (plain.budget_cut(), lane.budget_cut());
-                    assert_eq!(ca, cb, "round {round} step {step}: budget cut");
-                    if let Some(t) = ca {
-                        plain.flush_upto(t, &mut |r| a.take(r));
-                        a.close();
-                        plain.released(t);
-                        lane.flush_upto(t, &mut |r| b.take(r));
-                        lane.released(t);
-                    }
-                } else {
-                    plain.flush(&mut |r| a.take(r));
-                    a.close();
-                    lane.flush(&mut |r| b.take(r));
-                }
-                assert_eq!(
-                    plain.buffered_bytes(),
-                    lane.buffered_bytes(),
-                    "round {round} step {step}: bytes held"
-                );
-                assert_eq!(
-                    plain.len(),
-                    lane.len(),
-                    "round {round} step {step}: events held"
-                );
-                assert_eq!(plain.late, lane.late, "round {round} step {step}: late");
-                assert_eq!(
-                    plain.min_timestamp_upto(clock),
-                    lane.min_timestamp_upto(clock)
-                );
-                assert_eq!(a.out, b.out, "round {round} step {step}: released");
-            }
-            plain.flush(&mut |r| a.take(r));
-            a.close();
-            lane.flush(&mut |r| b.take(r));
-            assert_eq!(a.out, b.out, "round {round}: released at the end");
-            for o in &b.out {
-                if let Out::Ticks(n, ..) = o {
-                    laned += n;
-                    batches += 1;
-                }
-            }
-        }
-        // Not a test that passes because nothing went through the lane.
-        assert!(
-            laned > 10_000 && batches > 1_000,
-            "{laned} ticks in {batches} batches"
-        );
-    }
-}
+mod tests;

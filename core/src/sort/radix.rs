@@ -48,6 +48,52 @@ pub(super) fn radix_sort(keys: &mut Vec<u64>, tmp: &mut Vec<u64>, from: u32) {
     }
 }
 
+/// Sorting buffered records by timestamp, ties in index (file) order: the indices in that order,
+/// and the scratch the sort reuses. For the buffer's events and its lane's ticks alike.
+#[derive(Debug, Default)]
+pub(super) struct TimeOrder {
+    /// The indices, sorted (after [`sort`](Self::sort)).
+    pub order: Vec<u32>,
+    keys: Vec<u64>,
+    keys_tmp: Vec<u64>,
+    pairs: Vec<(i64, u32)>,
+}
+
+impl TimeOrder {
+    /// `order` = the indices `stamps` gives (index, timestamp), which come in ascending index order
+    /// and are below `n`, sorted by timestamp, ties in index order. Packed into one `u64` key
+    /// (timestamp - min, index) where it fits, sorted by radix (a few linear passes, half the
+    /// instructions of a comparison sort on a region's events); else by comparison.
+    pub fn sort(&mut self, stamps: impl Iterator<Item = (u32, i64)> + Clone, n: usize) {
+        self.order.clear();
+        let Some((min, max)) = stamps
+            .clone()
+            .map(|(_, t)| (t, t))
+            .reduce(|(a, b), (t, _)| (a.min(t), b.max(t)))
+        else {
+            return;
+        };
+        let idx_bits = usize::BITS - n.leading_zeros();
+        let span = (max as i128 - min as i128) as u128;
+        if idx_bits < 64 && span < (1u128 << (64 - idx_bits)) {
+            self.keys.clear();
+            self.keys.extend(
+                stamps.map(|(i, t)| ((t.wrapping_sub(min) as u64) << idx_bits) | u64::from(i)),
+            );
+            // The keys are made in index order: the index bits need no pass.
+            radix_sort(&mut self.keys, &mut self.keys_tmp, idx_bits);
+            let mask = (1u64 << idx_bits) - 1;
+            self.order
+                .extend(self.keys.iter().map(|&k| (k & mask) as u32));
+        } else {
+            self.pairs.clear();
+            self.pairs.extend(stamps.map(|(i, t)| (t, i)));
+            self.pairs.sort_unstable();
+            self.order.extend(self.pairs.iter().map(|&(_, i)| i));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +150,48 @@ mod tests {
         want.sort_unstable();
         radix_sort(&mut runs, &mut tmp, 12);
         assert_eq!(runs, want);
+    }
+
+    #[test]
+    fn time_order_is_a_stable_sort_by_timestamp() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut time = TimeOrder::default();
+        for (n, span) in [
+            (0usize, 10u64),
+            (7, 3),
+            (3000, 50),
+            (5000, u64::MAX),
+            (40_000, 1 << 40),
+        ] {
+            let stamps: Vec<i64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if span == u64::MAX {
+                        x as i64
+                    } else {
+                        (x % span) as i64 - 20
+                    }
+                })
+                .collect();
+            // Every other one left out, as a partial flush leaves the later events.
+            let keep = |i: usize| i % 3 != 1;
+            let given = stamps
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| keep(i))
+                .map(|(i, &t)| (i as u32, t));
+            time.sort(given, n);
+            let mut want: Vec<(i64, u32)> = stamps
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| keep(i))
+                .map(|(i, &t)| (t, i as u32))
+                .collect();
+            want.sort_unstable();
+            let want: Vec<u32> = want.into_iter().map(|(_, i)| i).collect();
+            assert_eq!(time.order, want, "n {n}, span {span}");
+        }
     }
 }
