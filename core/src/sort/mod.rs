@@ -499,7 +499,10 @@ impl Sorter {
             batch.clear();
             at.clear();
             for i in order.by_ref().take(GATHER) {
-                at.push(i as u32);
+                // Their indices only break ties with the lane's ticks.
+                if lane.is_some() {
+                    at.push(i as u32);
+                }
                 batch.push(self.events[i]);
             }
             ticks.clear();
@@ -511,9 +514,9 @@ impl Sorter {
                     }
                 }
             }
-            for (p, &i) in batch.iter().zip(&at) {
+            for (k, p) in batch.iter().enumerate() {
                 if let Some(l) = lane.as_mut() {
-                    l.release_before(&mut next_tick, Some((p.timestamp, i)), emit);
+                    l.release_before(&mut next_tick, Some((p.timestamp, at[k])), emit);
                 }
                 emit(Release::Event(Released {
                     event: p,
