@@ -4,7 +4,7 @@
 
 use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
-use gcscope_core::event::{Event, TraceInfo};
+use gcscope_core::event::{Event, TickLane, TraceInfo};
 use gcscope_core::gc::insights::{Insights, InsightsBuilder};
 use gcscope_core::gc::{self, processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::parts::FilterFn;
@@ -22,7 +22,7 @@ pub fn read_trace(
     input: &Input,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    read_trace_with(input, None, false, false, sink)
+    read_trace_with(input, None, false, TickLane::Off, sink)
 }
 
 /// [`read_trace`] for the GC model and its insights: only the events they read are delivered (the
@@ -34,15 +34,21 @@ pub fn read_trace_for_model(
     insights: bool,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    // Without insights the model only adds the ticks up: the parts' ticks come as batches.
-    read_trace_with(input, Some(gc::interest), insights, !insights, sink)
+    // The parts' ticks come as batches: their sums for the model alone, which only adds them up;
+    // each of them for the insights, which bin them by time and type.
+    let lane = if insights {
+        TickLane::EachTick
+    } else {
+        TickLane::Sums
+    };
+    read_trace_with(input, Some(gc::interest), insights, lane, sink)
 }
 
 fn read_trace_with(
     input: &Input,
     filter: Option<FilterFn>,
     intern_types: bool,
-    tick_lane: bool,
+    tick_lane: TickLane,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
     let path = input.file.as_str();

@@ -10,7 +10,7 @@ use crate::clr::gc::{TickDigest, TypeIndex, TypeRef};
 use crate::container::{describe, Unwrapper, FAST_SERIALIZATION, NETTRACE_MAGIC};
 use crate::error::{Error, ErrorKind, Result};
 use crate::etl;
-use crate::event::{Event, TraceInfo};
+use crate::event::{Event, TickLane, TraceInfo};
 use crate::filter::{EventCount, Filter, Interest};
 use crate::nettrace;
 use crate::nettrace::{Decoder, Step};
@@ -104,16 +104,16 @@ impl TraceReader {
 
     /// Allocation ticks decoded by parts of the file ([`crate::parts`]) come as batches, the ticks
     /// between two other events as one [`crate::event::TickBatch`] (an event whose `ticks` is set),
-    /// instead of one event each: for a consumer that only adds ticks up (the GC model without
-    /// insights: [`crate::gc::ModelBuilder::on_event`] takes both). Ticks the reader decodes itself,
-    /// and an .etl's, come one by one as before.
-    pub fn set_tick_lane(&mut self, on: bool) {
-        self.stream.decoder.set_tick_lane(on);
+    /// instead of one event each (see [`TickLane`]). [`crate::gc::ModelBuilder::on_event`] takes
+    /// both kinds of batch, [`crate::gc::feed`] (the model and its insights) those with each tick.
+    /// Ticks the reader decodes itself, and an .etl's, come one by one as before.
+    pub fn set_tick_lane(&mut self, lane: TickLane) {
+        self.stream.decoder.set_tick_lane(lane);
     }
 
     /// [`set_tick_lane`](Self::set_tick_lane), builder style.
-    pub fn with_tick_lane(mut self) -> Self {
-        self.set_tick_lane(true);
+    pub fn with_tick_lane(mut self, lane: TickLane) -> Self {
+        self.set_tick_lane(lane);
         self
     }
 

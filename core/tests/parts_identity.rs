@@ -14,7 +14,7 @@ use common::split::{
     check_identity, in_parts, in_parts_with, sequential, sequential_with, task_bytes_for, Setup,
     Split,
 };
-use gcscope_core::event::Event;
+use gcscope_core::event::{BatchTick, Event, TickLane};
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
 use gcscope_core::TraceReader;
 use std::path::Path;
@@ -26,17 +26,17 @@ const SETUPS: [Setup; 3] = [
     Setup {
         filter: None,
         budget: None,
-        tick_lane: false,
+        tick_lane: TickLane::Off,
     },
     Setup {
         filter: Some(gc::interest),
         budget: None,
-        tick_lane: false,
+        tick_lane: TickLane::Off,
     },
     Setup {
         filter: Some(gc::interest),
         budget: Some(64 << 10),
-        tick_lane: false,
+        tick_lane: TickLane::Off,
     },
 ];
 
@@ -60,7 +60,7 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
 fn fixtures_decode_the_same_in_parts() {
     let all = fixtures();
     assert_eq!(all.len(), 32, "the committed fixtures");
-    let mut lane_ticks = 0;
+    let (mut lane_ticks, mut each_ticks) = (0, 0);
     for (name, bytes) in &all {
         for setup in SETUPS {
             let (line, share) = check_identity(name, bytes, setup, bytes.len() < 2 << 20);
@@ -69,20 +69,29 @@ fn fixtures_decode_the_same_in_parts() {
             // block a part must leave to the sequential decoder.
             assert!(share > 0.9, "{line}");
         }
-        same_model_and_insights_in_parts(name, bytes);
+        let (batches, ticks) = same_model_and_insights_in_parts(name, bytes);
+        each_ticks += ticks;
+        eprintln!("{name}: the insights through the tick lane: {ticks} ticks in {batches} batches");
         let (batches, ticks) = same_model_with_tick_lane(name, bytes);
         lane_ticks += ticks;
         eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
     }
     assert!(lane_ticks > 10_000, "ticks through the lane: {lane_ticks}");
+    assert!(
+        each_ticks > 10_000,
+        "ticks through the lane with each tick: {each_ticks}"
+    );
 }
 
 /// The GC model and its insights (`gc::feed`, every tick kept) built from the events merged from
 /// parts, directly and through the wire (as a Web Worker sends them for the model, ticks without
 /// their own payloads), serialize to the same JSON as built sequentially: the ticks' type names,
 /// which parts intern and the merge renumbers, get the same indices in the same order (the order
-/// of their first tick).
-fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) {
+/// of their first tick). Also with the tick lane holding each tick ([`TickLane::EachTick`], as the
+/// app and the CLI's insights read), where batches replace the ticks, with the default sort budget
+/// and one of 64 KiB (against the sequential reader with the same budget). Returns how many
+/// batches and ticks came through the lane.
+fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
     fn json(b: ModelBuilder, ib: InsightsBuilder) -> (String, String) {
         let model = b.finish(None);
         let insights = ib.finish(&model);
@@ -100,8 +109,17 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) {
     let _ = r.push(bytes, &mut feed);
     let _ = r.finish(&mut feed);
     let want = json(b, ib);
-    let setup = SETUPS[1];
-    for (n, wire) in [(2u64, false), (3, true), (7, false), (7, true)] {
+    let (mut batches, mut laned) = (0u64, 0u64);
+    let variants = [
+        (2u64, false, TickLane::Off),
+        (3, true, TickLane::Off),
+        (7, false, TickLane::Off),
+        (7, true, TickLane::Off),
+        (2, false, TickLane::EachTick),
+        (3, true, TickLane::EachTick),
+        (7, false, TickLane::EachTick),
+    ];
+    for (n, wire, tick_lane) in variants {
         let split = Split {
             task_bytes: task_bytes_for(bytes.len(), n),
             read_extra: 0,
@@ -112,23 +130,55 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) {
             intern_types: true,
             reuse: n == 7 && !wire,
         };
-        let (mut b, mut ib) = (
-            ModelBuilder::new(&Default::default()),
-            InsightsBuilder::new(),
-        );
-        in_parts_with(bytes, setup, split, wire, &mut |e| {
-            gc::feed(&mut b, &mut ib, e)
-        });
-        let got = json(b, ib);
-        assert!(
-            got.0 == want.0,
-            "{name}, {n} parts (wire: {wire}): the model differs"
-        );
-        assert!(
-            got.1 == want.1,
-            "{name}, {n} parts (wire: {wire}): the insights differ"
-        );
+        // With the lane, also with a 64 KiB sort budget: its cuts release batches early.
+        let budgets: &[Option<usize>] = match tick_lane {
+            TickLane::Off => &[None],
+            _ => &[None, Some(64 << 10)],
+        };
+        for &budget in budgets {
+            let setup = Setup {
+                budget,
+                tick_lane,
+                ..SETUPS[1]
+            };
+            // Sequentially with the same budget (a cut moves events, and the model sees that).
+            let want = match budget {
+                None => want.clone(),
+                Some(_) => {
+                    let (mut b, mut ib) = (
+                        ModelBuilder::new(&Default::default()),
+                        InsightsBuilder::new(),
+                    );
+                    sequential_with(bytes, SETUPS[2], 1 << 16, &mut |e| {
+                        gc::feed(&mut b, &mut ib, e)
+                    });
+                    json(b, ib)
+                }
+            };
+            let (mut b, mut ib) = (
+                ModelBuilder::new(&Default::default()),
+                InsightsBuilder::new(),
+            );
+            in_parts_with(bytes, setup, split, wire, &mut |e| {
+                if let Some(t) = e.ticks {
+                    // Each tick is in the batch, and its name where it has one.
+                    assert_eq!(t.ticks.len() as u64, t.count, "{name}: a batch's ticks");
+                    assert!(t.ticks.iter().all(|x| {
+                        x.type_slot == BatchTick::NO_NAME || t.type_name(x.type_slot).is_some()
+                    }));
+                    batches += 1;
+                    laned += t.count;
+                }
+                gc::feed(&mut b, &mut ib, e)
+            });
+            let got = json(b, ib);
+            let what =
+                format!("{name}, {n} parts (wire: {wire}, {tick_lane:?}, budget {budget:?})");
+            assert!(got.0 == want.0, "{what}: the model differs");
+            assert!(got.1 == want.1, "{what}: the insights differ");
+        }
     }
+    (batches, laned)
 }
 
 /// The tick lane ([`TraceReader::set_tick_lane`], as the CLI reads a trace for the GC model
@@ -146,7 +196,7 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
         let plain = Setup {
             filter: Some(gc::interest),
             budget,
-            tick_lane: false,
+            tick_lane: TickLane::Off,
         };
         let mut b = ModelBuilder::new(&Default::default());
         let want = sequential_with(bytes, plain, 1 << 16, &mut |e| {
@@ -166,7 +216,7 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
                 reuse,
             };
             let lane = Setup {
-                tick_lane: true,
+                tick_lane: TickLane::Sums,
                 ..plain
             };
             let mut b = ModelBuilder::new(&Default::default());
@@ -226,7 +276,8 @@ fn reference_traces_decode_the_same_in_parts() {
                 assert!(share >= 0.5, "{line}");
             }
         }
-        same_model_and_insights_in_parts(&name, &raw);
+        let (batches, ticks) = same_model_and_insights_in_parts(&name, &raw);
+        eprintln!("{name}: the insights through the tick lane: {ticks} ticks in {batches} batches");
         let (batches, ticks) = same_model_with_tick_lane(&name, &raw);
         eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
     }
@@ -307,7 +358,9 @@ fn generated_traces_decode_the_same_in_parts() {
             eprintln!("{line}");
             assert!(share > 0.9, "{line}");
         }
-        same_model_and_insights_in_parts(name, &bytes);
+        let (batches, ticks) = same_model_and_insights_in_parts(name, &bytes);
+        eprintln!("{name}: the insights through the tick lane: {ticks} ticks in {batches} batches");
+        assert!(ticks > 0, "{name}: no tick through the lane with each tick");
         let (batches, ticks) = same_model_with_tick_lane(name, &bytes);
         eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
         assert!(ticks > 0, "{name}: no tick through the lane");
@@ -319,7 +372,8 @@ fn generated_traces_decode_the_same_in_parts() {
                 eprintln!("{line}");
                 assert!(share > 0.9, "{line}");
             }
-            same_model_and_insights_in_parts(&what, &etl);
+            let (_, ticks) = same_model_and_insights_in_parts(&what, &etl);
+            assert_eq!(ticks, 0, "{what}");
             // An .etl has no tick lane (its merge is its own): the same model, every tick as before.
             let (_, ticks) = same_model_with_tick_lane(&what, &etl);
             assert_eq!(ticks, 0, "{what}");

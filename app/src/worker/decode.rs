@@ -303,7 +303,11 @@ async fn read(
     let total = blob.size();
     // Only what the GC model and insights read is delivered (and the kernel's process events,
     // which name the processes); the rest is counted by the reader.
-    let mut reader = TraceReader::with_entry(entry).with_filter(gcscope_core::gc::interest);
+    // The ticks the parts decoded come in batches between the other events, each tick in order
+    // for the insights (the merge's biggest cost is otherwise a tick's way through the sort buffer).
+    let mut reader = TraceReader::with_entry(entry)
+        .with_filter(gcscope_core::gc::interest)
+        .with_tick_lane(gcscope_core::event::TickLane::EachTick);
     // Bounded insights: allocation ticks folded into time bins, none kept one by one.
     let mut router = ProcessRouter::bounded();
     let mut kept = Kept::new(budget);

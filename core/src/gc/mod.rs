@@ -77,6 +77,10 @@ impl ModelBuilder {
 /// `model.on_event(event); insights.on_event(event)`.
 pub fn feed(model: &mut ModelBuilder, insights: &mut InsightsBuilder, event: &Event<'_>) {
     if !ingest::begin(model, event) {
+        // (A batch of ticks is the model's once `begin` added it up.)
+        if let Some(batch) = event.ticks {
+            insights.on_tick_batch(batch);
+        }
         return;
     }
     // A tick's digest: the part's, else made here, where the type name's check for a zero unit is

@@ -73,6 +73,9 @@ fn emit_ticks(
     tally.saw_since(b.latest_since_sync);
     b.first_ms = info.ms_since_start(b.first_timestamp);
     b.latest_ms = info.ms_since_start(b.latest_timestamp);
+    for t in &mut b.ticks {
+        t.time_ms = info.ms_since_start(t.timestamp);
+    }
     let m = meta.entry(first);
     let ev = Event {
         provider: meta.provider(m.provider),

@@ -8,6 +8,7 @@ use super::{part, v6, Frame, Stage};
 use crate::clr::gc::TickDigest;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::Result;
+use crate::event::TickLane;
 use crate::sort::Pending;
 use alloc::vec::Vec;
 
@@ -144,9 +145,11 @@ impl Decoder {
             self.tally.saw_since(d);
         }
         if piece.events > 0 {
-            if self.tick_lane && !self.sorter.has_tick_lane() {
+            if self.tick_lane != TickLane::Off && !self.sorter.has_tick_lane() {
                 if let Some(info) = &self.info {
-                    self.sorter.set_tick_lane(info.sync_time_qpc);
+                    let each = self.tick_lane == TickLane::EachTick;
+                    self.sorter
+                        .set_tick_lane(info.sync_time_qpc, each, self.pointer_size);
                 }
             }
             self.sorter.account(piece.rows_len as usize);

@@ -21,7 +21,7 @@ pub mod v6;
 use crate::container::NETTRACE_MAGIC;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
-use crate::event::TraceInfo;
+use crate::event::{TickLane, TraceInfo};
 use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
 use crate::sort::Sorter;
@@ -101,7 +101,7 @@ pub struct Decoder {
     /// What the unit at the start of the unconsumed input is, for truncation messages.
     current: &'static str,
     /// Ticks decoded by parts go to the sort buffer's tick lane (see [`Self::set_tick_lane`]).
-    tick_lane: bool,
+    tick_lane: TickLane,
 }
 
 impl Default for Decoder {
@@ -123,7 +123,7 @@ impl Decoder {
             v6: V6State::default(),
             tally: Tally::default(),
             current: "stream header",
-            tick_lane: false,
+            tick_lane: TickLane::Off,
         }
     }
 
@@ -159,9 +159,9 @@ impl Decoder {
 
     /// Delivers the allocation ticks that parts of the file decoded ([`Self::apply_piece`], with
     /// their digests) as [`crate::event::TickBatch`]es: the ticks between two other events as one
-    /// (see [`crate::sort::Sorter::set_tick_lane`]). For a consumer that only adds ticks up.
-    pub fn set_tick_lane(&mut self, on: bool) {
-        self.tick_lane = on;
+    /// (see [`crate::sort::Sorter::set_tick_lane`] and [`TickLane`]).
+    pub fn set_tick_lane(&mut self, lane: TickLane) {
+        self.tick_lane = lane;
     }
 
     /// Sets the sort buffer's budget (see [`crate::sort::MAX_BUFFERED_BYTES`]); before any event.

@@ -21,7 +21,8 @@
 //! tick that came with its digest can wait apart instead, in a small record, and go out with the
 //! other ticks before the same event as one [`TickBatch`](crate::event::TickBatch) ([`Sorter::set_tick_lane`], `lane`):
 //! released where each tick would have been, and counted as the record it replaces, so every
-//! decision above is the same.
+//! decision above is the same. For the insights, which read each tick, a batch can hold them
+//! one by one, in the order they would have come.
 //!
 //! **Memory bound.** A region is bounded by the writer's sequence points, and real traces hold at
 //! most a few MB (the reference traces: 4.8 MB and 14k events; the 29 MB HeartRateMonitor trace
@@ -41,9 +42,10 @@ mod records;
 pub use records::{Emit, Pending, Release, Released, ARENA, NO_TICK};
 
 use crate::clr::gc::TickDigest;
+use crate::event::BatchTick;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
-use lane::{Lane, LaneTick};
+use lane::{Lane, LaneTick, TickExtra};
 use radix::TimeOrder;
 
 /// Buffered bytes above which an IsSorted event triggers an early partial flush.
@@ -138,10 +140,12 @@ impl Sorter {
     /// From now on, ticks pushed with their digest ([`push_tick`](Self::push_tick)) go to the tick
     /// lane: they are released as [`Release::Ticks`], the ticks between two other events summed as
     /// one batch, in the place the buffer would have released each (see `lane`). For a consumer
-    /// that only adds ticks up (the GC model without insights). `sync_time_qpc`: the trace's.
-    pub fn set_tick_lane(&mut self, sync_time_qpc: i64) {
+    /// that only adds ticks up (the GC model without insights), or with `each` one that reads each
+    /// tick in order ([`TickBatch::ticks`](crate::event::TickBatch::ticks): the insights).
+    /// `sync_time_qpc`, `pointer_size`: the trace's.
+    pub fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
         if self.lane.is_none() {
-            self.lane = Some(Lane::new(sync_time_qpc));
+            self.lane = Some(Lane::new(sync_time_qpc, each, pointer_size));
         }
     }
 
@@ -260,18 +264,24 @@ impl Sorter {
     /// if there is one.
     #[inline]
     pub fn push_tick(&mut self, mut p: Pending, tick: Option<TickDigest>) {
-        if let Some(d) = tick.filter(|_| self.lane.is_some()) {
+        if let Some((d, type_slot)) = tick.and_then(|d| Some((d, self.lane_takes(&p, &d)?))) {
             self.arrived(p.timestamp);
-            let x = LaneTick {
+            let t = LaneTick {
                 timestamp: p.timestamp,
                 before: self.events.len() as u32,
                 metadata: p.metadata,
                 payload_len: p.payload_len,
+                // A kind above 2 counts as the third, as the GC model counts it.
                 kind: d.kind.min(2) as u8,
                 amount: d.amount,
             };
+            let x = TickExtra {
+                kind: d.kind,
+                heap_index: d.heap_index,
+                type_slot,
+            };
             if let Some(lane) = self.lane.as_mut() {
-                lane.ticks.push(x);
+                lane.push(t, x);
             }
             return;
         }
@@ -283,6 +293,42 @@ impl Sorter {
             None => NO_TICK,
         };
         self.push_at(p);
+    }
+
+    /// Whether the lane takes tick `d` of event `p`, and its type name's slot there
+    /// ([`BatchTick::type_slot`]). Without the lane, None. Where batches hold each tick, a tick is
+    /// taken if its version has no type name, or the merge interned its name
+    /// ([`TypeRef::in_merge`](crate::clr::gc::TypeRef::in_merge)), which the batch then holds
+    /// (from the first such tick's payload: the merge's table has the same bytes); any other goes
+    /// through the buffer as an event, whose payload the consumer reads the name from.
+    #[inline]
+    fn lane_takes(&mut self, p: &Pending, d: &TickDigest) -> Option<u32> {
+        let lane = self.lane.as_ref()?;
+        if !lane.each {
+            return Some(BatchTick::NO_NAME);
+        }
+        if d.type_name_len.is_none() {
+            return Some(BatchTick::NO_NAME);
+        }
+        let slot = d.type_ref.in_merge()?;
+        if !lane.batch.names.has(slot) {
+            self.lane_name(p, d, slot)?;
+        }
+        Some(slot)
+    }
+
+    /// Stores the type name of tick `d` (event `p`) in the lane's batch at `slot`.
+    #[cold]
+    fn lane_name(&mut self, p: &Pending, d: &TickDigest, slot: u32) -> Option<()> {
+        let bytes = match p.chunk {
+            ARENA => &self.arena,
+            c => self.adopted.get((c as usize).checked_sub(1)?)?.as_ref(),
+        };
+        let start = p.payload_start as usize;
+        let payload = bytes.get(start..start.checked_add(p.payload_len as usize)?)?;
+        let lane = self.lane.as_mut()?;
+        let name = d.type_name(payload, lane.pointer_size)?;
+        lane.batch.names.insert(slot, name.0).then_some(())
     }
 
     /// Lets go of the adopted chunks, keeping the allocations nothing else holds (see

@@ -2,6 +2,7 @@
 //! without it.
 
 use super::*;
+use crate::clr::gc::TypeRef;
 
 fn p(ts: i64, tid: u64) -> Pending {
     Pending {
@@ -94,38 +95,60 @@ fn partial_flush_emits_a_prefix_of_the_full_order() {
     assert_eq!(n, 0);
 }
 
+/// A released tick as the insights read it: its timestamp, amount, raw kind, heap and type name.
+type Each = (i64, u64, u32, Option<u32>, Option<Vec<u8>>);
+
 /// What a sorter released, a batch of ticks as the lane makes them: its count, its bytes per
-/// kind, its first timestamp, its latest `timestamp - sync` and its ticks per metadata entry.
+/// kind, its first timestamp, its latest `timestamp - sync`, its ticks per metadata entry, and
+/// (with each tick) the ticks.
 #[derive(Debug, PartialEq)]
 enum Out {
     Event(i64, u64, Vec<u8>),
-    Ticks(u64, [u64; 3], i64, i64, Vec<(u32, u64)>),
+    Ticks(u64, [u64; 3], i64, i64, Vec<(u32, u64)>, Vec<Each>),
 }
 
 /// Collects what `s` releases: events as they are; ticks (lane batches, or events with a
 /// digest from a sorter without the lane) summed between two events of one release, as a
-/// lane batch sums them.
+/// lane batch sums them. With `each`, the ticks one by one too; with `merge`, lane batches
+/// next to each other summed as one (where the lane leaves some ticks to the buffer, they part
+/// its batches).
 struct Collect {
     out: Vec<Out>,
     open: Option<crate::event::TickBatch>,
+    each: bool,
+    merge: bool,
+    ticks: Vec<Each>,
 }
 
 const SYNC: i64 = -7;
 
 impl Collect {
+    fn new(each: bool, merge: bool) -> Collect {
+        Collect {
+            out: Vec::new(),
+            open: None,
+            each,
+            merge,
+            ticks: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, metadata: u32, timestamp: i64, kind: u32, amount: u64) {
+        let b = self.open.get_or_insert_with(Default::default);
+        let since = timestamp.wrapping_sub(SYNC);
+        b.add(metadata, timestamp, since, kind.min(2) as u8, amount);
+    }
+
     fn take(&mut self, r: Release<'_>) {
         match r {
             Release::Event(r) => match r.tick {
                 Some(d) => {
-                    let b = self.open.get_or_insert_with(Default::default);
-                    let since = r.event.timestamp.wrapping_sub(SYNC);
-                    b.add(
-                        r.event.metadata,
-                        r.event.timestamp,
-                        since,
-                        d.kind.min(2) as u8,
-                        d.amount,
-                    );
+                    self.add(r.event.metadata, r.event.timestamp, d.kind, d.amount);
+                    if self.each {
+                        let name = d.type_name(r.payload, 8).map(|n| n.0.to_vec());
+                        let t = (r.event.timestamp, d.amount, d.kind, d.heap_index, name);
+                        self.ticks.push(t);
+                    }
                 }
                 None => {
                     self.close();
@@ -137,18 +160,51 @@ impl Collect {
                 }
             },
             Release::Ticks(b) => {
-                assert!(self.open.is_none());
                 assert!(b.count > 0);
-                self.out.push(Out::Ticks(
-                    b.count,
-                    b.bytes_by_kind,
-                    b.first_timestamp,
-                    b.latest_since_sync,
-                    b.per_entry.clone(),
-                ));
+                assert_eq!(b.ticks.len() as u64, if self.each { b.count } else { 0 });
+                if !self.merge {
+                    assert!(self.open.is_none());
+                }
+                let names = |slot: u32| b.type_name(slot).map(<[u8]>::to_vec);
+                for t in &b.ticks {
+                    let name = names(t.type_slot);
+                    assert_eq!(name.is_none(), t.type_slot == BatchTick::NO_NAME);
+                    self.ticks
+                        .push((t.timestamp, t.amount, t.kind, t.heap_index, name));
+                }
+                // The batch's sums, as `add` would make them of its ticks one by one.
+                match self.open.as_mut() {
+                    None => {
+                        let mut own = b.clone();
+                        own.ticks.clear();
+                        own.names = Default::default();
+                        self.open = Some(own);
+                    }
+                    Some(o) => {
+                        o.count += b.count;
+                        for k in 0..3 {
+                            o.bytes_by_kind[k] =
+                                o.bytes_by_kind[k].saturating_add(b.bytes_by_kind[k]);
+                        }
+                        if b.latest_since_sync > o.latest_since_sync {
+                            o.latest_since_sync = b.latest_since_sync;
+                            o.latest_timestamp = b.latest_timestamp;
+                        }
+                        for &(m, n) in &b.per_entry {
+                            match o.per_entry.iter_mut().find(|(x, _)| *x == m) {
+                                Some((_, c)) => *c += n,
+                                None => o.per_entry.push((m, n)),
+                            }
+                        }
+                    }
+                }
+                if !self.merge {
+                    self.close();
+                }
             }
         }
     }
+
     fn close(&mut self) {
         if let Some(b) = self.open.take() {
             self.out.push(Out::Ticks(
@@ -157,6 +213,7 @@ impl Collect {
                 b.first_timestamp,
                 b.latest_since_sync,
                 b.per_entry,
+                core::mem::take(&mut self.ticks),
             ));
         }
     }
@@ -164,8 +221,9 @@ impl Collect {
 
 /// Random pushes of events and ticks (timestamps out of order and tied), early flushes, budget
 /// cuts and full flushes into a sorter with the tick lane and one without: the same events in
-/// the same places, each run of ticks between them as one batch, and the same accounting (bytes
-/// held, events late) after every step, so both decide the same.
+/// the same places, each run of ticks between them as one batch (with each tick in order, its
+/// fields and type name, where the batches hold them), and the same accounting (bytes held,
+/// events late) after every step, so both decide the same.
 #[test]
 fn the_tick_lane_releases_ticks_where_the_buffer_would() {
     let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -175,22 +233,15 @@ fn the_tick_lane_releases_ticks_where_the_buffer_would() {
         x ^= x << 17;
         x % n
     };
-    let (mut laned, mut batches) = (0u64, 0u64);
+    let (mut laned, mut batches, mut each_ticks) = (0u64, 0u64, 0u64);
     for round in 0..300 {
         let budget = [1 << 12, 1 << 14, 1 << 20][round % 3];
+        // Every other round, batches hold each tick (as for the insights).
+        let each = round % 2 == 1;
         let mut plain = Sorter::with_budget(budget);
         let mut lane = Sorter::with_budget(budget);
-        lane.set_tick_lane(SYNC);
-        let (mut a, mut b) = (
-            Collect {
-                out: Vec::new(),
-                open: None,
-            },
-            Collect {
-                out: Vec::new(),
-                open: None,
-            },
-        );
+        lane.set_tick_lane(SYNC, each, 8);
+        let (mut a, mut b) = (Collect::new(each, each), Collect::new(each, each));
         let mut clock = 0i64;
         for step in 0..400 {
             let op = rnd(100);
@@ -200,13 +251,29 @@ fn the_tick_lane_releases_ticks_where_the_buffer_would() {
                 let ts = clock - if rnd(5) == 0 { rnd(20) as i64 } else { 0 };
                 let mut e = p(ts, step);
                 e.metadata = rnd(3) as u32;
-                let payload: Vec<u8> = (0..rnd(40)).map(|i| i as u8 ^ step as u8).collect();
+                let mut payload: Vec<u8> = (0..rnd(40)).map(|i| i as u8 ^ step as u8).collect();
                 if op < 55 {
-                    let d = TickDigest {
+                    let mut d = TickDigest {
                         amount: rnd(1 << 20) + if rnd(50) == 0 { u64::MAX / 2 } else { 0 },
                         kind: rnd(4) as u32,
+                        heap_index: (rnd(3) != 0).then(|| rnd(64) as u32),
                         ..TickDigest::default()
                     };
+                    // A type name (in the payload, after 26 bytes of fields): one the merge
+                    // interned, mostly; else none (versions 0-1), or one it did not (the lane
+                    // leaves that to the buffer).
+                    let m = rnd(6) as u32;
+                    let name: Vec<u8> = (0..=m).flat_map(|i| [b'A' + (m + i) as u8, 0]).collect();
+                    let named = rnd(8);
+                    if named > 0 {
+                        payload.resize(26, 1);
+                        payload.extend_from_slice(&name);
+                        d.type_name_len = Some(name.len() as u32);
+                        d.type_ref = match named {
+                            1 => TypeRef::NONE,
+                            _ => TypeRef::merged(m),
+                        };
+                    }
                     for s in [&mut plain, &mut lane] {
                         let at = s.append(&payload).unwrap();
                         let mut e = e;
@@ -222,6 +289,7 @@ fn the_tick_lane_releases_ticks_where_the_buffer_would() {
                 plain.flush_upto(t, &mut |r| a.take(r));
                 a.close();
                 lane.flush_upto(t, &mut |r| b.take(r));
+                b.close();
             } else if op < 98 {
                 let (ca, cb) = (plain.budget_cut(), lane.budget_cut());
                 assert_eq!(ca, cb, "round {round} step {step}: budget cut");
@@ -230,12 +298,14 @@ fn the_tick_lane_releases_ticks_where_the_buffer_would() {
                     a.close();
                     plain.released(t);
                     lane.flush_upto(t, &mut |r| b.take(r));
+                    b.close();
                     lane.released(t);
                 }
             } else {
                 plain.flush(&mut |r| a.take(r));
                 a.close();
                 lane.flush(&mut |r| b.take(r));
+                b.close();
             }
             assert_eq!(
                 plain.buffered_bytes(),
@@ -257,17 +327,19 @@ fn the_tick_lane_releases_ticks_where_the_buffer_would() {
         plain.flush(&mut |r| a.take(r));
         a.close();
         lane.flush(&mut |r| b.take(r));
+        b.close();
         assert_eq!(a.out, b.out, "round {round}: released at the end");
         for o in &b.out {
-            if let Out::Ticks(n, ..) = o {
+            if let Out::Ticks(n, _, _, _, _, t) = o {
                 laned += n;
                 batches += 1;
+                each_ticks += t.len() as u64;
             }
         }
     }
     // Not a test that passes because nothing went through the lane.
     assert!(
-        laned > 10_000 && batches > 1_000,
-        "{laned} ticks in {batches} batches"
+        laned > 10_000 && batches > 1_000 && each_ticks > 10_000,
+        "{laned} ticks in {batches} batches, {each_ticks} one by one"
     );
 }

@@ -1,7 +1,7 @@
 //! Decoding a trace the sequential way and in parts ([`gcscope_core::parts`]), recording everything
 //! a consumer can see, so that the two can be compared.
 
-use gcscope_core::event::{Event, TraceInfo};
+use gcscope_core::event::{Event, TickLane, TraceInfo};
 use gcscope_core::parts::{self, FilterFn, Merged, Planner, Task, TaskStep};
 use gcscope_core::{DecodeStats, TraceReader};
 use std::collections::hash_map::DefaultHasher;
@@ -79,7 +79,7 @@ pub struct Setup {
     pub budget: Option<usize>,
     /// The reader's tick lane ([`TraceReader::set_tick_lane`]): the parts' ticks come as batches,
     /// so the events differ from the sequential reader's (compare what consumers build instead).
-    pub tick_lane: bool,
+    pub tick_lane: TickLane,
 }
 
 fn reader(setup: Setup) -> TraceReader {

@@ -13,7 +13,7 @@ use super::types::*;
 use crate::clr::enums::GcSegmentType;
 use crate::clr::gc::{BulkKind, DynamicPayload, TickDigest, TypeIndex};
 use crate::clr::{self, ClrEvent, Utf16Str};
-use crate::event::Event;
+use crate::event::{Event, TickBatch};
 use crate::gc::GcModel;
 
 /// Collects the records the insights are made of. Feed it the same events as the model.
@@ -312,6 +312,52 @@ impl InsightsBuilder {
         );
     }
 
+    /// A batch of allocation ticks (a reader with [`TickLane::EachTick`](crate::event::TickLane::EachTick)): what
+    /// [`on_tick`](Self::on_tick) does with each, in order. A batch without its ticks (a reader
+    /// with [`TickLane::Sums`](crate::event::TickLane::Sums), meant for the model alone) is a caller's mistake the insights
+    /// cannot make up for: they would miss its ticks.
+    pub fn on_tick_batch(&mut self, batch: &TickBatch) {
+        debug_assert_eq!(
+            batch.ticks.len() as u64,
+            batch.count,
+            "a batch without its ticks"
+        );
+        if batch.ticks.is_empty() {
+            return;
+        }
+        self.in_range_burst = false;
+        for t in &batch.ticks {
+            let type_index = match batch.type_name(t.type_slot) {
+                Some(name) => self.slot_type(t.type_slot, name),
+                None => self.intern(Utf16Str(&[])),
+            };
+            self.alloc_tick(t.time_ms, type_index, t.kind, t.amount, t.heap_index);
+        }
+    }
+
+    /// The index of the type at slot `m` of the merge's table (a batch's
+    /// [`BatchTick::type_slot`](crate::event::BatchTick::type_slot) is that index), named `name`:
+    /// interned when the first of its ticks arrives, as [`merged_type`](Self::merged_type) does.
+    #[inline]
+    fn slot_type(&mut self, m: u32, name: &[u8]) -> u32 {
+        match self.merged_index.get(m as usize) {
+            Some(&i) if i != u32::MAX => i,
+            _ => self.intern_merged(m, Utf16Str(name)),
+        }
+    }
+
+    /// Interns `name`, the name at `m` in the merge's table, and notes its index.
+    #[cold]
+    fn intern_merged(&mut self, m: u32, name: Utf16Str<'_>) -> u32 {
+        let i = self.intern(name);
+        let m = m as usize;
+        if m >= self.merged_index.len() {
+            self.merged_index.resize(m + 1, u32::MAX);
+        }
+        self.merged_index[m] = i;
+        i
+    }
+
     /// The index of the allocated type named `name` (UTF-16 bytes), if a tick named it before.
     pub(crate) fn known_type(&self, name: &[u8]) -> Option<u32> {
         self.type_index.find(name)
@@ -334,17 +380,13 @@ impl InsightsBuilder {
     /// The index of the type the merge's table holds at `m` (the tick's own name: the table's is
     /// the same bytes), interned when the first of its ticks arrives.
     fn merged_type(&mut self, m: u32, e: &Event<'_>, tick: &TickDigest) -> u32 {
-        let m = m as usize;
-        match self.merged_index.get(m) {
+        match self.merged_index.get(m as usize) {
             Some(&i) if i != u32::MAX => i,
-            _ => {
-                let i = self.intern_tick_type(e, tick);
-                if m >= self.merged_index.len() {
-                    self.merged_index.resize(m + 1, u32::MAX);
-                }
-                self.merged_index[m] = i;
-                i
-            }
+            _ => self.intern_merged(
+                m,
+                tick.type_name(e.payload, e.pointer_size)
+                    .unwrap_or_default(),
+            ),
         }
     }
 
