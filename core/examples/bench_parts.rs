@@ -7,7 +7,7 @@
 //!
 //!     cargo run --release -p gcscope-core --example bench_parts -- FILE [ROUNDS]
 
-use gcscope_core::event::TraceInfo;
+use gcscope_core::event::{TickLane, TraceInfo};
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
 use gcscope_core::parts::{self, wire, Merged, Planner};
 use gcscope_core::TraceReader;
@@ -97,14 +97,18 @@ fn main() {
         let wire_decode = t.elapsed().as_secs_f64();
 
         // The merge with the model: of the parts' outputs as they are (threads), and as they come
-        // through the wire (Web Workers).
-        let (merge_direct, n) = merge_all(&bytes, &tasks, &planner, direct);
+        // through the wire (Web Workers); with the tick lane as the app reads (each tick in its
+        // batch), and without it.
+        let plain = outputs.clone();
+        let (merge_no_lane, n) = merge_all(&bytes, &tasks, &planner, plain, TickLane::Off);
         assert_eq!(n, gcs);
-        let (merge, n) = merge_all(&bytes, &tasks, &planner, outputs);
+        let (merge, n) = merge_all(&bytes, &tasks, &planner, outputs, TickLane::EachTick);
+        assert_eq!(n, gcs);
+        let (merge_direct, n) = merge_all(&bytes, &tasks, &planner, direct, TickLane::EachTick);
         assert_eq!(n, gcs);
         let mb = bytes.len() as f64 / 1e6;
         println!(
-            "{{\"bytes\":{},\"tasks\":{},\"blocks\":{blocks},\"sequential_s\":{sequential:.3},\"plan_s\":{plan:.3},\"decode_s\":{decode:.3},\"wire_encode_s\":{encode:.3},\"wire_decode_s\":{wire_decode:.3},\"merge_s\":{merge:.3},\"merge_direct_s\":{merge_direct:.3},\"sequential_mbps\":{:.0},\"decode_us_per_block\":{:.1},\"merge_us_per_block\":{:.1}}}",
+            "{{\"bytes\":{},\"tasks\":{},\"blocks\":{blocks},\"sequential_s\":{sequential:.3},\"plan_s\":{plan:.3},\"decode_s\":{decode:.3},\"wire_encode_s\":{encode:.3},\"wire_decode_s\":{wire_decode:.3},\"merge_s\":{merge:.3},\"merge_without_lane_s\":{merge_no_lane:.3},\"merge_direct_s\":{merge_direct:.3},\"sequential_mbps\":{:.0},\"decode_us_per_block\":{:.1},\"merge_us_per_block\":{:.1}}}",
             bytes.len(),
             tasks.len(),
             mb / sequential,
@@ -114,16 +118,20 @@ fn main() {
     }
 }
 
-/// The merge of `outputs` with the GC model and insights, as the merging thread does it; returns
+/// The merge of `outputs` with the GC model and insights, as the merging thread does it (with the
+/// reader's tick lane `lane`); returns
 /// the seconds it took and the number of GCs.
 fn merge_all(
     bytes: &[u8],
     tasks: &[parts::Task],
     planner: &Planner,
     outputs: Vec<parts::Output>,
+    lane: TickLane,
 ) -> (f64, usize) {
     let t = Instant::now();
-    let mut r = TraceReader::new().with_filter(gc::interest);
+    let mut r = TraceReader::new()
+        .with_filter(gc::interest)
+        .with_tick_lane(lane);
     let mut m = ModelBuilder::new(&TraceInfo::default());
     let mut ib = InsightsBuilder::bounded();
     let mut from = planner.tail();

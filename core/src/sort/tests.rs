@@ -337,6 +337,7 @@ fn the_tick_lane_releases_ticks_where_the_buffer_would() {
             }
         }
     }
+    eprintln!("{laned} ticks in {batches} batches, {each_ticks} one by one");
     // Not a test that passes because nothing went through the lane.
     assert!(
         laned > 10_000 && batches > 1_000 && each_ticks > 10_000,
