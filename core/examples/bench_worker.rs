@@ -7,7 +7,7 @@
 //! Filtered reader (`gc::interest`), model and bounded insights from one decode per event
 //! (`gc::feed`), fed in chunks as the worker reads them. Prints the GC count and seconds.
 
-use gcscope_core::event::TraceInfo;
+use gcscope_core::event::{TickLane, TraceInfo};
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
 use gcscope_core::TraceReader;
 use std::io::Read;
@@ -27,7 +27,10 @@ fn main() {
     let t = Instant::now();
     let mut file = std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {path}: {e}"));
     let mut buf = vec![0u8; chunk];
-    let mut r = TraceReader::new().with_filter(gc::interest);
+    // As the app's worker reads (its tick lane: each tick in batches, see `TickLane`).
+    let mut r = TraceReader::new()
+        .with_filter(gc::interest)
+        .with_tick_lane(TickLane::EachTick);
     let mut m = ModelBuilder::new(&TraceInfo::default());
     let mut ib = InsightsBuilder::bounded();
     loop {

@@ -27,9 +27,6 @@ pub struct TraceReader {
     stats: DecodeStats,
     failed: Option<Error>,
     finished: bool,
-    /// The type names of the parts merged so far ([`crate::parts`]): their ticks' digests refer to
-    /// it ([`TypeRef::merged`]) once [`merge_types`](Self::merge_types) renumbered them.
-    merged_types: TypeIndex,
 }
 
 /// The trace stream after unwrapping: decoder plus the bytes of one incomplete unit.
@@ -77,7 +74,6 @@ impl TraceReader {
             stats: DecodeStats::default(),
             failed: None,
             finished: false,
-            merged_types: TypeIndex::default(),
         }
     }
 
@@ -102,11 +98,12 @@ impl TraceReader {
         self.stream.decoder.set_sort_budget(bytes);
     }
 
-    /// Allocation ticks decoded by parts of the file ([`crate::parts`]) come as batches, the ticks
-    /// between two other events as one [`crate::event::TickBatch`] (an event whose `ticks` is set),
-    /// instead of one event each (see [`TickLane`]). [`crate::gc::ModelBuilder::on_event`] takes
-    /// both kinds of batch, [`crate::gc::feed`] (the model and its insights) those with each tick.
-    /// Ticks the reader decodes itself, and an .etl's, come one by one as before.
+    /// A NetTrace's allocation ticks (decoded here or by parts of the file, [`crate::parts`]) come
+    /// as batches, the ticks between two other events as one [`crate::event::TickBatch`] (an event
+    /// whose `ticks` is set), instead of one event each (see [`TickLane`]).
+    /// [`crate::gc::ModelBuilder::on_event`] takes both kinds of batch, [`crate::gc::feed`] (the
+    /// model and its insights) those with each tick. A NetPerf file's and an .etl's come one by one
+    /// as before, and so does a tick without a digest (a payload that does not fit its layout).
     pub fn set_tick_lane(&mut self, lane: TickLane) {
         self.stream.decoder.set_tick_lane(lane);
     }
@@ -334,7 +331,9 @@ impl TraceReader {
         if part.is_empty() {
             return;
         }
-        let map: Vec<u32> = part.names().map(|n| self.merged_types.index(n).0).collect();
+        // The table is the nettrace decoder's, whose own ticks refer to it too (the tick lane).
+        let types = &mut self.stream.decoder.tick_types;
+        let map: Vec<u32> = part.names().map(|n| types.index(n).0).collect();
         for d in ticks {
             if let Some(i) = d.type_ref.in_part() {
                 d.type_ref = map

@@ -60,7 +60,7 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
 fn fixtures_decode_the_same_in_parts() {
     let all = fixtures();
     assert_eq!(all.len(), 32, "the committed fixtures");
-    let (mut lane_ticks, mut each_ticks) = (0, 0);
+    let (mut lane_ticks, mut each_ticks, mut sequential_ticks) = (0, 0, 0);
     for (name, bytes) in &all {
         for setup in SETUPS {
             let (line, share) = check_identity(name, bytes, setup, bytes.len() < 2 << 20);
@@ -75,7 +75,14 @@ fn fixtures_decode_the_same_in_parts() {
         let (batches, ticks) = same_model_with_tick_lane(name, bytes);
         lane_ticks += ticks;
         eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
+        let ticks = same_sequentially_with_tick_lane(name, bytes);
+        sequential_ticks += ticks;
+        eprintln!("{name}: sequentially through the tick lane: {ticks} ticks");
     }
+    assert!(
+        sequential_ticks > 10_000,
+        "ticks through the sequential lane: {sequential_ticks}"
+    );
     assert!(lane_ticks > 10_000, "ticks through the lane: {lane_ticks}");
     assert!(
         each_ticks > 10_000,
@@ -110,16 +117,19 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
     let _ = r.finish(&mut feed);
     let want = json(b, ib);
     let (mut batches, mut laned) = (0u64, 0u64);
+    // (parts, through the wire, the lane, the tasks merged from parts: the rest decoded by the
+    // reader itself, its ticks' names interned in the table the parts' were merged into.)
     let variants = [
-        (2u64, false, TickLane::Off),
-        (3, true, TickLane::Off),
-        (7, false, TickLane::Off),
-        (7, true, TickLane::Off),
-        (2, false, TickLane::EachTick),
-        (3, true, TickLane::EachTick),
-        (7, false, TickLane::EachTick),
+        (2u64, false, TickLane::Off, None),
+        (3, true, TickLane::Off, None),
+        (7, false, TickLane::Off, None),
+        (7, true, TickLane::Off, None),
+        (2, false, TickLane::EachTick, None),
+        (3, true, TickLane::EachTick, None),
+        (7, false, TickLane::EachTick, None),
+        (4, true, TickLane::EachTick, Some(2)),
     ];
-    for (n, wire, tick_lane) in variants {
+    for (n, wire, tick_lane, parts_until) in variants {
         let split = Split {
             task_bytes: task_bytes_for(bytes.len(), n),
             read_extra: 0,
@@ -128,6 +138,7 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
             wire,
             pieces: None,
             intern_types: true,
+            parts_until,
             reuse: n == 7 && !wire,
         };
         // With the lane, also with a 64 KiB sort budget: its cuts release batches early.
@@ -172,8 +183,10 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
                 gc::feed(&mut b, &mut ib, e)
             });
             let got = json(b, ib);
-            let what =
-                format!("{name}, {n} parts (wire: {wire}, {tick_lane:?}, budget {budget:?})");
+            let what = format!(
+                "{name}, {n} parts (wire: {wire}, {tick_lane:?}, budget {budget:?}, \
+                 parts until task {parts_until:?})"
+            );
             assert!(got.0 == want.0, "{what}: the model differs");
             assert!(got.1 == want.1, "{what}: the insights differ");
         }
@@ -213,6 +226,7 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
                 wire,
                 pieces: None,
                 intern_types: false,
+                parts_until: None,
                 reuse,
             };
             let lane = Setup {
@@ -235,6 +249,66 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
         }
     }
     (batches, laned)
+}
+
+/// The tick lane of the sequential reader (`--jobs 1`, a .zip or .gz, the part of a file the
+/// parts leave): with [`TickLane::Sums`] and [`TickLane::EachTick`], the default sort budget and
+/// 64 KiB, fed 64 KiB and 4,093-byte chunks, the model (and with each tick its insights, every
+/// tick kept), the reader's stats, counts per event, header facts and result equal those of the
+/// same reader without the lane. Returns how many ticks came through the lane.
+fn same_sequentially_with_tick_lane(name: &str, bytes: &[u8]) -> u64 {
+    fn json(b: ModelBuilder, ib: InsightsBuilder) -> (String, String) {
+        let model = b.finish(None);
+        let insights = ib.finish(&model);
+        (
+            serde_json::to_string(&model).expect("model"),
+            serde_json::to_string(&insights).expect("insights"),
+        )
+    }
+    let mut laned = 0;
+    for budget in [None, Some(64 << 10)] {
+        for chunk in [1 << 16, 4093] {
+            for lane in [TickLane::Sums, TickLane::EachTick] {
+                let plain = Setup {
+                    filter: Some(gc::interest),
+                    budget,
+                    tick_lane: TickLane::Off,
+                };
+                let with_insights = lane == TickLane::EachTick;
+                let run = |setup: Setup, laned: &mut u64| {
+                    let mut b = ModelBuilder::new(&Default::default());
+                    let mut ib = InsightsBuilder::new();
+                    let mut seen = sequential_with(bytes, setup, chunk, &mut |e| {
+                        if let Some(t) = e.ticks {
+                            *laned += t.count;
+                        }
+                        if with_insights {
+                            gc::feed(&mut b, &mut ib, e)
+                        } else {
+                            b.on_event(e)
+                        }
+                    });
+                    // The events themselves differ (batches for ticks): compare what they build.
+                    seen.events.clear();
+                    (seen, json(b, ib))
+                };
+                let (want, want_json) = run(plain, &mut 0);
+                let (got, got_json) = run(
+                    Setup {
+                        tick_lane: lane,
+                        ..plain
+                    },
+                    &mut laned,
+                );
+                let what =
+                    format!("{name}, sequentially, {lane:?}, budget {budget:?}, chunk {chunk}");
+                assert_eq!(got, want, "{what}: the reader's figures");
+                assert!(got_json.0 == want_json.0, "{what}: the model differs");
+                assert!(got_json.1 == want_json.1, "{what}: the insights differ");
+            }
+        }
+    }
+    laned
 }
 
 #[test]
@@ -280,6 +354,10 @@ fn reference_traces_decode_the_same_in_parts() {
         eprintln!("{name}: the insights through the tick lane: {ticks} ticks in {batches} batches");
         let (batches, ticks) = same_model_with_tick_lane(&name, &raw);
         eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
+        let ticks = same_sequentially_with_tick_lane(&name, &raw);
+        eprintln!("{name}: sequentially through the tick lane: {ticks} ticks");
+        let ticks = same_sequentially_with_tick_lane(&format!("{name} (zipped)"), &zipped);
+        eprintln!("{name} (zipped): sequentially through the tick lane: {ticks} ticks");
     }
 }
 
@@ -364,6 +442,9 @@ fn generated_traces_decode_the_same_in_parts() {
         let (batches, ticks) = same_model_with_tick_lane(name, &bytes);
         eprintln!("{name}: the model through the tick lane: {ticks} ticks in {batches} batches");
         assert!(ticks > 0, "{name}: no tick through the lane");
+        let ticks = same_sequentially_with_tick_lane(name, &bytes);
+        eprintln!("{name}: sequentially through the tick lane: {ticks} ticks");
+        assert!(ticks > 0, "{name}: no tick through the sequential lane");
         for compressed in [false, true] {
             let etl = relog_to_etl(&bytes, compressed);
             let what = format!("{name}, relogged to ETW (compressed: {compressed})");
@@ -377,6 +458,7 @@ fn generated_traces_decode_the_same_in_parts() {
             // An .etl has no tick lane (its merge is its own): the same model, every tick as before.
             let (_, ticks) = same_model_with_tick_lane(&what, &etl);
             assert_eq!(ticks, 0, "{what}");
+            assert_eq!(same_sequentially_with_tick_lane(&what, &etl), 0, "{what}");
         }
     }
 }
@@ -451,6 +533,7 @@ fn compressed_etl_tasks_hold_about_the_task_size_of_records() {
         wire: false,
         pieces: None,
         intern_types: false,
+        parts_until: None,
         reuse: false,
     };
     let (tasks, _) = common::split::plan(&etl, Some(gc::interest), split);
@@ -609,6 +692,7 @@ fn same_in_parts(
             wire: n >= 5,
             pieces: None,
             intern_types: n % 2 == 1,
+            parts_until: None,
             reuse: false,
         };
         let (got, _) = in_parts(bytes, setup, split);

@@ -90,6 +90,7 @@ fn the_crafted_trace_decodes_the_same_in_parts() {
                 wire: n == 7,
                 pieces: None,
                 intern_types: n == 7,
+                parts_until: None,
                 reuse: false,
             };
             let (got, went) = in_parts(&bytes, setup, split);

@@ -1,5 +1,5 @@
 // Times the worker's decoding path in V8 (Node) on a trace already in wasm memory: see README.md.
-//   node tools/wasm-bench/run.mjs FILE [--mode 0|1] [--runs N] [--chunk-kib K]
+//   node tools/wasm-bench/run.mjs FILE [--mode 0|1|2] [--runs N] [--chunk-kib K]
 import { readFileSync, openSync, readSync, fstatSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -11,7 +11,7 @@ const opt = (name, dflt) => {
 };
 const file = argv[0];
 if (!file || file.startsWith('--')) {
-  console.error('usage: node tools/wasm-bench/run.mjs FILE [--mode 0|1] [--runs N] [--chunk-kib K]');
+  console.error('usage: node tools/wasm-bench/run.mjs FILE [--mode 0|1|2] [--runs N] [--chunk-kib K]');
   process.exit(2);
 }
 const mode = Number(opt('mode', '0'));
@@ -28,7 +28,7 @@ for (let off = 0; off < len; ) {
   const n = Math.min(1 << 26, len - off);
   off += readSync(fd, new Uint8Array(x.memory.buffer, at + off, n), 0, n, off);
 }
-const what = mode === 1 ? 'events (every event decoded, nothing built)' : "GCs (the worker's path)";
+const what = mode === 1 ? 'events (every event decoded, nothing built)' : mode === 2 ? "GCs (the worker's path without the tick lane)" : "GCs (the worker's path)";
 for (let i = 0; i < runs; i++) {
   const t = performance.now();
   const n = x.run(at, len, chunk, mode);

@@ -8,7 +8,6 @@ use super::{part, v6, Frame, Stage};
 use crate::clr::gc::TickDigest;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::Result;
-use crate::event::TickLane;
 use crate::sort::Pending;
 use alloc::vec::Vec;
 
@@ -145,13 +144,7 @@ impl Decoder {
             self.tally.saw_since(d);
         }
         if piece.events > 0 {
-            if self.tick_lane != TickLane::Off && !self.sorter.has_tick_lane() {
-                if let Some(info) = &self.info {
-                    let each = self.tick_lane == TickLane::EachTick;
-                    self.sorter
-                        .set_tick_lane(info.sync_time_qpc, each, self.pointer_size);
-                }
-            }
+            self.tick_lane_ready();
             self.sorter.account(piece.rows_len as usize);
             let chunk = self.sorter.adopt(payloads);
             for p in events {

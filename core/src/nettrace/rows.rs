@@ -195,7 +195,7 @@ impl<'r> RowSink<'r> for Direct<'_, '_, '_, 'r> {
     }
 
     #[inline]
-    fn deliver(&mut self, mut p: Pending, _payload: &[u8], at: u64) -> Result<()> {
+    fn deliver(&mut self, mut p: Pending, payload: &[u8], at: u64) -> Result<()> {
         // The rows are copied into the sort buffer once, as a whole, at the first delivered
         // event; events then refer to their payloads by offset (no per-event copy).
         let base = match self.arena_base {
@@ -217,7 +217,11 @@ impl<'r> RowSink<'r> for Direct<'_, '_, '_, 'r> {
             }
         };
         p.payload_start += base;
-        self.d.sorter.push_at(p);
+        // An allocation tick waits in the tick lane, if the reader has one (see `Decoder::lane_digest`).
+        match self.d.lane_digest(&p, payload) {
+            Some(d) => self.d.sorter.push_tick(p, Some(d)),
+            None => self.d.sorter.push_at(p),
+        }
         Ok(())
     }
 

@@ -171,6 +171,10 @@ pub struct Split {
     pub pieces: Option<usize>,
     /// The parts intern their ticks' type names ([`Planner::interning_types`]).
     pub intern_types: bool,
+    /// Only the first this-many tasks (and those up to the next that starts with a part's block)
+    /// are merged from parts; the reader decodes the rest of the file itself, as where a part
+    /// stops at its first block ([`Merged::Sequential`]). None: all.
+    pub parts_until: Option<usize>,
     /// Each task is decoded when the merge reaches it (in file order: `reverse` and `wire` are
     /// then unused), into the vectors of the output merged before it ([`parts::decode_reusing`]
     /// after [`parts::merge_keeping`]), as the CLI's threads do.
@@ -374,7 +378,13 @@ pub fn in_parts_with(
     let mut part_bytes = 0u64;
     // With `split.reuse`: the output merged last, whose vectors the next task is decoded into.
     let mut spare: Option<parts::Output> = None;
-    for (t, out) in tasks.iter().zip(outputs) {
+    for (k, (t, out)) in tasks.iter().zip(outputs).enumerate() {
+        // (A task whose first step is inline holds bytes from before its offset: it is merged.)
+        let starts_with_part = matches!(t.steps.first(), Some(TaskStep::Part { at: 0, .. }));
+        if split.parts_until.is_some_and(|n| k >= n) && starts_with_part {
+            from = Some(t.offset);
+            break;
+        }
         part_bytes += t
             .steps
             .iter()
@@ -454,6 +464,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             wire: i >= 2,
             pieces: None,
             intern_types: i % 2 == 0,
+            parts_until: None,
             reuse: false,
         });
     }
@@ -466,6 +477,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
         wire: true,
         pieces: Some(bytes.len() / 5 + 13),
         intern_types: true,
+        parts_until: None,
         reuse: false,
     });
     // Seven parts, each decoded into the vectors of the one merged before it.
@@ -477,6 +489,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
         wire: false,
         pieces: None,
         intern_types: true,
+        parts_until: None,
         reuse: true,
     });
     if thorough {
@@ -489,6 +502,7 @@ pub fn check_identity(name: &str, bytes: &[u8], setup: Setup, thorough: bool) ->
             wire: true,
             pieces: None,
             intern_types: false,
+            parts_until: None,
             reuse: false,
         });
     }

@@ -3,7 +3,7 @@
 //! `run.mjs` can time it in V8 on bytes already in wasm memory: the browser's own file reading,
 //! which costs more CPU than the decoder on a 2-core machine, is left out.
 
-use gcscope_core::event::TraceInfo;
+use gcscope_core::event::{TickLane, TraceInfo};
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
 use gcscope_core::TraceReader;
 
@@ -16,8 +16,9 @@ pub extern "C" fn alloc_bytes(len: usize) -> *mut u8 {
     p
 }
 
-/// Decodes the `len` bytes at `p`, fed in `chunk`-byte pieces. Mode 0: the worker's path (returns
-/// the GC count); mode 1: every event decoded and nothing built (returns the event count). A
+/// Decodes the `len` bytes at `p`, fed in `chunk`-byte pieces. Mode 0: the worker's path, with its
+/// tick lane (returns the GC count); mode 2: the same without the tick lane (the worker's path
+/// before 2026-11-29); mode 1: every event decoded and nothing built (returns the event count). A
 /// decoding error returns `u64::MAX`.
 ///
 /// # Safety
@@ -39,7 +40,14 @@ pub unsafe extern "C" fn run(p: *const u8, len: usize, chunk: usize, mode: u32) 
             Err(_) => u64::MAX,
         };
     }
-    let mut r = TraceReader::new().with_filter(gc::interest);
+    let lane = if mode == 2 {
+        TickLane::Off
+    } else {
+        TickLane::EachTick
+    };
+    let mut r = TraceReader::new()
+        .with_filter(gc::interest)
+        .with_tick_lane(lane);
     let mut m = ModelBuilder::new(&TraceInfo::default());
     let mut ib = InsightsBuilder::bounded();
     for c in bytes.chunks(chunk) {

@@ -40,6 +40,8 @@ pub struct Metadata {
     pub payload_named: bool,
     /// The consumer's [`Interest`] in these events is `Deliver` (see [`crate::filter`]).
     pub deliver: bool,
+    /// The runtime's GCAllocationTick (see [`crate::clr::is_allocation_tick`]).
+    pub alloc_tick: bool,
 }
 
 impl Metadata {
@@ -55,6 +57,7 @@ impl Metadata {
             name: String::new(),
             payload_named: false,
             deliver: true,
+            alloc_tick: false,
         }
     }
 }
@@ -200,10 +203,7 @@ impl MetadataStore {
                     version: m.version,
                     deliver: m.deliver,
                     payload_named: m.payload_named,
-                    alloc_tick: crate::clr::is_allocation_tick(
-                        self.provider(m.provider),
-                        m.event_id,
-                    ),
+                    alloc_tick: m.alloc_tick,
                 })
                 .collect(),
             dense: self.dense.clone(),
@@ -271,6 +271,7 @@ impl MetadataStore {
         m.payload_named = provider == crate::clr::names::RUNTIME_PROVIDER
             && m.event_id == crate::clr::ids::runtime::GC_DYNAMIC_EVENT;
         m.deliver = self.decide(m.provider, m.event_id, m.version);
+        m.alloc_tick = crate::clr::is_allocation_tick(provider, m.event_id);
         self.changes += 1;
         self.entries.push(m);
         let index = (self.entries.len() - 1) as u32;
