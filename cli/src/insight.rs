@@ -19,11 +19,24 @@ pub fn load_with(input: &Input, insights: WithInsights) -> Result<(GcModel, Insi
     Ok((model, insights.unwrap_or_default()))
 }
 
-/// Pretty JSON with a final newline, printed.
+/// Pretty JSON with a final newline, printed. Written as it is made, not built whole first: a
+/// big trace's views are tens of MB of JSON (`budgets --json` on 1 GiB: 80 MB), which as one
+/// string cost the thread that prints it the allocation and its pages. A closed pipe (`| head`)
+/// ends the output quietly, as [`crate::summary::print`] does.
 pub fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<(), String> {
-    let mut s = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
-    s.push('\n');
-    crate::summary::print(&s)
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, v)
+        .map_err(|e| match e.io_error_kind() {
+            Some(kind) => std::io::Error::new(kind, e),
+            None => std::io::Error::other(e),
+        })
+        .and_then(|_| out.write_all(b"\n"))
+        .and_then(|_| out.flush());
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
 }
 
 /// Bytes as MB (10^6) with 3 decimals: `format!("{:.3}", b as f64 / 1e6)`, made faster.

@@ -312,10 +312,11 @@ impl InsightsBuilder {
         );
     }
 
-    /// A batch of allocation ticks (a reader with [`TickLane::EachTick`](crate::event::TickLane::EachTick)): what
-    /// [`on_tick`](Self::on_tick) does with each, in order. A batch without its ticks (a reader
-    /// with [`TickLane::Sums`](crate::event::TickLane::Sums), meant for the model alone) is a caller's mistake the insights
-    /// cannot make up for: they would miss its ticks.
+    /// A batch of allocation ticks (a reader with
+    /// [`TickLane::EachTick`](crate::event::TickLane::EachTick)): what [`on_tick`](Self::on_tick)
+    /// does with each, in order. A batch without its ticks (a reader with
+    /// [`TickLane::Sums`](crate::event::TickLane::Sums), meant for the model alone) is a caller's
+    /// mistake the insights cannot make up for: they would miss its ticks.
     pub fn on_tick_batch(&mut self, batch: &TickBatch) {
         debug_assert_eq!(
             batch.ticks.len() as u64,
