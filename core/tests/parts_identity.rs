@@ -304,7 +304,10 @@ fn same_sequentially_with_tick_lane(name: &str, bytes: &[u8]) -> u64 {
                     format!("{name}, sequentially, {lane:?}, budget {budget:?}, chunk {chunk}");
                 assert_eq!(got, want, "{what}: the reader's figures");
                 assert!(got_json.0 == want_json.0, "{what}: the model differs");
-                assert!(got_json.1 == want_json.1, "{what}: the insights differ");
+                // (Without insights both builders saw nothing: there is nothing to compare.)
+                if with_insights {
+                    assert!(got_json.1 == want_json.1, "{what}: the insights differ");
+                }
             }
         }
     }

@@ -15,17 +15,18 @@ pub mod rows;
 mod salvage;
 pub mod sequence_point;
 pub mod stack;
+mod tick_lane;
 pub mod trace;
 pub mod v6;
 
-use crate::clr::gc::{TickDigest, TypeIndex, TypeRef};
+use crate::clr::gc::TypeIndex;
 use crate::container::NETTRACE_MAGIC;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{TickLane, TraceInfo};
 use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
-use crate::sort::{Pending, Sorter};
+use crate::sort::Sorter;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -162,51 +163,6 @@ impl Decoder {
     }
     pub fn take_spent(&mut self) -> Option<Vec<u8>> {
         self.sorter.take_spent()
-    }
-
-    /// Delivers the allocation ticks as [`crate::event::TickBatch`]es: the ticks between two other
-    /// events as one (see [`crate::sort::Sorter::set_tick_lane`] and [`TickLane`]). Those that
-    /// parts of the file decoded ([`Self::apply_piece`]) come with their digests; for those decoded
-    /// here the digest is made as the event is buffered ([`Self::lane_digest`]).
-    pub fn set_tick_lane(&mut self, lane: TickLane) {
-        self.tick_lane = lane;
-    }
-
-    /// Whether ticks go to the sort buffer's lane: asked for, and the lane made once the trace's
-    /// header is known.
-    fn tick_lane_ready(&mut self) -> bool {
-        if self.tick_lane == TickLane::Off {
-            return false;
-        }
-        if !self.sorter.has_tick_lane() {
-            let Some(info) = &self.info else {
-                return false;
-            };
-            let each = self.tick_lane == TickLane::EachTick;
-            self.sorter
-                .set_tick_lane(info.sync_time_qpc, each, self.pointer_size);
-        }
-        true
-    }
-
-    /// For the tick lane, the digest of an event decoded here (`p`, whose payload is `payload`),
-    /// if it is an allocation tick that has one. With [`TickLane::EachTick`] its type name is
-    /// interned in [`Self::tick_types`], as the parts' names are, so the lane can take it.
-    #[inline]
-    fn lane_digest(&mut self, p: &Pending, payload: &[u8]) -> Option<TickDigest> {
-        if !self.meta.entry(p.metadata).alloc_tick || !self.tick_lane_ready() {
-            return None;
-        }
-        let ptr = self.pointer_size;
-        if self.tick_lane == TickLane::Sums {
-            return TickDigest::of(payload, p.version, ptr);
-        }
-        let mut d = TickDigest::of_interned(payload, p.version, ptr, &mut self.tick_types)?;
-        // (The table is the merge's: the index the part-style interning gave is a merged one.)
-        if let Some(i) = d.type_ref.in_part() {
-            d.type_ref = TypeRef::merged(i);
-        }
-        Some(d)
     }
 
     /// Sets the sort buffer's budget (see [`crate::sort::MAX_BUFFERED_BYTES`]); before any event.

@@ -16,7 +16,8 @@
 //! tick of a type leaves its name in the batch's table, so no later one needs its payload.
 
 use super::radix::TimeOrder;
-use super::{Emit, Release};
+use super::{Emit, Pending, Release, Sorter, ARENA, NO_TICK};
+use crate::clr::gc::TickDigest;
 use crate::event::{BatchTick, TickBatch};
 use alloc::vec::Vec;
 
@@ -88,13 +89,8 @@ impl Lane {
 
     /// `order` = the ticks with a timestamp at most `upto`, sorted by (timestamp, file order).
     pub fn sort_upto(&mut self, upto: i64) {
-        let stamps = self
-            .ticks
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.timestamp <= upto)
-            .map(|(i, t)| (i as u32, t.timestamp));
-        self.time.sort(stamps, self.ticks.len());
+        self.time
+            .sort_upto(self.ticks.iter().map(|t| t.timestamp), upto);
     }
 
     /// The ticks [`sort_upto`](Self::sort_upto) put in order.
@@ -186,5 +182,93 @@ impl Lane {
         self.ticks.clear();
         self.extra.clear();
         self.kept_payload = 0;
+    }
+}
+
+/// How ticks get into the lane: the sort buffer's side of it.
+impl Sorter {
+    /// From now on, ticks pushed with their digest ([`push_tick`](Self::push_tick)) go to the tick
+    /// lane: they are released as [`Release::Ticks`], the ticks between two other events summed as
+    /// one batch, in the place the buffer would have released each (see the module docs). For a consumer
+    /// that only adds ticks up (the GC model without insights), or with `each` one that reads each
+    /// tick in order ([`TickBatch::ticks`](crate::event::TickBatch::ticks): the insights).
+    /// `sync_time_qpc`, `pointer_size`: the trace's.
+    pub fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
+        if self.lane.is_none() {
+            self.lane = Some(Lane::new(sync_time_qpc, each, pointer_size));
+        }
+    }
+
+    /// Whether ticks go to the lane.
+    pub fn has_tick_lane(&self) -> bool {
+        self.lane.is_some()
+    }
+
+    /// [`push_at`](Self::push_at) of an event with its digest, if it has one; into the tick lane,
+    /// if there is one.
+    #[inline]
+    pub fn push_tick(&mut self, mut p: Pending, tick: Option<TickDigest>) {
+        if let Some((d, type_slot)) = tick.and_then(|d| Some((d, self.lane_takes(&p, &d)?))) {
+            self.arrived(p.timestamp);
+            let t = LaneTick {
+                timestamp: p.timestamp,
+                before: self.events.len() as u32,
+                metadata: p.metadata,
+                payload_len: p.payload_len,
+                // A kind above 2 counts as the third, as the GC model counts it.
+                kind: d.kind.min(2) as u8,
+                amount: d.amount,
+            };
+            let x = TickExtra {
+                kind: d.kind,
+                heap_index: d.heap_index,
+                type_slot,
+            };
+            if let Some(lane) = self.lane.as_mut() {
+                lane.push(t, x);
+            }
+            return;
+        }
+        p.tick = match tick {
+            Some(d) => {
+                self.ticks.push(d);
+                (self.ticks.len() - 1) as u32
+            }
+            None => NO_TICK,
+        };
+        self.push_at(p);
+    }
+
+    /// Whether the lane takes tick `d` of event `p`, and its type name's slot there
+    /// ([`BatchTick::type_slot`]). Without the lane, None. Where batches hold each tick, a tick is
+    /// taken if its version has no type name, or the merge interned its name
+    /// ([`TypeRef::in_merge`](crate::clr::gc::TypeRef::in_merge)), which the batch then holds
+    /// (from the first such tick's payload: the merge's table has the same bytes); any other goes
+    /// through the buffer as an event, whose payload the consumer reads the name from.
+    #[inline]
+    fn lane_takes(&mut self, p: &Pending, d: &TickDigest) -> Option<u32> {
+        let lane = self.lane.as_ref()?;
+        if !lane.each || d.type_name_len.is_none() {
+            return Some(BatchTick::NO_NAME);
+        }
+        let slot = d.type_ref.in_merge()?;
+        if !lane.batch.names.has(slot) {
+            self.lane_name(p, d, slot)?;
+        }
+        Some(slot)
+    }
+
+    /// Stores the type name of tick `d` (event `p`) in the lane's batch at `slot`.
+    #[cold]
+    fn lane_name(&mut self, p: &Pending, d: &TickDigest, slot: u32) -> Option<()> {
+        let bytes = match p.chunk {
+            ARENA => &self.arena,
+            c => self.adopted.get((c as usize).checked_sub(1)?)?.as_ref(),
+        };
+        let start = p.payload_start as usize;
+        let payload = bytes.get(start..start.checked_add(p.payload_len as usize)?)?;
+        let lane = self.lane.as_mut()?;
+        let name = d.type_name(payload, lane.pointer_size)?;
+        lane.batch.names.insert(slot, name.0).then_some(())
     }
 }

@@ -42,10 +42,9 @@ mod records;
 pub use records::{Emit, Pending, Release, Released, ARENA, NO_TICK};
 
 use crate::clr::gc::TickDigest;
-use crate::event::BatchTick;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
-use lane::{Lane, LaneTick, TickExtra};
+use lane::Lane;
 use radix::TimeOrder;
 
 /// Buffered bytes above which an IsSorted event triggers an early partial flush.
@@ -137,33 +136,11 @@ impl Sorter {
             + lane
     }
 
-    /// From now on, ticks pushed with their digest ([`push_tick`](Self::push_tick)) go to the tick
-    /// lane: they are released as [`Release::Ticks`], the ticks between two other events summed as
-    /// one batch, in the place the buffer would have released each (see `lane`). For a consumer
-    /// that only adds ticks up (the GC model without insights), or with `each` one that reads each
-    /// tick in order ([`TickBatch::ticks`](crate::event::TickBatch::ticks): the insights).
-    /// `sync_time_qpc`, `pointer_size`: the trace's.
-    pub fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
-        if self.lane.is_none() {
-            self.lane = Some(Lane::new(sync_time_qpc, each, pointer_size));
-        }
-    }
-
-    /// Whether ticks go to the lane.
-    pub fn has_tick_lane(&self) -> bool {
-        self.lane.is_some()
-    }
-
     /// `time.order` = the buffered events with a timestamp at most `upto`, in the order they are
     /// released in (timestamp, then file order).
     fn sort_upto(&mut self, upto: i64) {
-        let stamps = self
-            .events
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.timestamp <= upto)
-            .map(|(i, p)| (i as u32, p.timestamp));
-        self.time.sort(stamps, self.events.len());
+        self.time
+            .sort_upto(self.events.iter().map(|p| p.timestamp), upto);
     }
 
     /// Emits the buffered events in the order of `time.order` (see
@@ -258,77 +235,6 @@ impl Sorter {
         } else {
             self.last_ts = ts;
         }
-    }
-
-    /// [`push_at`](Self::push_at) of an event with its digest, if it has one; into the tick lane,
-    /// if there is one.
-    #[inline]
-    pub fn push_tick(&mut self, mut p: Pending, tick: Option<TickDigest>) {
-        if let Some((d, type_slot)) = tick.and_then(|d| Some((d, self.lane_takes(&p, &d)?))) {
-            self.arrived(p.timestamp);
-            let t = LaneTick {
-                timestamp: p.timestamp,
-                before: self.events.len() as u32,
-                metadata: p.metadata,
-                payload_len: p.payload_len,
-                // A kind above 2 counts as the third, as the GC model counts it.
-                kind: d.kind.min(2) as u8,
-                amount: d.amount,
-            };
-            let x = TickExtra {
-                kind: d.kind,
-                heap_index: d.heap_index,
-                type_slot,
-            };
-            if let Some(lane) = self.lane.as_mut() {
-                lane.push(t, x);
-            }
-            return;
-        }
-        p.tick = match tick {
-            Some(d) => {
-                self.ticks.push(d);
-                (self.ticks.len() - 1) as u32
-            }
-            None => NO_TICK,
-        };
-        self.push_at(p);
-    }
-
-    /// Whether the lane takes tick `d` of event `p`, and its type name's slot there
-    /// ([`BatchTick::type_slot`]). Without the lane, None. Where batches hold each tick, a tick is
-    /// taken if its version has no type name, or the merge interned its name
-    /// ([`TypeRef::in_merge`](crate::clr::gc::TypeRef::in_merge)), which the batch then holds
-    /// (from the first such tick's payload: the merge's table has the same bytes); any other goes
-    /// through the buffer as an event, whose payload the consumer reads the name from.
-    #[inline]
-    fn lane_takes(&mut self, p: &Pending, d: &TickDigest) -> Option<u32> {
-        let lane = self.lane.as_ref()?;
-        if !lane.each {
-            return Some(BatchTick::NO_NAME);
-        }
-        if d.type_name_len.is_none() {
-            return Some(BatchTick::NO_NAME);
-        }
-        let slot = d.type_ref.in_merge()?;
-        if !lane.batch.names.has(slot) {
-            self.lane_name(p, d, slot)?;
-        }
-        Some(slot)
-    }
-
-    /// Stores the type name of tick `d` (event `p`) in the lane's batch at `slot`.
-    #[cold]
-    fn lane_name(&mut self, p: &Pending, d: &TickDigest, slot: u32) -> Option<()> {
-        let bytes = match p.chunk {
-            ARENA => &self.arena,
-            c => self.adopted.get((c as usize).checked_sub(1)?)?.as_ref(),
-        };
-        let start = p.payload_start as usize;
-        let payload = bytes.get(start..start.checked_add(p.payload_len as usize)?)?;
-        let lane = self.lane.as_mut()?;
-        let name = d.type_name(payload, lane.pointer_size)?;
-        lane.batch.names.insert(slot, name.0).then_some(())
     }
 
     /// Lets go of the adopted chunks, keeping the allocations nothing else holds (see

@@ -60,6 +60,20 @@ pub(super) struct TimeOrder {
 }
 
 impl TimeOrder {
+    /// [`sort`](Self::sort) of the records with a timestamp at most `upto`, given every record's
+    /// timestamp in file order (their indices).
+    pub fn sort_upto<I>(&mut self, timestamps: I, upto: i64)
+    where
+        I: ExactSizeIterator<Item = i64> + Clone,
+    {
+        let n = timestamps.len();
+        let kept = timestamps
+            .enumerate()
+            .filter(move |&(_, t)| t <= upto)
+            .map(|(i, t)| (i as u32, t));
+        self.sort(kept, n);
+    }
+
     /// `order` = the indices `stamps` gives (index, timestamp), which come in ascending index order
     /// and are below `n`, sorted by timestamp, ties in index order. Packed into one `u64` key
     /// (timestamp - min, index) where it fits, sorted by radix (a few linear passes, half the

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::clr::gc::TypeRef;
+use crate::event::BatchTick;
 
 fn p(ts: i64, tid: u64) -> Pending {
     Pending {
