@@ -1,22 +1,36 @@
 //! `gcscope budgets FILE`: per GC, each generation's budget, sizes, survival and fragmentation
 //! (all heaps), and why the GC collected the generation it did.
 
-use gcscope_core::gc::insights::GenBudget;
+use gcscope_core::gc::insights::{budgets_each, budgets_in, GcBudget, GenBudget};
+use gcscope_core::gc::packed::PackedHeaps;
+use gcscope_core::gc::Gc;
+use std::io::Write;
+use std::sync::mpsc;
 
 use crate::args::JsonOpts;
-use crate::insight::{load, mb, mb_i, print_json};
+use crate::insight::{mb, mb_i, print_json, Each};
+use crate::summary::load_model;
 use crate::table::{self, Align, Table};
 
 const GENS: [&str; 5] = ["gen0", "gen1", "gen2", "loh", "poh"];
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("budgets")?;
-    let (_, ins) = load(&opts.input)?;
+    // The budgets come from the rows and their heaps alone: no insights to build (no tick is
+    // looked at one by one), and the heaps are kept packed, read back one GC at a time.
+    let (model, heaps) = load_model(&opts.input, true)?;
     if json {
-        return print_json(&ins.budgets);
+        // Each GC's budgets, per heap, written as they are made: 32 heaps' of every GC of a 1 GiB
+        // trace are ~1 GB of JSON and were ~230 MB held at once.
+        let jobs = opts.input.jobs();
+        if jobs > 1 {
+            return print_json_on(jobs, &model.gcs, &heaps);
+        }
+        return print_json(&Each::new(budgets_each(&model.gcs, &heaps, true)));
     }
+    let budgets: Vec<GcBudget> = budgets_each(&model.gcs, &heaps, false).collect();
     let mut s = String::new();
-    if ins.budgets.is_empty() {
+    if budgets.is_empty() {
         s.push_str("No GCPerHeapHistory events: budgets need the GC keyword (0x1) at Informational level or above.\n");
         return crate::summary::print(&s);
     }
@@ -34,7 +48,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         ("In MB", Align::Right),
         ("Frag MB", Align::Right),
     ]);
-    for b in &ins.budgets {
+    for b in &budgets {
         for (i, name) in GENS.iter().enumerate() {
             let Some(g): Option<&GenBudget> = b.total.get(i) else {
                 continue;
@@ -73,7 +87,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         ("Escalated", Align::Left),
         ("Why", Align::Left),
     ]);
-    for b in &ins.budgets {
+    for b in &budgets {
         w.row(vec![
             b.gc_number.to_string(),
             b.gen.to_string(),
@@ -89,4 +103,118 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     }
     s.push_str(&w.render());
     crate::summary::print(&s)
+}
+
+/// GCs whose budgets one thread makes and writes out at a time: with 32 heaps, ~5 MB of JSON.
+const CHUNK_GCS: usize = 64;
+/// Chunks a thread may have made and not yet had written: bounds the memory to a few per thread.
+const CHUNKS_AHEAD: usize = 2;
+
+/// `budgets --json` made on `jobs` threads: writing it is most of the command's time on a many-heap
+/// trace (1 GB of JSON from a 1 GiB 32-heap trace), and each GC's budgets depend only on the rows
+/// and the packed heaps. The bytes are those of [`print_json`] of every GC at once.
+fn print_json_on(jobs: usize, gcs: &[Gc], heaps: &PackedHeaps) -> Result<(), String> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match write_json_on(&mut out, jobs, CHUNK_GCS, gcs, heaps).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// Thread `t` of `jobs` makes chunks `t`, `t + jobs`, ... of `chunk` GCs, each as the pretty JSON of
+/// an array; this thread writes them to `out` in order, without their brackets, joined as one
+/// array's items are.
+fn write_json_on(
+    out: &mut impl Write,
+    jobs: usize,
+    chunk: usize,
+    gcs: &[Gc],
+    heaps: &PackedHeaps,
+) -> std::io::Result<()> {
+    let chunks = gcs.len().div_ceil(chunk);
+    std::thread::scope(|s| {
+        let mut rx = Vec::with_capacity(jobs);
+        for t in 0..jobs {
+            let (tx, r) = mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD);
+            rx.push(r);
+            s.spawn(move || {
+                for k in (t..chunks).step_by(jobs) {
+                    let each = Each::new(budgets_in(gcs, heaps, true, k * chunk..(k + 1) * chunk));
+                    let mut buf = Vec::new();
+                    // Into a Vec, from our own structs: it does not fail.
+                    let _ = serde_json::to_writer_pretty(&mut buf, &each);
+                    // The writer has stopped (a closed pipe): stop too.
+                    if tx.send(buf).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        out.write_all(b"[")?;
+        let mut first = true;
+        for k in 0..chunks {
+            let Ok(made) = rx[k % jobs].recv() else {
+                break;
+            };
+            // "[\n  {...},\n  {...}\n]": the items, indented as in the whole array; "[]": none.
+            let items = made
+                .strip_prefix(b"[\n")
+                .and_then(|c| c.strip_suffix(b"\n]"));
+            if let Some(items) = items {
+                out.write_all(if first { b"\n" } else { b",\n" })?;
+                out.write_all(items)?;
+                first = false;
+            }
+        }
+        out.write_all(if first { b"]\n" } else { b"\n]\n" })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcscope_core::gc::insights::analyze_with_insights;
+
+    #[test]
+    fn json_made_in_chunks_on_threads_is_the_whole_analysis_budgets() {
+        // The reference: core's whole-file analysis (rows holding their heaps, every budget in one
+        // vector), printed at once. Under test: the lean rows, their heaps packed, the budgets
+        // made in chunks on threads and joined.
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/traces/");
+        let mut chunks_seen = 0;
+        for name in [
+            "net8.0/server",
+            "net9.0/datas",
+            "net10.0/datas-tuned",
+            "net8.0/loh",
+        ] {
+            let path = format!("{root}{name}.nettrace");
+            let bytes = std::fs::read(&path).unwrap();
+            let (whole, ins) = analyze_with_insights(&bytes).unwrap();
+            assert!(!ins.budgets.is_empty(), "{name}");
+            let want = serde_json::to_string_pretty(&ins.budgets).unwrap() + "\n";
+            let input = crate::args::Input {
+                file: path.clone(),
+                pid: None,
+                process: None,
+                jobs: Some(1),
+            };
+            let (m, heaps) = crate::summary::load_model(&input, true).unwrap();
+            assert_eq!(m.gcs.len(), whole.gcs.len(), "{name}");
+            for chunk in [1, 2, 7, CHUNK_GCS, 1000] {
+                for jobs in [1, 2, 3] {
+                    let mut out = Vec::new();
+                    write_json_on(&mut out, jobs, chunk, &m.gcs, &heaps).unwrap();
+                    let have = String::from_utf8(out).unwrap();
+                    assert!(have == want, "{name}: {jobs} threads, chunks of {chunk}");
+                    chunks_seen += m.gcs.len().div_ceil(chunk);
+                }
+            }
+        }
+        assert!(chunks_seen > 1000, "{chunks_seen}");
+        // No GC with heaps: an empty array, as serde writes it.
+        let mut out = Vec::new();
+        write_json_on(&mut out, 2, 3, &[], &PackedHeaps::default()).unwrap();
+        assert_eq!(out, b"[]\n");
+    }
 }

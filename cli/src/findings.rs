@@ -7,7 +7,6 @@ use gcscope_core::gc::{Gc, GcModel};
 
 use crate::args::Input;
 use crate::insight::print_json;
-use crate::load::DRAIN_EVERY;
 use crate::summary::print;
 
 /// Exit status when `--fail-on` is given and a finding is at least that severe.
@@ -40,21 +39,11 @@ fn positive_ms(s: &str) -> Result<f64, String> {
 }
 
 /// Loads FILE (its chosen process) keeping every row without its per-heap histories (no rule reads
-/// them), so memory is ~1.7 KB a GC whatever the heap count; `also` sees each row first (the
+/// them), so memory is ~1.7 KB a GC whatever the heap count; `also` sees each row, in order (the
 /// comparison keeps its own digest of them).
 pub fn load_rows(input: &Input, also: &mut dyn FnMut(&Gc)) -> Result<GcModel, String> {
-    let mut rows: Vec<Gc> = Vec::new();
-    let mut keep = |mut g: Gc| {
-        also(&g);
-        g.heaps = Vec::new();
-        rows.push(g);
-    };
-    let mut m = crate::summary::load_draining_every(input, DRAIN_EVERY, &mut keep)?;
-    // The rows still held at the end are the last ones, not handed out yet.
-    for g in std::mem::take(&mut m.gcs) {
-        keep(g);
-    }
-    m.gcs = rows;
+    let (m, _) = crate::summary::load_model(input, false)?;
+    m.gcs.iter().for_each(also);
     Ok(m)
 }
 

@@ -2,10 +2,11 @@
 //! loading a trace into the GC model and its insights in one pass, and output helpers.
 
 use crate::args::Input;
-use crate::load::{load_process, Rows, WithInsights};
+use crate::load::{load_process, Rows, WithInsights, DRAIN_EVERY};
 use gcscope_core::gc::insights::Insights;
 use gcscope_core::gc::GcModel;
 use serde::Serialize;
+use std::cell::RefCell;
 
 /// Decodes FILE once, feeding the model and the insights (of the chosen process), bounded: the
 /// allocation ticks are kept only as per-type sums in time bins.
@@ -13,10 +14,37 @@ pub fn load(input: &Input) -> Result<(GcModel, Insights), String> {
     load_with(input, WithInsights::Bounded)
 }
 
-/// [`load`], with the insights `insights` says.
+/// [`load`], with the insights `insights` says. The rows are kept without their per-heap
+/// histories ([`Rows::Lean`]), so the insights hold no budgets: `budgets`, the one view that
+/// reads them, loads the rows with their heaps packed and makes the budgets itself.
 pub fn load_with(input: &Input, insights: WithInsights) -> Result<(GcModel, Insights), String> {
-    let (model, insights) = load_process(input, insights, Rows::Keep)?;
-    Ok((model, insights.unwrap_or_default()))
+    let rows = Rows::Lean {
+        every: DRAIN_EVERY,
+        pack_heaps: false,
+    };
+    let loaded = load_process(input, insights, rows)?;
+    let insights = loaded
+        .insights
+        .map(|b| b.finish(&loaded.model))
+        .unwrap_or_default();
+    Ok((loaded.model, insights))
+}
+
+/// A sequence serialized as its items are made, for [`print_json`] of what is never held whole
+/// (`budgets --json`: each GC's budgets, per heap, made from its packed heaps and let go).
+pub struct Each<I>(RefCell<Option<I>>);
+
+impl<I> Each<I> {
+    pub fn new(items: I) -> Self {
+        Each(RefCell::new(Some(items)))
+    }
+}
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Each<I> {
+    /// Serialized once: a second time gives an empty sequence.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.borrow_mut().take().into_iter().flatten())
+    }
 }
 
 /// Pretty JSON with a final newline, printed. Written as it is made, not built whole first: a

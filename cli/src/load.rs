@@ -5,10 +5,12 @@
 use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
 use gcscope_core::event::{Event, TickLane, TraceInfo};
-use gcscope_core::gc::insights::{Insights, InsightsBuilder};
+use gcscope_core::gc::insights::InsightsBuilder;
+use gcscope_core::gc::packed::PackedHeaps;
 use gcscope_core::gc::{self, processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::parts::FilterFn;
 use gcscope_core::{DecodeStats, TraceReader};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
 
@@ -135,8 +137,12 @@ pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
 
 /// What a model load keeps of the chosen process's rows as the trace streams through.
 pub enum Rows<'a> {
-    /// Every row stays in the model (the commands that look at every GC).
-    Keep,
+    /// Every row stays, without its per-heap histories (the commands that look at every GC): the
+    /// settled rows are taken every `every` events and their heaps dropped, or packed into a store
+    /// beside the rows ([`Loaded::heaps`]) when `pack_heaps` (the views that read them). A 32-heap
+    /// server GC's histories are ~23 KB as structs, ~3 KB packed, and the rest of its row ~1.7 KB:
+    /// kept in the rows, they were 300 MB of a 1 GiB trace's 400-600 MB.
+    Lean { every: u32, pack_heaps: bool },
     /// Rows are dropped as they settle, taken every `every` events: the model keeps only the last
     /// few, its summaries still cover every GC (the commands that print whole-trace figures).
     Drop { every: u32 },
@@ -162,9 +168,18 @@ pub enum WithInsights {
     SamplesIn(f64, f64),
 }
 
-/// Decodes FILE and builds the model (and, with `insights`, its insights) of one process: the one
-/// `--pid`/`--process` names, else the one with the most GC pause, said on stderr with the others
-/// when the trace holds several.
+/// What [`load_process`] gives: the chosen process's model, its insights' records (unfinished: the
+/// caller finishes them against the rows it kept), and its rows' heaps when [`Rows::Lean`] packed
+/// them (else empty).
+pub struct Loaded {
+    pub model: GcModel,
+    pub insights: Option<InsightsBuilder>,
+    pub heaps: PackedHeaps,
+}
+
+/// Decodes FILE and builds the model (and, with `insights`, its insights' records) of one process:
+/// the one `--pid`/`--process` names, else the one with the most GC pause, said on stderr with the
+/// others when the trace holds several.
 ///
 /// One pass, except for streamed rows of a machine-wide trace whose process is not given by id: the
 /// process with the most pause (or a name, which the kernel's rundown may give only at the end) is
@@ -174,7 +189,7 @@ pub fn load_process(
     input: &Input,
     insights: WithInsights,
     mut rows: Rows<'_>,
-) -> Result<(GcModel, Option<Insights>), String> {
+) -> Result<Loaded, String> {
     let path = input.file.as_str();
     let choice = input.choice();
     // Only rows handed out need the process known as they settle.
@@ -226,6 +241,8 @@ struct Pass {
     stats: DecodeStats,
     /// The process whose rows were streamed (given by id, or the one process of an EventPipe trace).
     target: Option<u32>,
+    /// With [`Rows::Lean`]: whether heaps are packed, and every process's rows taken so far.
+    lean: Option<(bool, BTreeMap<u32, LeanRows>)>,
 }
 
 /// Reads FILE once, one model per process. While streaming, the rows of `target` (or, when no
@@ -238,6 +255,7 @@ fn route(
     insights: WithInsights,
     rows: &mut Rows<'_>,
 ) -> Result<Pass, String> {
+    let mut lean: BTreeMap<u32, LeanRows> = BTreeMap::new();
     let mut router = match insights {
         WithInsights::No => ProcessRouter::models_only(),
         WithInsights::Bounded => ProcessRouter::bounded(),
@@ -255,10 +273,10 @@ fn route(
                 }
             }
             router.on_event(info, e);
-            let (every, mut row): (u32, Option<&mut dyn FnMut(Gc)>) = match rows {
-                Rows::Keep => return,
-                Rows::Drop { every } => (*every, None),
-                Rows::Stream { every, row } => (*every, Some(&mut **row)),
+            let every = match rows {
+                Rows::Lean { every, .. } | Rows::Drop { every } | Rows::Stream { every, .. } => {
+                    *every
+                }
             };
             // A batch of ticks (the tick lane) counts as the events it stands for: draining as
             // often as without it keeps each drain small (on a 32-heap trace, draining a fifth as
@@ -273,18 +291,47 @@ fn route(
             since_drain = 0;
             for (pid, m) in router.models_mut() {
                 let settled = m.drain_completed();
-                match row.as_deref_mut() {
-                    Some(row) if Some(pid) == target => settled.into_iter().for_each(row),
+                match rows {
+                    Rows::Stream { row, .. } if Some(pid) == target => {
+                        settled.into_iter().for_each(&mut **row)
+                    }
+                    Rows::Lean { pack_heaps, .. } => {
+                        lean.entry(pid).or_default().take(settled, *pack_heaps)
+                    }
                     _ => {}
                 }
             }
         })?;
+    let lean = match rows {
+        Rows::Lean { pack_heaps, .. } => Some((*pack_heaps, lean)),
+        _ => None,
+    };
     Ok(Pass {
         router,
         info,
         stats,
         target,
+        lean,
     })
+}
+
+/// A process's rows kept by [`Rows::Lean`]: without their heaps, which are dropped or packed.
+#[derive(Default)]
+struct LeanRows {
+    rows: Vec<Gc>,
+    heaps: PackedHeaps,
+}
+
+impl LeanRows {
+    fn take(&mut self, settled: impl IntoIterator<Item = Gc>, pack_heaps: bool) {
+        for mut g in settled {
+            if pack_heaps {
+                self.heaps.push(&g.heaps);
+            }
+            g.heaps = Vec::new();
+            self.rows.push(g);
+        }
+    }
 }
 
 /// Whether the trace is a machine-wide one (ETW), whose events come from every process.
@@ -323,30 +370,38 @@ impl Pass {
         }
     }
 
-    /// The chosen process's model (and insights), or the empty model of a trace without one.
-    fn finish(
-        self,
-        pid: Option<u32>,
-        insights: bool,
-    ) -> Result<(GcModel, Option<Insights>), String> {
+    /// The chosen process's model (and its insights' records), or the empty model of a trace
+    /// without one; with [`Rows::Lean`], the model's rows are every row it kept, lean.
+    fn finish(self, pid: Option<u32>, insights: bool) -> Result<Loaded, String> {
         let Pass {
-            router,
+            mut router,
             info,
             stats,
+            lean,
             ..
         } = self;
-        let Some(pid) = pid else {
-            let mut b = ModelBuilder::new(&info);
-            b.set_info(&info);
-            let model = b.finish(Some(&stats));
-            let ins = insights.then(|| InsightsBuilder::bounded().finish(&model));
-            return Ok((model, ins));
+        let (mut model, builder) = match pid {
+            None => {
+                let mut b = ModelBuilder::new(&info);
+                b.set_info(&info);
+                (b.finish(Some(&stats)), InsightsBuilder::bounded())
+            }
+            Some(pid) => router
+                .finish_parts(pid, Some(&stats))
+                .ok_or_else(|| format!("no process {pid} in the trace"))?,
         };
-        if insights {
-            let (model, ins) = router.finish(pid, Some(&stats))?;
-            Ok((model, Some(ins)))
-        } else {
-            Ok((router.finish_model(pid, Some(&stats))?, None))
+        let mut heaps = PackedHeaps::default();
+        if let Some((pack_heaps, mut lean)) = lean {
+            let mut kept = pid.and_then(|p| lean.remove(&p)).unwrap_or_default();
+            // The rows still held at the end are the last ones, not taken yet.
+            kept.take(std::mem::take(&mut model.gcs), pack_heaps);
+            model.gcs = kept.rows;
+            heaps = kept.heaps;
         }
+        Ok(Loaded {
+            model,
+            insights: insights.then_some(builder),
+            heaps,
+        })
     }
 }

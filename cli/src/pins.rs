@@ -27,7 +27,7 @@ struct PinsJson<'a> {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("pins")?;
-    let m = load_model(&opts.input)?;
+    let (m, _) = load_model(&opts.input, false)?;
     let per_gc: Vec<PerGc> = m
         .gcs
         .iter()

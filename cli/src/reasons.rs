@@ -2,6 +2,7 @@
 //! generation (GCPerHeapHistory condemn reasons, per heap for server GC).
 
 use gcscope_core::clr::enums::CondemnCondition;
+use gcscope_core::gc::packed::{HeapSource, PackedHeaps};
 use gcscope_core::gc::reasons::condition_help;
 use gcscope_core::gc::{GcModel, ReasonCount};
 use serde::Serialize;
@@ -25,19 +26,24 @@ struct HeapDisagreement {
     final_gen_per_heap: Vec<u8>,
 }
 
-fn disagreements(m: &GcModel) -> Vec<HeapDisagreement> {
+/// The GCs whose heaps wanted different generations, from each GC's packed heaps.
+fn disagreements(m: &GcModel, heaps: &PackedHeaps) -> Vec<HeapDisagreement> {
     m.gcs
         .iter()
-        .filter(|g| {
-            g.heaps.len() > 1
-                && g.heaps
-                    .iter()
-                    .any(|h| h.condemn.final_gen != g.heaps[0].condemn.final_gen)
-        })
-        .map(|g| HeapDisagreement {
-            number: g.number,
-            gen: g.gen,
-            final_gen_per_heap: g.heaps.iter().map(|h| h.condemn.final_gen).collect(),
+        .enumerate()
+        .filter(|&(i, _)| heaps.heap_count(i) > 1)
+        .filter_map(|(i, g)| {
+            let final_gen_per_heap: Vec<u8> =
+                heaps.heaps(i).iter().map(|h| h.condemn.final_gen).collect();
+            let first = final_gen_per_heap[0];
+            final_gen_per_heap
+                .iter()
+                .any(|&f| f != first)
+                .then_some(HeapDisagreement {
+                    number: g.number,
+                    gen: g.gen,
+                    final_gen_per_heap,
+                })
         })
         .collect()
 }
@@ -84,8 +90,8 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("reasons")?;
-    let m = load_model(&opts.input)?;
-    let dis = disagreements(&m);
+    let (m, heaps) = load_model(&opts.input, true)?;
+    let dis = disagreements(&m, &heaps);
     if json {
         let mut s = serde_json::to_string_pretty(&ReasonsJson {
             condemn_reasons: &m.condemn_reasons,
@@ -124,4 +130,50 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         }
     }
     print(&s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heaps_that_disagree_are_found_in_the_packed_heaps() {
+        // The reference: core's whole-file analysis, whose rows hold their heaps, compared heap by
+        // heap here. Under test: the lean rows and their heaps packed beside them.
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/traces/");
+        let mut found = 0;
+        for name in [
+            "net8.0/server",
+            "net9.0/datas",
+            "net10.0/datas-tuned",
+            "net8.0/loh",
+        ] {
+            let path = format!("{root}{name}.nettrace");
+            let whole = gcscope_core::gc::analyze(&std::fs::read(&path).unwrap()).unwrap();
+            let want: Vec<(u32, Vec<u8>)> = whole
+                .gcs
+                .iter()
+                .filter_map(|g| {
+                    let gens: Vec<u8> = g.heaps.iter().map(|h| h.condemn.final_gen).collect();
+                    gens.windows(2)
+                        .any(|w| w[0] != w[1])
+                        .then_some((g.number, gens))
+                })
+                .collect();
+            let input = crate::args::Input {
+                file: path,
+                pid: None,
+                process: None,
+                jobs: Some(2),
+            };
+            let (m, heaps) = load_model(&input, true).unwrap();
+            let have: Vec<(u32, Vec<u8>)> = disagreements(&m, &heaps)
+                .into_iter()
+                .map(|d| (d.number, d.final_gen_per_heap))
+                .collect();
+            assert_eq!(have, want, "{name}");
+            found += want.len();
+        }
+        assert!(found >= 10, "{found}");
+    }
 }

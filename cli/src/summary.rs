@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use gcscope_core::compare::RowLog;
+use gcscope_core::gc::packed::PackedHeaps;
 use gcscope_core::gc::{Gc, GcModel};
 use gcscope_core::latency::{self, PauseStats, TimeRange};
 use serde::Serialize;
@@ -14,9 +15,14 @@ use crate::out::Out;
 use crate::table::{self, Align, Table};
 
 /// Decodes FILE and builds its GC model (of the chosen process), streaming the file through the
-/// decoder.
-pub fn load_model(input: &Input) -> Result<GcModel, String> {
-    load_process(input, WithInsights::No, Rows::Keep).map(|(model, _)| model)
+/// decoder; every row is kept, without its per-heap histories (see [`Rows::Lean`]), which are
+/// packed into the store returned beside the model when `pack_heaps`.
+pub fn load_model(input: &Input, pack_heaps: bool) -> Result<(GcModel, PackedHeaps), String> {
+    let rows = Rows::Lean {
+        every: DRAIN_EVERY,
+        pack_heaps,
+    };
+    load_process(input, WithInsights::No, rows).map(|l| (l.model, l.heaps))
 }
 
 /// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
@@ -24,7 +30,7 @@ pub fn load_model(input: &Input) -> Result<GcModel, String> {
 /// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
 /// summaries still cover every GC; its `gcs` holds only the last few.
 pub fn load_summaries(input: &Input) -> Result<GcModel, String> {
-    load_process(input, WithInsights::No, Rows::Drop { every: DRAIN_EVERY }).map(|(model, _)| model)
+    load_process(input, WithInsights::No, Rows::Drop { every: DRAIN_EVERY }).map(|l| l.model)
 }
 
 /// [`load_summaries`] that also keeps what latency figures and comparisons need of each row (a
@@ -48,7 +54,7 @@ pub(crate) fn load_draining_every(
     every: u32,
     row: &mut dyn FnMut(Gc),
 ) -> Result<GcModel, String> {
-    load_process(input, WithInsights::No, Rows::Stream { every, row }).map(|(model, _)| model)
+    load_process(input, WithInsights::No, Rows::Stream { every, row }).map(|l| l.model)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

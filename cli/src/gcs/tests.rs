@@ -45,7 +45,20 @@ fn fixture(name: &str) -> gcscope_core::gc::GcModel {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/traces")
         .join(name);
-    load_model(&input(p.to_str().unwrap())).unwrap()
+    full_model(&input(p.to_str().unwrap()))
+}
+
+/// The model with every row whole: the lean rows ([`load_model`]) given back their heaps from the
+/// packed store.
+fn full_model(input: &Input) -> gcscope_core::gc::GcModel {
+    use gcscope_core::gc::packed::HeapSource;
+    let (mut m, heaps) = load_model(input, true).unwrap();
+    assert_eq!(heaps.len(), m.gcs.len());
+    for (i, g) in m.gcs.iter_mut().enumerate() {
+        assert!(g.heaps.is_empty());
+        g.heaps = heaps.heaps(i).into_owned();
+    }
+    m
 }
 
 #[test]
@@ -193,15 +206,15 @@ fn traces() -> Vec<std::path::PathBuf> {
 
 #[test]
 fn streamed_rows_are_the_models_rows_on_every_trace() {
-    // The reference is the model built without dropping anything (load_model), its rows
-    // filtered and printed at once; the output under test takes the settled rows out of the
+    // The reference is the model built without dropping any row (load_model, the rows given back
+    // their packed heaps), its rows filtered and printed at once; the output under test takes the settled rows out of the
     // model as the trace is read, after every event and at the CLI's own rate.
     let traces = traces();
     assert!(traces.len() >= 14, "{traces:?}");
     let mut rows_seen = 0;
     for trace in &traces {
         let path = trace.to_str().unwrap();
-        let model = load_model(&input(path)).unwrap();
+        let model = full_model(&input(path));
         rows_seen += model.gcs.len();
         for (flags, formats) in [
             (&[][..], &["--json", "--csv", ""][..]),

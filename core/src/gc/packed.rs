@@ -43,6 +43,58 @@ impl HeapSource for InRows<'_> {
     }
 }
 
+/// Every row's heaps packed back to back, by row index: for a reader that keeps every GC of a trace
+/// in one place and reads the heaps only now and then (the CLI's views: `budgets` reads each GC's
+/// once or twice). A 32-heap server GC's heaps are ~23 KB as [`HeapHistory`] structs and ~3 KB
+/// packed; the page keeps its own store, compressed as the rows came over the wire
+/// (`app/src/state/heap_store.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackedHeaps {
+    bytes: Vec<u8>,
+    /// Where each row's packed heaps end in `bytes`.
+    ends: Vec<usize>,
+    /// Each row's heap count (read without unpacking).
+    counts: Vec<u32>,
+}
+
+impl PackedHeaps {
+    /// Appends the next row's heaps.
+    pub fn push(&mut self, heaps: &[HeapHistory]) {
+        pack(heaps, &mut self.bytes);
+        self.ends.push(self.bytes.len());
+        self.counts
+            .push(u32::try_from(heaps.len()).unwrap_or(u32::MAX));
+    }
+
+    /// Rows held.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Bytes the packed heaps take.
+    pub fn packed_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+impl HeapSource for PackedHeaps {
+    fn heap_count(&self, i: usize) -> usize {
+        self.counts.get(i).map_or(0, |&n| n as usize)
+    }
+    fn heaps(&self, i: usize) -> Cow<'_, [HeapHistory]> {
+        let Some(&end) = self.ends.get(i) else {
+            return Cow::Borrowed(&[]);
+        };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        // The bytes are `pack`'s own: an error would be a bug, shown as no heaps.
+        Cow::Owned(unpack(&self.bytes[start..end]).unwrap_or_default())
+    }
+}
+
 fn put_var(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -295,6 +347,29 @@ mod tests {
         let mut out = Vec::new();
         pack(&[], &mut out);
         assert_eq!((out.len(), unpack(&out).unwrap()), (1, vec![]));
+    }
+
+    #[test]
+    fn a_store_of_rows_gives_back_each_rows_heaps() {
+        let rows = [
+            vec![heap(0, 1), heap(1, -1)],
+            vec![],
+            vec![heap(5, i64::MAX)],
+            (0..32).map(|i| heap(i, i64::from(i) - 16)).collect(),
+        ];
+        let mut store = PackedHeaps::default();
+        for r in &rows {
+            store.push(r);
+        }
+        assert_eq!(store.len(), rows.len());
+        for (i, r) in rows.iter().enumerate().rev() {
+            assert_eq!(store.heap_count(i), r.len(), "row {i}");
+            assert_eq!(store.has_heaps(i), !r.is_empty(), "row {i}");
+            assert_eq!(store.heaps(i).as_ref(), &r[..], "row {i}");
+        }
+        assert_eq!((store.heap_count(4), store.heaps(4).len()), (0, 0));
+        let unpacked: usize = rows.iter().flatten().count() * core::mem::size_of::<HeapHistory>();
+        assert!(store.packed_bytes() < unpacked, "{}", store.packed_bytes());
     }
 
     #[test]
