@@ -25,9 +25,10 @@ fn input(path: &str) -> Input {
 fn csv_at_once(gcs: &[&Gc]) -> String {
     let cols = csv_columns();
     let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
+    let cols: Vec<Vec<String>> = cols.iter().map(|(_, p)| keys(p)).collect();
     let mut out = table::csv_line(&names);
     for g in gcs {
-        out.push_str(&csv_row(g, &cols).unwrap());
+        out.push_str(&csv_row((*g).clone(), &cols).unwrap());
     }
     out
 }
@@ -248,4 +249,47 @@ fn streamed_rows_are_the_models_rows_on_every_trace() {
         }
     }
     assert!(rows_seen > 1000, "{rows_seen} rows");
+}
+
+#[test]
+fn cells_from_the_lean_value_are_those_of_the_whole_row() {
+    // The reference: each row serialized whole, its lists of records included, and its cells
+    // found by serde's JSON pointers. Under test: the value whose lists are empty records, one per
+    // record, and the pointers' keys split once. Every CSV and table cell of every row of every
+    // trace must be the same.
+    let csv = csv_columns();
+    let table = table_columns();
+    let (mut rows, mut records) = (0, 0);
+    for trace in traces() {
+        let model = full_model(&input(trace.to_str().unwrap()));
+        for g in &model.gcs {
+            let whole = serde_json::to_value(g).unwrap();
+            let lean = cell_value(g.clone()).unwrap();
+            for (name, p) in &csv {
+                assert!(!p.contains('~'), "{p}: an escape");
+                assert_eq!(
+                    cell(at(&lean, &keys(p))),
+                    cell(whole.pointer(p)),
+                    "{trace:?} GC {} {name}",
+                    g.number
+                );
+            }
+            for (c, p) in &table[1..] {
+                assert_eq!(
+                    typed_cell(c.kind, at(&lean, &keys(p))),
+                    typed_cell(c.kind, whole.pointer(p)),
+                    "{trace:?} GC {} {}",
+                    g.number,
+                    c.name
+                );
+            }
+            rows += 1;
+            records +=
+                g.heaps.len() + g.pinned_objects.len() + g.pinned_plugs.len() + g.bgc_pauses.len();
+        }
+    }
+    assert!(
+        rows > 1000 && records > 1000,
+        "{rows} rows, {records} records"
+    );
 }
