@@ -5,10 +5,10 @@ use gcscope_core::gc::insights::{budgets_each, budgets_in, GcBudget, GenBudget};
 use gcscope_core::gc::packed::PackedHeaps;
 use gcscope_core::gc::Gc;
 use std::io::Write;
-use std::sync::mpsc;
 
 use crate::args::JsonOpts;
 use crate::insight::{mb, mb_i, print_json, Each};
+use crate::json_array;
 use crate::summary::load_model;
 use crate::table::{self, Align, Table};
 
@@ -105,25 +105,24 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     crate::summary::print(&s)
 }
 
-/// GCs whose budgets one thread makes and writes out at a time: with 32 heaps, ~5 MB of JSON.
+/// GCs whose budgets one thread makes at a time: with 32 heaps, ~5 MB of JSON.
 const CHUNK_GCS: usize = 64;
-/// Chunks a thread may have made and not yet had written: bounds the memory to a few per thread.
-const CHUNKS_AHEAD: usize = 2;
 
 /// `budgets --json` made on `jobs` threads: writing it is most of the command's time on a many-heap
 /// trace (1 GB of JSON from a 1 GiB 32-heap trace), and each GC's budgets depend only on the rows
 /// and the packed heaps. The bytes are those of [`print_json`] of every GC at once.
 fn print_json_on(jobs: usize, gcs: &[Gc], heaps: &PackedHeaps) -> Result<(), String> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    match write_json_on(&mut out, jobs, CHUNK_GCS, gcs, heaps).and_then(|_| out.flush()) {
+    let written = write_json_on(&mut out, jobs, CHUNK_GCS, gcs, heaps)
+        .and_then(|_| out.write_all(b"\n"))
+        .and_then(|_| out.flush());
+    match written {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
         _ => Ok(()),
     }
 }
 
-/// Thread `t` of `jobs` makes chunks `t`, `t + jobs`, ... of `chunk` GCs, each as the pretty JSON of
-/// an array; this thread writes them to `out` in order, without their brackets, joined as one
-/// array's items are.
+/// The budgets' array (without the final newline), chunks of `chunk` GCs made on `jobs` threads.
 fn write_json_on(
     out: &mut impl Write,
     jobs: usize,
@@ -131,43 +130,9 @@ fn write_json_on(
     gcs: &[Gc],
     heaps: &PackedHeaps,
 ) -> std::io::Result<()> {
-    let chunks = gcs.len().div_ceil(chunk);
-    std::thread::scope(|s| {
-        let mut rx = Vec::with_capacity(jobs);
-        for t in 0..jobs {
-            let (tx, r) = mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD);
-            rx.push(r);
-            s.spawn(move || {
-                for k in (t..chunks).step_by(jobs) {
-                    let each = Each::new(budgets_in(gcs, heaps, true, k * chunk..(k + 1) * chunk));
-                    let mut buf = Vec::new();
-                    // Into a Vec, from our own structs: it does not fail.
-                    let _ = serde_json::to_writer_pretty(&mut buf, &each);
-                    // The writer has stopped (a closed pipe): stop too.
-                    if tx.send(buf).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        out.write_all(b"[")?;
-        let mut first = true;
-        for k in 0..chunks {
-            let Ok(made) = rx[k % jobs].recv() else {
-                break;
-            };
-            // "[\n  {...},\n  {...}\n]": the items, indented as in the whole array; "[]": none.
-            let items = made
-                .strip_prefix(b"[\n")
-                .and_then(|c| c.strip_suffix(b"\n]"));
-            if let Some(items) = items {
-                out.write_all(if first { b"\n" } else { b",\n" })?;
-                out.write_all(items)?;
-                first = false;
-            }
-        }
-        out.write_all(if first { b"]\n" } else { b"\n]\n" })
-    })
+    let ranges = (0..gcs.len().div_ceil(chunk)).map(|k| k * chunk..(k + 1) * chunk);
+    let make = |range| json_array::pretty(&Each::new(budgets_in(gcs, heaps, true, range)));
+    json_array::write(out, jobs, ranges, make, |_| false)
 }
 
 #[cfg(test)]
@@ -205,6 +170,7 @@ mod tests {
                 for jobs in [1, 2, 3] {
                     let mut out = Vec::new();
                     write_json_on(&mut out, jobs, chunk, &m.gcs, &heaps).unwrap();
+                    out.push(b'\n');
                     let have = String::from_utf8(out).unwrap();
                     assert!(have == want, "{name}: {jobs} threads, chunks of {chunk}");
                     chunks_seen += m.gcs.len().div_ceil(chunk);
@@ -215,6 +181,6 @@ mod tests {
         // No GC with heaps: an empty array, as serde writes it.
         let mut out = Vec::new();
         write_json_on(&mut out, 2, 3, &[], &PackedHeaps::default()).unwrap();
-        assert_eq!(out, b"[]\n");
+        assert_eq!(out, b"[]");
     }
 }

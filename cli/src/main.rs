@@ -15,6 +15,7 @@ mod findings;
 mod gcs;
 mod handles;
 mod insight;
+mod json_array;
 mod latency;
 mod load;
 mod many;

@@ -245,6 +245,20 @@ fn streamed_rows_are_the_models_rows_on_every_trace() {
                     let have = String::from_utf8(out.into_inner()).unwrap();
                     assert!(have == want, "{args:?}, draining every {every} events");
                 }
+                if *format == "--json" {
+                    // Serialized a chunk of rows at a time on several threads.
+                    let rows = Rows {
+                        input: &o.out.input,
+                        filter: &filter,
+                        drain_every: DRAIN_EVERY,
+                    };
+                    for (jobs, chunk) in [(2, 1), (3, 7), (2, JSON_CHUNK_ROWS)] {
+                        let mut out = Out::to(Vec::new());
+                        json_on(&rows, &mut out, jobs, chunk).unwrap();
+                        let have = String::from_utf8(out.into_inner()).unwrap();
+                        assert!(have == want, "{args:?}, {jobs} jobs, chunks of {chunk}");
+                    }
+                }
             }
         }
     }
