@@ -138,6 +138,7 @@ fn write_json_on(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_traces::{fixture, input, WITH_HEAPS};
     use gcscope_core::gc::insights::analyze_with_insights;
 
     #[test]
@@ -145,25 +146,14 @@ mod tests {
         // The reference: core's whole-file analysis (rows holding their heaps, every budget in one
         // vector), printed at once. Under test: the lean rows, their heaps packed, the budgets
         // made in chunks on threads and joined.
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/traces/");
         let mut chunks_seen = 0;
-        for name in [
-            "net8.0/server",
-            "net9.0/datas",
-            "net10.0/datas-tuned",
-            "net8.0/loh",
-        ] {
-            let path = format!("{root}{name}.nettrace");
+        for name in WITH_HEAPS {
+            let path = fixture(name);
             let bytes = std::fs::read(&path).unwrap();
             let (whole, ins) = analyze_with_insights(&bytes).unwrap();
             assert!(!ins.budgets.is_empty(), "{name}");
             let want = serde_json::to_string_pretty(&ins.budgets).unwrap() + "\n";
-            let input = crate::args::Input {
-                file: path.clone(),
-                pid: None,
-                process: None,
-                jobs: Some(1),
-            };
+            let input = input(&path, 1);
             let (m, heaps) = crate::summary::load_model(&input, true).unwrap();
             assert_eq!(m.gcs.len(), whole.gcs.len(), "{name}");
             for chunk in [1, 2, 7, CHUNK_GCS, 1000] {

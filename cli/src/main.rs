@@ -30,6 +30,8 @@ mod summary;
 mod summary_table;
 mod suspensions;
 mod table;
+#[cfg(test)]
+mod test_traces;
 mod traces;
 
 use std::process::ExitCode;

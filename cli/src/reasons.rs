@@ -135,20 +135,15 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_traces::{fixture, input, WITH_HEAPS};
 
     #[test]
     fn heaps_that_disagree_are_found_in_the_packed_heaps() {
         // The reference: core's whole-file analysis, whose rows hold their heaps, compared heap by
         // heap here. Under test: the lean rows and their heaps packed beside them.
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/traces/");
         let mut found = 0;
-        for name in [
-            "net8.0/server",
-            "net9.0/datas",
-            "net10.0/datas-tuned",
-            "net8.0/loh",
-        ] {
-            let path = format!("{root}{name}.nettrace");
+        for name in WITH_HEAPS {
+            let path = fixture(name);
             let whole = gcscope_core::gc::analyze(&std::fs::read(&path).unwrap()).unwrap();
             let want: Vec<(u32, Vec<u8>)> = whole
                 .gcs
@@ -160,12 +155,7 @@ mod tests {
                         .then_some((g.number, gens))
                 })
                 .collect();
-            let input = crate::args::Input {
-                file: path,
-                pid: None,
-                process: None,
-                jobs: Some(2),
-            };
+            let input = input(&path, 2);
             let (m, heaps) = load_model(&input, true).unwrap();
             let have: Vec<(u32, Vec<u8>)> = disagreements(&m, &heaps)
                 .into_iter()
