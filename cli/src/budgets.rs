@@ -1,13 +1,13 @@
 //! `gcscope budgets FILE`: per GC, each generation's budget, sizes, survival and fragmentation
 //! (all heaps), and why the GC collected the generation it did.
 
-use gcscope_core::gc::insights::{budgets_each, budgets_in, GcBudget, GenBudget};
+use gcscope_core::gc::insights::{budgets_in, GcBudget, GenBudget};
 use gcscope_core::gc::packed::PackedHeaps;
 use gcscope_core::gc::Gc;
 use std::io::Write;
 
 use crate::args::JsonOpts;
-use crate::insight::{mb, mb_i, print_json, Each};
+use crate::insight::{mb, mb_i, print_json, print_with, Each};
 use crate::json_array;
 use crate::summary::load_model;
 use crate::table::{self, Align, Table};
@@ -22,13 +22,14 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     if json {
         // Each GC's budgets, per heap, written as they are made: 32 heaps' of every GC of a 1 GiB
         // trace are ~1 GB of JSON and were ~230 MB held at once.
-        let jobs = opts.input.jobs();
+        let (gcs, jobs) = (&model.gcs, opts.input.jobs());
         if jobs > 1 {
-            return print_json_on(jobs, &model.gcs, &heaps);
+            return print_with(|out| write_json_on(out, jobs, CHUNK_GCS, gcs, &heaps));
         }
-        return print_json(&Each::new(budgets_each(&model.gcs, &heaps, true)));
+        return print_json(&Each::new(budgets_in(gcs, &heaps, true, 0..gcs.len())));
     }
-    let budgets: Vec<GcBudget> = budgets_each(&model.gcs, &heaps, false).collect();
+    let all = 0..model.gcs.len();
+    let budgets: Vec<GcBudget> = budgets_in(&model.gcs, &heaps, false, all).collect();
     let mut s = String::new();
     if budgets.is_empty() {
         s.push_str("No GCPerHeapHistory events: budgets need the GC keyword (0x1) at Informational level or above.\n");
@@ -108,23 +109,12 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
 /// GCs whose budgets one thread makes at a time: with 32 heaps, ~5 MB of JSON.
 const CHUNK_GCS: usize = 64;
 
-/// `budgets --json` made on `jobs` threads: writing it is most of the command's time on a many-heap
-/// trace (1 GB of JSON from a 1 GiB 32-heap trace), and each GC's budgets depend only on the rows
-/// and the packed heaps. The bytes are those of [`print_json`] of every GC at once.
-fn print_json_on(jobs: usize, gcs: &[Gc], heaps: &PackedHeaps) -> Result<(), String> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = write_json_on(&mut out, jobs, CHUNK_GCS, gcs, heaps)
-        .and_then(|_| out.write_all(b"\n"))
-        .and_then(|_| out.flush());
-    match written {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
-        _ => Ok(()),
-    }
-}
-
-/// The budgets' array (without the final newline), chunks of `chunk` GCs made on `jobs` threads.
+/// The budgets' array (without the final newline), chunks of `chunk` GCs made on `jobs` threads:
+/// writing it is most of `budgets --json`'s time on a many-heap trace (1 GB of JSON from a 1 GiB
+/// 32-heap trace), and each GC's budgets depend only on the rows and the packed heaps. The bytes
+/// are those of [`print_json`] of every GC at once.
 fn write_json_on(
-    out: &mut impl Write,
+    out: &mut (impl Write + ?Sized),
     jobs: usize,
     chunk: usize,
     gcs: &[Gc],

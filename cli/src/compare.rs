@@ -43,8 +43,9 @@ pub fn run(opts: &Opts) -> Result<(), String> {
             jobs: None,
         };
         // The rows stay (without their per-heap histories) for the findings.
+        let m = crate::findings::load_rows(&input)?;
         let mut log = RowLog::default();
-        let m = crate::findings::load_rows(&input, &mut |gc| log.add(gc))?;
+        m.gcs.iter().for_each(|gc| log.add(gc));
         let report = findings::analyze_model(&m, &Settings::default());
         Ok((log.digest(path.to_string(), &m, &lat), report))
     };

@@ -3,7 +3,7 @@
 //! (`gcscope_core::findings`; the rules are in docs/findings.md).
 
 use gcscope_core::findings::{self, Goal, Outcome, Report, Settings, Severity};
-use gcscope_core::gc::{Gc, GcModel};
+use gcscope_core::gc::GcModel;
 
 use crate::args::Input;
 use crate::insight::print_json;
@@ -39,12 +39,9 @@ fn positive_ms(s: &str) -> Result<f64, String> {
 }
 
 /// Loads FILE (its chosen process) keeping every row without its per-heap histories (no rule reads
-/// them), so memory is ~1.7 KB a GC whatever the heap count; `also` sees each row, in order (the
-/// comparison keeps its own digest of them).
-pub fn load_rows(input: &Input, also: &mut dyn FnMut(&Gc)) -> Result<GcModel, String> {
-    let (m, _) = crate::summary::load_model(input, false)?;
-    m.gcs.iter().for_each(also);
-    Ok(m)
+/// them), so memory is ~1.7 KB a GC whatever the heap count.
+pub fn load_rows(input: &Input) -> Result<GcModel, String> {
+    crate::summary::load_model(input, false).map(|(m, _)| m)
 }
 
 /// Runs the command; the exit status (0, or [`EXIT_FINDINGS`] with `--fail-on`).
@@ -53,7 +50,7 @@ pub fn run(opts: &Opts) -> Result<u8, String> {
         goal: Goal::parse(&opts.goal).unwrap_or_default(),
         pause_budget_ms: opts.budget,
     };
-    let m = load_rows(&opts.input, &mut |_| {})?;
+    let m = load_rows(&opts.input)?;
     let report = findings::analyze_model(&m, &settings);
     if opts.json {
         print_json(&report)?;

@@ -52,13 +52,21 @@ impl<I: Iterator<Item = T>, T: Serialize> Serialize for Each<I> {
 /// string cost the thread that prints it the allocation and its pages. A closed pipe (`| head`)
 /// ends the output quietly, as [`crate::summary::print`] does.
 pub fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<(), String> {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut out, v)
-        .map_err(|e| match e.io_error_kind() {
+    print_with(|out| {
+        serde_json::to_writer_pretty(out, v).map_err(|e| match e.io_error_kind() {
             Some(kind) => std::io::Error::new(kind, e),
             None => std::io::Error::other(e),
         })
+    })
+}
+
+/// What `write` writes to stdout (buffered), and a final newline; a closed pipe is not an error.
+pub fn print_with(
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = write(&mut out)
         .and_then(|_| out.write_all(b"\n"))
         .and_then(|_| out.flush());
     match written {

@@ -27,7 +27,7 @@ pub fn pretty<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
 /// JSON of an array of its items by `make` on one of `threads` threads (the chunks themselves are
 /// taken on a thread of their own: they may come from a channel). Stops early, without an error,
 /// once `stopped(out)` says the output went away (a closed pipe behind [`crate::out::Out`]).
-pub fn write<C: Send, W: Write>(
+pub fn write<C: Send, W: Write + ?Sized>(
     out: &mut W,
     threads: usize,
     chunks: impl Iterator<Item = C> + Send,

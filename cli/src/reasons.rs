@@ -35,10 +35,9 @@ fn disagreements(m: &GcModel, heaps: &PackedHeaps) -> Vec<HeapDisagreement> {
         .filter_map(|(i, g)| {
             let final_gen_per_heap: Vec<u8> =
                 heaps.heaps(i).iter().map(|h| h.condemn.final_gen).collect();
-            let first = final_gen_per_heap[0];
             final_gen_per_heap
-                .iter()
-                .any(|&f| f != first)
+                .windows(2)
+                .any(|w| w[0] != w[1])
                 .then_some(HeapDisagreement {
                     number: g.number,
                     gen: g.gen,

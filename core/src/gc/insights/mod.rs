@@ -32,7 +32,7 @@ pub use alloc_kind::{AllocKind, KindBytes};
 pub use alloc_view::ranked;
 pub use collect::InsightsBuilder;
 pub use inputs::InsightInputs;
-pub use per_gc::{budget_of, budgets_each, budgets_in, root_values, ROOT_KINDS};
+pub use per_gc::{budget_of, budgets_in, root_values, ROOT_KINDS};
 pub use tick_bins::{TickBin, TickBins, TypeTicks, MAX_BINS as MAX_TICK_BINS};
 pub use types::*;
 

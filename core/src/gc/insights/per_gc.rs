@@ -120,21 +120,13 @@ fn why(gc: &Gc, initial: Option<u8>, exceeded: Option<u8>, tuning: Option<u8>) -
 /// Every GC's budgets, per heap too when `per_heap` (a viewer that keeps 32 heaps' budgets for
 /// every GC holds far more than the rows; it asks for one GC's with [`budget_of`] instead).
 pub(crate) fn budgets(gcs: &[Gc], src: &dyn HeapSource, per_heap: bool) -> Vec<GcBudget> {
-    budgets_each(gcs, src, per_heap).collect()
+    budgets_in(gcs, src, per_heap, 0..gcs.len()).collect()
 }
 
-/// [`budgets`] one GC at a time, for a reader that writes each out and lets it go (the CLI's
-/// `budgets --json`: 32 heaps' budgets of every GC of a 1 GiB trace are ~230 MB held at once).
-pub fn budgets_each<'a>(
-    gcs: &'a [Gc],
-    src: &'a dyn HeapSource,
-    per_heap: bool,
-) -> impl Iterator<Item = GcBudget> + 'a {
-    budgets_in(gcs, src, per_heap, 0..gcs.len())
-}
-
-/// [`budgets_each`] of the GCs `range` indexes (their previous GCs may lie before it): for readers
-/// that make several ranges' at once (the CLI's `budgets --json`, on `--jobs` threads).
+/// [`budgets`] of the GCs `range` indexes (their previous GCs may lie before it), one GC at a
+/// time: for a reader that writes each out and lets it go, or makes several ranges at once (the
+/// CLI's `budgets --json`: 32 heaps' budgets of every GC of a 1 GiB trace are ~230 MB held at
+/// once, and writing them is most of its time).
 pub fn budgets_in<'a>(
     gcs: &'a [Gc],
     src: &'a dyn HeapSource,
