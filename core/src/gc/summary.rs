@@ -21,8 +21,8 @@ pub(crate) struct Parts {
     pub(crate) handles: HandleTracker,
     pub(crate) pins: PinTracker,
     pub(crate) process: ProcessFacts,
-    /// See `ModelBuilder::span_end_ms`.
-    pub(crate) span_end_ms: Option<f64>,
+    /// The last GCHeapStats of the trace (`ModelBuilder::last_gc_end_ms`): where the GC span ends.
+    pub(crate) last_heap_stats_ms: Option<f64>,
     pub(crate) notes: Vec<String>,
     pub(crate) datas: DatasModel,
     pub(crate) alloc_waits: AllocWaits,
@@ -37,7 +37,7 @@ pub(crate) fn build(parts: Parts) -> GcModel {
         handles,
         pins,
         mut process,
-        span_end_ms,
+        last_heap_stats_ms,
         mut notes,
         datas,
         alloc_waits,
@@ -55,10 +55,13 @@ pub(crate) fn build(parts: Parts) -> GcModel {
     let gcs = gcs.split_off(handed_out.saturating_sub(base).min(gcs.len()));
 
     // TraceEvent's GCStats.ProcessDuration (its "% Time paused" divides by it): first complete
-    // GC's pause start to the GCHeapStats before the last GC TraceEvent completes. Not the
-    // process's time in the trace: with one GC it is shorter than that GC's pause (which ends at
-    // the restart after the GC's end).
-    process.gc_span_ms = match (acc.first_complete_start_ms, span_end_ms) {
+    // GC's pause start to the trace's last GCHeapStats. TraceEvent computes it in each GC's
+    // `OnEnd`, from the last GCHeapStats it has seen, and `Stats()` runs `OnEnd` again for every
+    // complete GC once the trace is read: the last GCHeapStats of the trace wins, also when it is
+    // a background GC's own (which completes that GC before it counts). Not the process's time
+    // in the trace: with one GC it is shorter than that GC's pause (which ends at the restart
+    // after the GC's end).
+    process.gc_span_ms = match (acc.first_complete_start_ms, last_heap_stats_ms) {
         (Some(f), Some(l)) if l > f => l - f,
         _ => 0.0,
     };

@@ -45,8 +45,6 @@ impl ModelBuilder {
                 // A background GC ends here: it has no RestartEE of its own at the end.
                 self.current_bgc = None;
                 self.last_completed = Some(c);
-                // Before this GCHeapStats counts as the last one, as in TraceEvent.
-                self.span_ends_here();
                 self.close(c);
             }
         } else {

@@ -76,7 +76,6 @@ impl ModelBuilder {
         // A provisional-mode full GC ends the gen1 GC before it.
         if reason == REASON_PM_FULL_GC {
             if let Some(c) = self.current() {
-                self.span_ends_here();
                 self.close(c);
             }
         }
@@ -273,7 +272,6 @@ impl ModelBuilder {
                 self.raw[c].restart_seen = true;
                 if self.raw[c].heap_stats.is_some() {
                     self.last_completed = Some(c);
-                    self.span_ends_here();
                     self.close(c);
                 }
             }

@@ -124,11 +124,6 @@ pub struct ModelBuilder {
     last_completed: Option<usize>,
     /// Time of the last GCHeapStats (TraceEvent's "last restart end"): the previous GC's end.
     last_gc_end_ms: Option<f64>,
-    /// Where the GC span ends (`ProcessFacts::gc_span_ms`, TraceEvent's ProcessDuration):
-    /// `last_gc_end_ms` as it was when a GC last completed the way TraceEvent completes one (see
-    /// [`span_ends_here`](Self::span_ends_here)). Not the latest GC's end: a background GC whose
-    /// GCHeapStats the trace lost never completes there, and its GCEnd does not move the span.
-    span_end_ms: Option<f64>,
 
     alloc_tick_total: [u64; 3],
     alloc_tick_at_last_gc: [u64; 3],
@@ -169,7 +164,6 @@ impl ModelBuilder {
             history_gc: None,
             last_completed: None,
             last_gc_end_ms: None,
-            span_end_ms: None,
             alloc_tick_total: [0; 3],
             alloc_tick_at_last_gc: [0; 3],
             has_alloc_ticks: false,
@@ -365,15 +359,10 @@ impl ModelBuilder {
         );
     }
 
-    /// Computes a GC's derived figures and advances the settled prefix.
-    /// A GC completes as TraceEvent's GCStats completes it (its `TraceGC.OnEnd`: a blocking GC at
-    /// its RestartEEEnd once it has its GCHeapStats, a background GC at its GCHeapStats, the GC
-    /// before a provisional-mode full GC at that GC's start), where TraceEvent recomputes its
-    /// ProcessDuration: up to the last GCHeapStats seen so far. Called before that GC closes.
-    fn span_ends_here(&mut self) {
-        self.span_end_ms = self.last_gc_end_ms;
-    }
-
+    /// Computes a GC's derived figures and advances the settled prefix. A GC completes as
+    /// TraceEvent's GCStats completes it (its `TraceGC.OnEnd`: a blocking GC at its RestartEEEnd
+    /// once it has its GCHeapStats, a background GC at its GCHeapStats, the GC before a
+    /// provisional-mode full GC at that GC's start).
     fn close(&mut self, i: usize) {
         if self.raw[i].closed {
             return;
@@ -427,7 +416,7 @@ impl ModelBuilder {
             handles: self.handles,
             pins: self.pins,
             process: self.process,
-            span_end_ms: self.span_end_ms,
+            last_heap_stats_ms: self.last_gc_end_ms,
             notes: self.notes,
             datas: self.datas.finish(),
             alloc_waits: self.alloc_waits.finish(),

@@ -179,7 +179,7 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("trace_duration_ms", "Duration", "ms", "Time of the last event, ms from the trace start: the process's time in the trace (TraceEvent's SessionEndTime - SessionStartTime); the denominator of % time paused."),
     d("first_event_ms", "First event", "ms", "Time of the first event."),
     d("last_event_ms", "Last event", "ms", "Time of the last event."),
-    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the GCHeapStats before the last GC that completed as TraceEvent completes one (a blocking GC at its RestartEEEnd, a background GC at its GCHeapStats): TraceEvent's GCStats.ProcessDuration, the denominator of PerfView's % time paused (gc_span_pause_pct). A background GC whose GCHeapStats the trace lost does not move it."),
+    d("gc_span_ms", "GC span", "ms", "First complete GC's pause start to the trace's last GCHeapStats: TraceEvent's GCStats.ProcessDuration, the denominator of PerfView's % time paused (gc_span_pause_pct). A background GC whose GCHeapStats the trace lost does not move it."),
     d("events", "Events", "count", "Events the model was given."),
     d("runtime_events", "Runtime events", "count", "Events of the runtime's providers (public, private, rundown)."),
     d("gc_events", "GC events", "count", "Events the model used."),
