@@ -15,6 +15,10 @@ use alloc::vec::Vec;
 
 use super::types::{ModeFact, ProcessFacts};
 
+/// The first .NET major version whose Runtime/Start fills in StartupFlags: before it a 0 is "not
+/// filled", not "no flag set".
+const FLAGS_FILLED_FROM: u32 = 6;
+
 /// RuntimeInformation StartupFlags bits (mscoree.h STARTUP_FLAGS, as PerfView reads them).
 const STARTUP_CONCURRENT_GC: u32 = 0x1;
 const STARTUP_SERVER_GC: u32 = 0x1000;
@@ -159,11 +163,12 @@ pub(crate) fn decide(
         _ => (None, None),
     };
 
-    // Server or workstation. .NET Core 3.x writes 0 for the startup flags (its server GC traces
-    // too): 0 says something only from .NET 5 on (a .NET 10 workstation non-concurrent GC has 0).
+    // Server or workstation. Before .NET 6 the runtime writes 0 for the startup flags whatever
+    // its GC (dotnet/runtime#52042, fixed by #55151): there a 0 means "not filled", and says
+    // something only from .NET 6 on (a .NET 10 workstation non-concurrent GC has 0).
     let flags = e
         .startup_flags
-        .filter(|&f| f != 0 || e.runtime_major.is_some_and(|m| m >= 5));
+        .filter(|&f| f != 0 || e.runtime_major.is_some_and(|m| m >= FLAGS_FILLED_FROM));
     let mut server_why: Vec<String> = Vec::new();
     // .NET Framework's GC says it itself when it starts (GC/Settings, private provider).
     let settings_server = e.framework_settings.map(|(server, _)| server);
@@ -273,6 +278,13 @@ pub(crate) fn decide(
         (_, Some(b)) => format!("{b}"),
         _ => "unknown".into(),
     };
+    // Workstation GC has one heap whatever the trace shows, and the process's heap count says so:
+    // the fact says the same (no "unknown" beside a heap count of 1).
+    let heaps_text = if max.is_none() && server == Some(false) {
+        "1".into()
+    } else {
+        heaps_text
+    };
     let heaps_why = if e.global_histories > 0 {
         format!(
             "{} GCGlobalHeapHistory events; the count changed {}",
@@ -281,6 +293,8 @@ pub(crate) fn decide(
         )
     } else if e.per_heap_max.is_some() {
         "GCPerHeapHistory heap indices (no GCGlobalHeapHistory)".into()
+    } else if server == Some(false) {
+        "workstation GC has one heap (no GCGlobalHeapHistory in the trace)".into()
     } else {
         "cannot tell: needs GCGlobalHeapHistory (GC keyword 0x1, Informational)".into()
     };

@@ -341,7 +341,7 @@ each GC's per-heap sizes against its GCHeapStats):
 * **GC mode**: GC/Settings (private provider) says ServerGC and the segment size; in the shared
   traces .NET Framework fired it for the process already running when the session began
   (PerfView's own), not for the one started during it. Runtime/Start says the runtime is .NET
-  Framework (Sku DesktopClr): segments, no DATAS; its StartupFlags are read as on .NET 5+.
+  Framework (Sku DesktopClr): segments, no DATAS; its StartupFlags are read as on .NET 6+.
   `pointer_size` is the process's own (its records' headers), not the machine's.
 * **GCHeapStats version 1** (no pinned object heap: `poh` figures are absent).
 * **Mark events** come twice too (the public ids 25-28 and the private ids 7-10); they carry no
@@ -376,9 +376,10 @@ each GC's per-heap sizes against its GCHeapStats):
 ## GC mode (`process.gc_mode`, `datas`, `concurrent`, `regions`, `gc_mode_evidence`)
 
 Each setting comes from the events that carry it, never from a default: server GC from
-Runtime/Start's StartupFlags (SERVER_GC; .NET Core 3.x writes 0 there, which says nothing), a
+Runtime/Start's StartupFlags (SERVER_GC; before .NET 6 the runtime writes 0 there whatever its
+GC, dotnet/runtime#52042, so a 0 says nothing), a
 GCGlobalHeapHistory with 2+ heaps, GCPerHeapHistory of heap 1+, any GCJoin (workstation GC fires
-none) or DATAS events; workstation from StartupFlags without SERVER_GC (.NET 5+), or 1 heap with
+none) or DATAS events; workstation from StartupFlags without SERVER_GC (.NET 6+), or 1 heap with
 Verbose GC events and no GCJoin; on .NET Framework also from GC/Settings (private provider,
 ServerGC). DATAS from its events (SizeAdaptationSample/Tuning/FullGCTuning,
 HeapCountSample/Tuning on .NET 8) or a heap count that changes; off for server GC whose trace has

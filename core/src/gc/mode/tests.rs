@@ -115,7 +115,28 @@ fn startup_flags_settings_and_segments() {
     let mut old = ModeEvidence::default();
     old.on_runtime_information(0, Some(3), false);
     assert_eq!(decided(&old, false).gc_mode, None);
-    // From .NET 5 a 0 means workstation, non-concurrent.
+    // .NET 5 still writes 0 whatever the GC (dotnet/runtime#52042): no evidence either.
+    let mut five = ModeEvidence::default();
+    five.on_runtime_information(0, Some(5), false);
+    let p = decided(&five, false);
+    assert_eq!(
+        (p.gc_mode.as_deref(), p.concurrent, p.heap_count),
+        (None, None, None)
+    );
+    assert!(
+        label(&p).starts_with("unknown, heap count unknown"),
+        "{}",
+        label(&p)
+    );
+    // A .NET 5 server GC's flags, when set, still count.
+    let mut five_server = ModeEvidence::default();
+    five_server.on_runtime_information(STARTUP_SERVER_GC, Some(5), false);
+    assert_eq!(
+        decided(&five_server, false).gc_mode.as_deref(),
+        Some("server")
+    );
+    // From .NET 6 a 0 means workstation, non-concurrent, and so one heap, in the label and the
+    // evidence alike.
     let mut new = ModeEvidence::default();
     new.on_runtime_information(0, Some(10), false);
     let p = decided(&new, false);
@@ -123,6 +144,13 @@ fn startup_flags_settings_and_segments() {
         (p.gc_mode.as_deref(), p.concurrent),
         (Some("workstation"), Some(false))
     );
+    assert_eq!(p.heap_count, Some(1));
+    let heaps = p
+        .gc_mode_evidence
+        .iter()
+        .find(|f| f.setting == "heaps")
+        .expect("a heaps fact");
+    assert_eq!(heaps.value, "1");
     old.on_heap_count(2);
     let p = decided(&old, false);
     assert_eq!((p.datas, p.regions), (Some(false), Some(false)));
