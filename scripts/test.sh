@@ -4,9 +4,31 @@
 # Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Each step's wall time, printed as a table when the run ends (docs/testing.md, "Where CI's time
+# goes", is made from it). The last step's time runs to the exit, so a failed run shows where.
+STEPS=()
+STEP_START=$SECONDS
+RUN_START=$SECONDS
+STEP_NAME="setup (scripts/setup.sh)"
+step() {
+  STEPS+=("$((SECONDS - STEP_START))|$STEP_NAME")
+  STEP_NAME="$*"
+  STEP_START=$SECONDS
+  printf '\n== %s\n' "$*"
+}
+timings() {
+  local rc=$?
+  STEPS+=("$((SECONDS - STEP_START))|$STEP_NAME")
+  printf '\n== step times (wall seconds, %s cores, exit %s)\n' "$(nproc)" "$rc"
+  local e
+  for e in "${STEPS[@]}"; do printf '%6s  %s\n' "${e%%|*}" "${e#*|}"; done
+  printf '%6s  total\n' "$((SECONDS - RUN_START))"
+}
+trap timings EXIT
+
 scripts/setup.sh
 source scripts/env.sh
-step() { printf '\n== %s\n' "$*"; }
 
 if [ ! -d ../shared ]; then
   echo "note: ../shared is absent: tests that compare with TraceEvent's reference traces will say so and skip"
@@ -14,9 +36,11 @@ fi
 
 step "format and lints"
 cargo fmt --all -- --check
+step "clippy: core and cli"
 cargo clippy -p gcscope-core -p gcscope-cli --all-targets -- -D warnings
 cargo clippy -p gcscope-core --no-default-features -- -D warnings
 cargo clippy -p gcscope-core --features encode --all-targets -- -D warnings
+step "clippy: the app (wasm32)"
 cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
 # No module imports a module that imports it back (each layer depends only on those below it).
 python3 scripts/check-cycles.py core/src cli/src app/src
@@ -26,18 +50,23 @@ cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknow
 
 step "native tests (core, cli, app logic)"
 cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
+step "native tests, release: encoder, compare, thresholds"
 # The test-only encoder round-trips (in release: one of them writes and reads back 300 MB),
 # comparisons of generated traces whose differences are known, and the findings' thresholds on
 # traces it crafts just below and just above each.
 cargo test --release -p gcscope-core --features encode --test encode_roundtrip --test compare --test findings_thresholds
+step "native tests, release: the ETL writer"
 # The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
 cargo test --release -p gcscope-core --features encode --test etl_writer
+step "native tests, release: parts identity, sort budget"
 # Parallel decoding gives the sequential result on generated NetTrace and ETW traces too, and the
 # ordering buffer's budget holds on the crafted trace it is for (~1 min).
 cargo test --release -p gcscope-core --features encode --test parts_identity --test sort_budget
 
-step "DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON"
+# DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON
+step "release CLI"
 cargo build --release -p gcscope-cli
+step "DuckDB over the Parquet"
 scripts/duckdb-check.sh target/release/gcscope
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
@@ -53,11 +82,13 @@ scripts/build-app.sh
 step "fuzzing, bounded: 30 s per target (scripts/fuzz.sh SECONDS for longer runs)"
 scripts/fuzz.sh 30
 
-step "end-to-end tests in Chromium, Firefox ESR and WebKitGTK (one engine after another)"
+# end-to-end tests in Chromium, Firefox ESR and WebKitGTK (one engine after another)
 # The scale test compares the app with the native CLI on a generated 100 MB trace; the ETW test
 # writes machine-wide .etl files with etl_machine; the parallel test relogs a generated trace into
 # .etl files with etl_relog.
+step "release examples for the e2e tests"
 cargo build --release -p gcscope-cli
 cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream --example etl_machine --example etl_relog
 # Fails when any engine fails; prints each engine's duration (GCSCOPE_ENGINES=firefox for one).
+step "end-to-end tests"
 (cd tests && npm test)
