@@ -1,4 +1,4 @@
-"""DuckDB over gcscope's Parquet: the README's fleet query, checked against gcscope's own JSON.
+"""DuckDB over gcscope's Parquet: the fleet query of docs/guide/cli.md, against gcscope's own JSON.
 
 Run by scripts/duckdb-check.sh (which installs the pinned duckdb). Arguments: the gcscope binary
 and a folder of traces. Writes `gcscope gcs FOLDER --parquet`, then for every trace compares what
@@ -74,7 +74,7 @@ def main():
         print(f"note: DuckDB's quantile_disc differs from nearest rank on {len(disc_differs)} traces")
     else:
         print("DuckDB's quantile_disc equals nearest rank on every trace")
-    # The README's query, as a user would run it.
+    # The CLI guide's query, as a user would run it.
     print(con.sql(
         """SELECT trace, count(*) AS gcs, quantile_disc(pause_ms, 0.99) AS p99_ms,
                   max(pause_ms) AS max_ms

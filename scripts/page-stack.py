@@ -10,7 +10,7 @@ first global, the stack pointer, starts at 1 MiB and an overflow goes below addr
 stack: a test that passes so needs less. The page's `<link rel=preload>` carries the wasm's
 integrity hash, so index.html is rewritten with the new one. Only the page's wasm is changed, not
 the workers'. Used on 2026-11-29 to rule out a stack overflow behind a WebKit page trap
-(docs/performance.md, "A WebKit page trap, narrowed down").
+(docs/performance-log/journal.md, "A WebKit page trap, narrowed down").
 """
 
 import base64

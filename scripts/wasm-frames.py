@@ -8,7 +8,7 @@ dist/'s page wasm has no names. Trunk makes it from target/wasm-bindgen/release/
 (which has them) with `wasm-opt -Oz`; run again with `-g` the same pass keeps the names and, as
 checked here, gives the same code section, so function N is the same function in both. Run it after
 the `scripts/build-app.sh` that made dist/ (the build must not have changed since). Used on
-2026-11-29 for the WebKit page trap (docs/performance.md, "A WebKit page trap").
+2026-11-29 for the WebKit page trap (docs/performance-log/journal.md, "A WebKit page trap").
 """
 
 import glob

@@ -28,7 +28,7 @@ const PLAN_READ: usize = 64 << 10;
 /// At most this many tasks ahead of the merge, whatever `--jobs` says: what 8 threads keep in
 /// flight. On a 16-core machine 8 and 16 threads took the same time on every trace kind (the
 /// merging thread is the bound), while 16 held twice the memory (300-324 MB against 156-167 MB
-/// on 1 GiB; docs/performance.md, "Sixteen cores").
+/// on 1 GiB; docs/performance-log/journal.md, "Sixteen cores").
 const AHEAD_MAX: usize = 18;
 /// The merging thread decodes queued tasks itself only with this many decoding threads or fewer:
 /// with more, they outpace it (on 16 cores, 4 threads took what 8 and 16 took), and every task it

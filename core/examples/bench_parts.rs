@@ -3,7 +3,7 @@
 //! threads or workers), the wire encoding and decoding a Web Worker's result goes through, and
 //! the merge with the GC model and insights (what the merging thread does); against the
 //! sequential reader with the same model. Per-block costs for the projection in
-//! docs/performance.md.
+//! docs/performance-log/journal.md, "One trace on several cores".
 //!
 //!     cargo run --release -p gcscope-core --example bench_parts -- FILE [ROUNDS]
 

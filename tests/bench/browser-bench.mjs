@@ -157,7 +157,8 @@ async function measureWorkers(t, server, counts) {
       const r = out[engine][n];
       const b = out[engine][base];
       // With cores to spare the merging worker's own work bounds the time: N=1's time over it is
-      // the most N workers could gain there (the projection in docs/performance.md).
+      // the most N workers could gain there (the projection in docs/performance-log/journal.md,
+      // "Several workers in the tab").
       console.log(`${engine} best of ${runs}, N=${n}: worker alone ${r.workerMs.toFixed(0)} ms (x${(b.workerMs / r.workerMs).toFixed(2)} vs N=${base}; `
         + `merging worker busy ${r.busyMs.toFixed(0)} ms, at most x${(b.workerMs / r.busyMs).toFixed(2)} with cores to spare), `
         + `app ${r.appDoneMs.toFixed(0)} ms (x${(b.appDoneMs / r.appDoneMs).toFixed(2)})`);

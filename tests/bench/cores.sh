@@ -4,7 +4,7 @@
 # Plain-LZ77-compressed .etl), against `cat FILE > /dev/null`, every file warm in the page cache,
 # rounds alternating the job counts. Each --jobs N output must equal --jobs 1's byte for byte (the
 # script stops if not). Then the per-phase costs on one thread (bench_parts), for the projection in
-# docs/performance.md.
+# docs/performance-log/journal.md, "Sixteen cores".
 #
 #   cargo build --release -p gcscope-cli
 #   cargo build --release -p gcscope-core --features encode --example bigtrace --example etl_relog --example bench_parts

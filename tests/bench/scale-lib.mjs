@@ -292,7 +292,7 @@ export async function measureOpen(browser, base, file, { query = '?tab=gcs', tim
         try {
           if (worker.sessionId || await worker.attach()) {
             const send = (m, p) => worker.send(m, p);
-            w = { ...(await heapUsage(send)), wasm: 0 }; // not reachable: see docs/performance.md
+            w = { ...(await heapUsage(send)), wasm: 0 }; // not reachable: see docs/performance-log/journal.md, "Earlier (stop 10)"
             workerSeen = true;
           }
         } catch { worker.sessionId = null; /* the worker ended; a new one is looked for next time */ }

@@ -67,7 +67,7 @@ fn asset_url(name: &str) -> Result<String, JsValue> {
 }
 
 /// Most workers a file is decoded on: past ~8 the merge, which one worker does, is the limit
-/// (docs/performance.md has the projection).
+/// (docs/performance-log/journal.md, "Several workers in the tab", has the projection).
 const MAX_WORKERS: u32 = 8;
 
 thread_local! {
@@ -93,8 +93,9 @@ pub fn remember_asked_workers() {
 /// worker's own work (the merge into time order, the GC model) is 55-70% of what one worker does
 /// alone with the tick lane, so with cores to spare N workers could be at most ~1.4-1.8x faster
 /// (unmeasured: no many-core machine with a browser), and on two cores they are ~0.5x as fast,
-/// with 2-3x the memory (docs/performance.md, "Several workers in the tab", "The tick lane for the
-/// insights"). `tests/e2e/parallel.test.mjs` checks that more workers show exactly what one shows.
+/// with 2-3x the memory (docs/performance-log/journal.md, "Several workers in the tab", "The tick
+/// lane for the insights"). `tests/e2e/parallel.test.mjs` checks that more workers show exactly
+/// what one shows.
 pub fn decoding_workers() -> u32 {
     ASKED_WORKERS
         .with(|a| a.get())

@@ -229,8 +229,9 @@ impl ChunkSource {
 /// Whether it can is asked of an empty Blob first: WebKit's `Blob.stream()` is not a byte stream
 /// (its BYOB reader throws), and the stream made to find that out starts reading the whole file
 /// into its queue all the same. Probing the dropped file itself grew WebKit's web process by the
-/// file's size (1.1 GiB for a 1 GiB trace) and made reading it ~1.7x slower (docs/performance.md,
-/// "The WebKit tab's memory"; `tests/bench/read-bench.mjs --ways slice,probe-slice`).
+/// file's size (1.1 GiB for a 1 GiB trace) and made reading it ~1.7x slower
+/// (docs/performance-log/journal.md, "The WebKit tab's memory";
+/// `tests/bench/read-bench.mjs --ways slice,probe-slice`).
 pub(super) fn byob_reader(blob: &Blob) -> Option<JsValue> {
     let probe = Blob::new().ok()?;
     stream_reader(&probe, Some("byob"))?;
@@ -279,9 +280,10 @@ pub(super) fn reader_read(
 
 /// Frees a slice's or a stream chunk's ArrayBuffer now that it is copied: `transfer(0)` detaches
 /// it, which lets go of its bytes at once instead of when the garbage collector next runs, which
-/// JavaScriptCore does rarely for a worker that spends its time in wasm: the worker alone grew WebKit's web process by
-/// ~240 MiB reading a 1 GiB trace, and grows it by ~50 MiB with this (docs/performance.md, "The
-/// WebKit tab's memory"). Engines without `transfer` leave the buffer to the collector.
+/// JavaScriptCore does rarely for a worker that spends its time in wasm: the worker alone grew
+/// WebKit's web process by ~240 MiB reading a 1 GiB trace, and grows it by ~50 MiB with this
+/// (docs/performance-log/journal.md, "The WebKit tab's memory"). Engines without `transfer` leave
+/// the buffer to the collector.
 pub(super) fn release(buffer: &JsValue) {
     let transfer = js_sys::Reflect::get(buffer, &JsValue::from_str("transfer"))
         .ok()

@@ -10,7 +10,7 @@
 //! stream that ends early returns what it produced (a file cut off inside a buffer keeps the records
 //! before the cut).
 //!
-//! Why our own decoder rather than a published crate: see the README's architecture section (the
+//! Why our own decoder rather than a published crate: see docs/design/dependencies.md (the
 //! crates need std, allocate their own output per call and cannot bound it).
 
 /// Why a stream could not be decompressed; `at` is the byte offset in the compressed input.

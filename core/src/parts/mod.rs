@@ -92,7 +92,8 @@ pub struct Task {
     pub context: Option<Arc<PartContext>>,
     /// The part interns its allocation ticks' type names, for a merge that feeds the insights
     /// (see [`TypeRef`](crate::clr::gc::TypeRef)); a part for the GC model alone does not (on two
-    /// cores that work delayed `gcs --jobs 2` by a fifth: docs/performance.md).
+    /// cores that work delayed `gcs --jobs 2` by a fifth: docs/performance-log/journal.md, "Ticks
+    /// without their payloads").
     pub intern_types: bool,
 }
 

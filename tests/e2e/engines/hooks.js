@@ -26,7 +26,7 @@
   addEventListener('TrunkApplicationStarted', (e) => { wasmMemory = e.detail && e.detail.wasm && e.detail.wasm.memory; });
   // A wasm trap ("Out of bounds memory access", "unreachable") says little by its message alone:
   // its report carries the page's memory size and the stack's first frames (function indices of
-  // this build's wasm), for a trap seen once (docs/performance.md, "A WebKit page trap").
+  // this build's wasm), for a trap seen once (docs/performance-log/journal.md, "A WebKit page trap").
   const trap = (e) => {
     if (!(typeof WebAssembly !== 'undefined' && e.error instanceof WebAssembly.RuntimeError)) return '';
     const mib = wasmMemory ? (wasmMemory.buffer.byteLength / 1048576).toFixed(1) : '?';

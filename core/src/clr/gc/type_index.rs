@@ -4,7 +4,8 @@
 //! The parts of a trace decoded in parallel intern the names of the ticks they decode into tables
 //! of their own ([`TypeRef::part`]); the merge renumbers those into one table for the trace
 //! ([`TypeRef::merged`]) with a lookup per name, so the merging thread hashes no tick's name (it
-//! was ~15% of that thread's work; see docs/performance.md).
+//! was ~15% of that thread's work; see docs/performance-log/journal.md, "Ticks without their
+//! payloads").
 
 use alloc::vec::Vec;
 
