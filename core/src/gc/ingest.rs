@@ -165,6 +165,7 @@ pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
     if !clr::names::is_runtime_provider(e.provider) {
         return false;
     }
+    p.runtime_events += 1;
     if e.event_id == RUNTIME_INFORMATION && e.provider != clr::names::PRIVATE_PROVIDER {
         if let Some(v) = runtime_version(e.payload) {
             b.on_runtime_version(v);
@@ -181,7 +182,6 @@ pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
         }
         return false;
     }
-    p.runtime_events += 1;
     true
 }
 
