@@ -256,8 +256,9 @@ fn pinning_workload_handles_and_pins_per_gc() {
 
 #[test]
 fn budgets_match_traceevents_per_generation_figures() {
-    // TraceEvent gives a background GC's per-heap history to the foreground GC that ran inside
-    // it (docs/model.md, difference 3), so only blocking GCs outside background GCs are compared.
+    // TraceEvent gives a background GC's per-heap history to the foreground GC that ran inside it
+    // (docs/reference/model.md, difference 3), so only blocking GCs outside background GCs are
+    // compared.
     let gens = [
         ("gen0", "Gen0"),
         ("gen1", "Gen1"),

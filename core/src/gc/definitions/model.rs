@@ -1,5 +1,6 @@
 //! The GC model's figures: per GC (`gcscope gcs --json`), the rollup by generation, the process
-//! facts, and the other parts of a serialized model; with how rows are formed (`docs/model.md`).
+//! facts, and the other parts of a serialized model; with how rows are formed
+//! (`docs/reference/model.md`).
 
 use super::{d, Definition};
 
@@ -287,7 +288,8 @@ pub const DATAS_FIELDS: &[Definition] = &[
     d("datas.dropped", "Dropped records", "count", "DATAS records beyond the kept maximum (262,144 of each kind), counted only."),
 ];
 
-/// How rows are formed and where the model departs from PerfView/TraceEvent (in `docs/model.md`).
+/// How rows are formed and where the model departs from PerfView/TraceEvent (in
+/// `docs/reference/model.md`).
 pub(super) const METHOD: &str = "\
 ## How GCs are put together
 
