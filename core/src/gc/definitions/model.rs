@@ -328,8 +328,9 @@ The same figures, from the older events .NET Framework writes (checked on the ne
 each GC's per-heap sizes against its GCHeapStats):
 
 * **GCStart twice per GC.** .NET Framework 4.5.x writes each GCStart as version 1 and again as
-  version 2 (FORMAT-NOTES fact 19). Both are counted as events (as TraceEvent does); the model makes
-  one GC of them: a second GCStart with the number of the GC still open is the same GC (no note).
+  version 2 ([docs/reference/formats.md](formats.md), \"The .NET runtime providers in ETW\"). Both
+  are counted as events (as TraceEvent does); the model makes one GC of them: a second GCStart with
+  the number of the GC still open is the same GC (no note).
 * **Per-heap and global histories come from the private provider**
   (Microsoft-Windows-DotNETRuntimePrivate): GCGlobalHeapHistory versions 0/1 (no pause mode,
   memory pressure, condemn reasons or phase times) and GCPerHeapHistory in its .NET Framework
