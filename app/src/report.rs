@@ -92,7 +92,7 @@ fn pause_svg(m: &GcModel, gcs: &[Gc]) -> String {
 fn findings_html(r: &Report) -> String {
     use crate::tables::findings::{checks_table, figure};
     let mut s = format!(
-        "<h2>Findings</h2>\n<p id=\"findings-verdict\">{} <span class=\"m\">Goal {}, pause budget {} ms; rules, thresholds and sources: docs/findings.md.</span></p>\n<ol id=\"findings\">",
+        "<h2>Findings</h2>\n<p id=\"findings-verdict\">{} <span class=\"m\">Goal {}, pause budget {} ms; rules, thresholds and sources: docs/reference/findings.md.</span></p>\n<ol id=\"findings\">",
         esc(&r.verdict),
         r.settings.goal.name(),
         r.settings.pause_budget_ms
@@ -249,7 +249,7 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis, budget_ms: f64, settings: &Se
     }
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"color-scheme\" content=\"light dark\">\
-<title>gcscope report: {}</title><style>{CSS}</style></head><body>\n{body}\n<p class=\"m\">Made by gcscope in the browser; figures are defined in docs/model.md.</p></body></html>\n",
+<title>gcscope report: {}</title><style>{CSS}</style></head><body>\n{body}\n<p class=\"m\">Made by gcscope in the browser; figures are defined in docs/reference/model.md.</p></body></html>\n",
         esc(&a.file_name)
     )
 }

@@ -1,5 +1,5 @@
 //! `gcscope counters FILE`: the classic ".NET CLR Memory" performance counters, one sample at the
-//! end of each GC (see docs/insights.md for each counter's definition).
+//! end of each GC (see docs/reference/insights.md for each counter's definition).
 
 use gcscope_core::gc::insights::CounterSample;
 

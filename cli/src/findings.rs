@@ -1,6 +1,6 @@
 //! `gcscope findings FILE [--json] [--budget MS] [--goal G] [--fail-on SEVERITY]`: what is wrong
 //! with the process's GC, ranked, with the evidence, the threshold crossed and what to change
-//! (`gcscope_core::findings`; the rules are in docs/findings.md).
+//! (`gcscope_core::findings`; the rules are in docs/reference/findings.md).
 
 use gcscope_core::findings::{self, Goal, Outcome, Report, Settings, Severity};
 use gcscope_core::gc::GcModel;
@@ -151,7 +151,7 @@ pub fn human(r: &Report) -> String {
             c.rule, outcome, c.note
         ));
     }
-    s.push_str("\nEvery rule, its threshold and sources: docs/findings.md\n");
+    s.push_str("\nEvery rule, its threshold and sources: docs/reference/findings.md\n");
     s
 }
 

@@ -159,7 +159,7 @@ fn human(l: &Latency) -> String {
     s.push_str(&t.render());
     s.push_str(&format!(
         "\n% paused per {} ms window over time, and the CDF: gcscope latency FILE --json \
-         (defined in docs/model.md).\n",
+         (defined in docs/reference/model.md).\n",
         l.utilization.window_ms
     ));
     s

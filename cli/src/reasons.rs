@@ -79,7 +79,7 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
             r.total.to_string(),
         ];
         if with_help {
-            // Keep lines within 100 columns; docs/model.md has the full text.
+            // Keep lines within 100 columns; docs/reference/model.md has the full text.
             cells.push(crate::summary::clip(help_for(&r.reason), 52));
         }
         t.row(cells);

@@ -1,6 +1,6 @@
 //! `gcscope summary` over several traces (or a folder, or with `--csv/--jsonl/--parquet`): one row
-//! per trace with its facts, rollup and pause percentiles (columns defined in docs/model.md, "Many
-//! traces"), written as each trace is read.
+//! per trace with its facts, rollup and pause percentiles (columns defined in
+//! docs/reference/model.md, "Many traces"), written as each trace is read.
 
 use std::io::Write;
 

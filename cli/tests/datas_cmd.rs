@@ -59,7 +59,7 @@ fn datas_json_heap_counts_and_changes_match_each_gcs_global_heap_history() {
                     continue;
                 };
                 // (TraceEvent can give a background GC's history to the GC beside it: that GC is
-                // not compared; docs/model.md note 3.)
+                // not compared; docs/reference/model.md note 3.)
                 if let Some(ours) = per_gc.iter().find(|g| g["gc"] == t["Number"]) {
                     assert_eq!(
                         ours["heaps"].as_u64(),

@@ -1,12 +1,58 @@
-//! gcscope-core: a streaming, `no_std` decoder for .NET EventPipe and ETW traces and the GC model built from them.
+//! gcscope-core: a streaming, `no_std` decoder for .NET EventPipe and ETW traces and the GC model
+//! built from them.
 //!
-//! Layers (each only reads the one before it):
-//! 1. [`container`]: sniffs the input and unwraps `.zip` / gzip into the raw trace bytes.
-//! 2. [`nettrace`]: the EventPipe container formats (NetPerf V1-V3, NetTrace V4/V5, V6) → [`event::Event`]s;
-//!    beside it [`etl`]: ETW log files (.etl, PerfView's .etl.zip), machine-wide, → the same events.
-//! 3. [`clr`]: the runtime's providers: TraceEvent-style event names, enums and typed GC payloads.
-//! 4. [`gc`]: the GC model (one row per collection, rollups, condemn reasons, pins, handles).
-//! 5. [`findings`]: what is wrong with the process's GC, with the evidence and what to change.
+//! Bytes flow container → format decoder → time order → typed runtime events → GC model → views
+//! (`docs/design/architecture.md`). The modules, lowest tier first: a module uses only modules of
+//! lower tiers (`core/tests/layers.rs` checks it and that this list is its table):
+//!
+//! - [`error`] (tier 0): one error type, with the byte offset where the input went wrong.
+//! - [`filter`] (tier 0): which events the reader delivers ([`Interest`]); the rest only counted.
+//! - [`read`] (tier 1): the bounds-checked little-endian byte cursor that knows absolute offsets.
+//! - [`clr`] (tier 1): the runtime's providers: event names, value maps, typed GC payloads.
+//! - [`event`] (tier 1): the container-independent [`event::Event`] and the trace header's facts.
+//! - [`decode`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
+//! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
+//! - [`etl`] (tier 3): ETW log files (.etl, PerfView's relogged ones), machine-wide, → events.
+//! - [`container`] (tier 4): sniffs the input, unwraps `.zip` and gzip into the trace stream.
+//! - [`nettrace`] (tier 5): the EventPipe formats (NetPerf V1-V3, NetTrace V4/V5, V6) → events.
+//! - [`reader`] (tier 6): [`TraceReader`]: bytes in chunks of any size → events in time order.
+//! - `encode` (tier 6, feature `encode`): test-only NetTrace and .etl writers and workloads.
+//! - [`parts`] (tier 7): one trace decoded in parts on several threads, with the sequential result.
+//! - [`gc`] (tier 7): the GC model (a row per GC, rollups, reasons, pins, handles), the insights,
+//!   DATAS, one model per process, and every figure's definition.
+//! - [`findings`] (tier 8): what is wrong with the process's GC, the evidence, what to change.
+//! - [`latency`] (tier 8): pause percentiles, histogram, CDF, budget, utilization, exact MMU.
+//! - [`compare`] (tier 9): two traces' summaries and latency side by side, B - A.
+//!
+//! `clr` and `event` share a tier because each names the other (an `Event` carries a
+//! `clr::gc::TickDigest`; `clr::decode` reads an `Event`); the table in `core/tests/layers.rs`
+//! says so.
+//!
+//! Terms a newcomer meets:
+//!
+//! - **row**: one GC of the model's table ([`gc::Gc`]); a row is *settled* once no later event can
+//!   change it, so a consumer may take it away while the trace is still read.
+//! - **sequence point**: an EventPipe block that bounds the timestamps of the events before and
+//!   after it; the events between two are a *region*, sorted when it closes.
+//! - **sort budget**: the bytes the sort buffer may hold; past it the oldest events go out early
+//!   and any event that then comes after a later one is counted *late* (out of order).
+//! - **part**, **task**: parallel decoding's unit: a byte range of event blocks with the context it
+//!   needs ([`parts::Task`]), decoded anywhere and *merged* into the one reader in file order.
+//! - **tick**: a GCAllocationTick event; its *digest* ([`clr::gc::TickDigest`]) is what the model
+//!   and insights read of it, made by the part that decoded it.
+//! - **tick lane**: where the sort buffer keeps digested ticks apart; the ticks between two other
+//!   events reach the consumer as one [`event::TickBatch`].
+//! - **insights**: the views beyond the GC table (allocations, budgets, roots, suspensions,
+//!   counters...), built beside the model ([`gc::insights`]).
+//! - **findings**: ranked problems, each from one *rule* of one table ([`findings::rules`]).
+//! - **DATAS**: Dynamic Adaptation To Application Sizes, server GC changing its heap count
+//!   ([`gc::datas`]).
+//! - **GC span**: from the first complete GC's start to the trace's last GCHeapStats (TraceEvent's
+//!   ProcessDuration), the base of a rollup's `gc_span_pause_pct`.
+//! - **definitions**: every serialized figure's label, unit and meaning ([`gc::definitions`]), the
+//!   source of `docs/reference/model.md`, `docs/reference/insights.md` and the app's hover text.
+//! - **machine-wide trace**: an .etl holds every process; [`gc::ProcessRouter`] makes a model per
+//!   process.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 

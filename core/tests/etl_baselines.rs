@@ -21,7 +21,8 @@ use gcscope_core::event::Event;
 use render::{matches, render, V};
 use std::collections::BTreeMap;
 
-/// Runtime events TraceLog consumes into its own tables and does not keep as events (fact 20).
+/// Runtime events TraceLog consumes into its own tables and does not keep as events
+/// (docs/reference/formats.md, "Events TraceLog drops").
 const TRACELOG_DROPS: &[(&str, &str)] = &[
     (
         "Microsoft-Windows-DotNETRuntime/ClrStack/Walk",
@@ -122,7 +123,7 @@ fn n3(ms: f64) -> String {
 
 /// Method/LoadVerbose whose MethodFlags (u32 after MethodID, ModuleID, MethodStartAddress (u64
 /// each) and MethodSize, MethodToken (u32 each)) has neither Dynamic (0x1) nor Jitted (0x8):
-/// TraceLog keeps no event for those (fact 20).
+/// TraceLog keeps no event for those (docs/reference/formats.md, "Events TraceLog drops").
 fn loadverbose_dropped(e: &Ours) -> bool {
     e.payload
         .get(32..36)

@@ -340,7 +340,8 @@ fn small_file(compressed: bool) -> Vec<u8> {
     .0
 }
 
-/// Buffer starts of a file (the decoder's framing, redone here from fact 15/16).
+/// Buffer starts of a file (the decoder's framing, redone here from docs/reference/formats.md,
+/// "Buffers" and "Compressed buffers").
 fn buffer_starts(bytes: &[u8]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut pos = 0;

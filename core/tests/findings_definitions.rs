@@ -1,6 +1,6 @@
-//! The findings' one rules table: `docs/findings.md` is its generated text, each rule's threshold
-//! sentence states the number the rule's code uses, every rule cites sources the table lists, and
-//! every rule has a check (its id shows in every report).
+//! The findings' one rules table: `docs/reference/findings.md` is its generated text, each rule's
+//! threshold sentence states the number the rule's code uses, every rule cites sources the table
+//! lists, and every rule has a check (its id shows in every report).
 
 use std::path::Path;
 
@@ -9,7 +9,7 @@ use gcscope_core::findings::{analyze_model, markdown, Settings};
 
 #[test]
 fn docs_findings_md_is_the_generated_rules_table() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/findings.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reference/findings.md");
     let want = markdown();
     if std::env::var_os("GCSCOPE_WRITE_DOCS").is_some() {
         std::fs::write(&path, &want).unwrap();
@@ -17,7 +17,7 @@ fn docs_findings_md_is_the_generated_rules_table() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "docs/findings.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test findings_definitions"
+        "docs/reference/findings.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test findings_definitions"
     );
 }
 

@@ -816,8 +816,8 @@ fn knob<'a>(oracle: &'a Json, name: &str) -> Option<&'a str> {
 /// workstation (or unknown where the trace cannot tell: never guessed); DATAS (server GC on .NET 9+
 /// without GCHeapCount, or GCDynamicAdaptationMode=1) as DATAS with the heap range of the
 /// GCGlobalHeapHistory events read here; the `datas` workloads change the count on .NET 9 and 10.
-/// Every GC's heap count is its GCGlobalHeapHistory's as TraceEvent copies it, where TraceEvent
-/// has one (its `HeapCount` is not: the first GC's, for every GC; see docs/model.md note 8).
+/// Every GC's heap count is its GCGlobalHeapHistory's as TraceEvent copies it, where TraceEvent has
+/// one (its `HeapCount` is not: the first GC's, for every GC; see docs/reference/model.md note 8).
 fn check_mode(bytes: &[u8], d: &Decoded, oracle: &Json, te: &Json, problems: &mut Vec<String>) {
     let m = match gcscope_core::gc::analyze(bytes) {
         Ok(m) => m,

@@ -1,5 +1,5 @@
-//! Every serialized insights figure has a one-line definition (`gc::definitions`), every
-//! definition names a serialized field, and `docs/insights.md` is the definitions as generated.
+//! Every serialized insights figure has a one-line definition (`gc::definitions`), every definition
+//! names a serialized field, and `docs/reference/insights.md` is the definitions as generated.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -95,7 +95,7 @@ fn every_serialized_field_has_a_definition_and_every_definition_a_field() {
 
 #[test]
 fn docs_insights_md_is_the_generated_definitions_table() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/insights.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reference/insights.md");
     let want = markdown(Doc::Insights);
     if std::env::var_os("GCSCOPE_WRITE_DOCS").is_some() {
         std::fs::write(&path, &want).unwrap();
@@ -103,7 +103,7 @@ fn docs_insights_md_is_the_generated_definitions_table() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "docs/insights.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test insights_definitions"
+        "docs/reference/insights.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test insights_definitions"
     );
 }
 

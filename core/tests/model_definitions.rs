@@ -1,5 +1,6 @@
 //! Every serialized figure of the model has a one-line definition (`gc::definitions`), every
-//! definition names a real field, and `docs/model.md` is the definitions table as generated.
+//! definition names a real field, and `docs/reference/model.md` is the definitions table as
+//! generated.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -204,7 +205,7 @@ fn every_comparison_field_has_a_definition_and_every_definition_a_field() {
 
 #[test]
 fn docs_model_md_is_the_generated_definitions_table() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/model.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reference/model.md");
     let want = markdown(Doc::Model);
     if std::env::var_os("GCSCOPE_WRITE_DOCS").is_some() {
         std::fs::write(&path, &want).unwrap();
@@ -212,6 +213,6 @@ fn docs_model_md_is_the_generated_definitions_table() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "docs/model.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test model_definitions"
+        "docs/reference/model.md is out of date: run GCSCOPE_WRITE_DOCS=1 cargo test -p gcscope-core --test model_definitions"
     );
 }

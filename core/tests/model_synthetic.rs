@@ -547,11 +547,9 @@ fn bytes_past_a_known_layout_are_kept_raw_in_a_note() {
 
 /// The GC span ends where TraceEvent's ProcessDuration does (`GetProcessDuration`): at the last
 /// GCHeapStats of the trace, which `Stats()` uses when it recomputes every complete GC once the
-/// trace is read. A fresh .NET 9 trace (2026-11-29) stopped inside a background GC after its
-/// GCEnd, before its GCHeapStats: the span ended 34 ms late at its GCEnd. A fresh .NET 8 trace
-/// (2026-11-29, kept in /tmp/gcscope-fresh-span-divergence) whose last GC was a background GC:
-/// TraceEvent's ProcessDuration ran to that GC's own GCHeapStats (133.18 ms), not to the one
-/// before it (100.95 ms), as this test had said.
+/// trace is read. So a trace cut inside a background GC after its GCEnd, before its GCHeapStats,
+/// ends the span at the GCHeapStats before, not at that GCEnd; and when the last GC is a
+/// background GC, the span runs to that GC's own GCHeapStats, not to the one before it.
 #[test]
 fn the_gc_span_ends_where_traceevent_completes_the_last_gc() {
     // GC 1's pause starts at 10.0; GC 2's GCHeapStats at 20.91.

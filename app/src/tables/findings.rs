@@ -47,7 +47,7 @@ pub fn checks_table(r: &Report) -> Table {
         id: "findings-checks",
         title: format!("Rules checked ({})", r.checks.len()),
         cols: vec![
-            col("rule", "Rule", "name", "The rule's id (docs/findings.md)."),
+            col("rule", "Rule", "name", "The rule's id (docs/reference/findings.md)."),
             col("title", "What it looks for", "name", "The rule's title."),
             col("outcome", "Outcome", "name", "found: over its threshold; clear: checked, below it; not checked: the trace lacks the events it needs."),
             col("note", "What it saw", "name", "The numbers the rule looked at, or the events it needs and how to capture them."),

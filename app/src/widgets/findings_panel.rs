@@ -98,7 +98,7 @@ pub fn FindingsPanel() -> impl IntoView {
                         {r.findings.iter().map(|f| view! { <FindingItem f=f.clone() /> }).collect_view()}
                     </ol>
                     <details id="findings-checks" class="findings-checks" open=none>
-                        <summary>{checks.title.clone()}<span class="muted">" · thresholds and sources: docs/findings.md"</span></summary>
+                        <summary>{checks.title.clone()}<span class="muted">" · thresholds and sources: docs/reference/findings.md"</span></summary>
                         <DataTable id="findings-checks-table" rows=Signal::stored(Rows::all(checks)) />
                     </details>
                 }

@@ -337,7 +337,7 @@ fn footer(shown: usize, total: usize) -> String {
     format!(
         "\n{shown} of {total} GCs. Times in ms, MB = 10^6 bytes. * = incomplete. Surv% = survival of the\n\
          generation collected. Gen: N=blocking B=background F=foreground, I=induced.\n\
-         Every figure: gcscope gcs FILE --json (defined in docs/model.md).\n"
+         Every figure: gcscope gcs FILE --json (defined in docs/reference/model.md).\n"
     )
 }
 

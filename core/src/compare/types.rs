@@ -1,5 +1,6 @@
 //! What a comparison of two traces holds. "A" is the first trace (the baseline), "B" the second;
-//! differences are B - A. Every field is defined in `gc::definitions` (`docs/model.md`, "Compare").
+//! differences are B - A. Every field is defined in `gc::definitions` (`docs/reference/model.md`,
+//! "Compare").
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -80,7 +81,7 @@ pub struct FactDiff {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FigureDiff {
     /// Where the figure comes from: `rollup.<gen>.<field>`, `pauses.<kind>.<field>`,
-    /// `latency.<field>`, `budget.<field>`, `mmu.<window>` (defined in docs/model.md).
+    /// `latency.<field>`, `budget.<field>`, `mmu.<window>` (defined in docs/reference/model.md).
     pub key: String,
     pub label: String,
     pub unit: Name,

@@ -1,5 +1,5 @@
-//! Layer 1: what the input bytes are. Sniffs the content (not the file name), unwraps `.zip` and gzip
-//! on the fly, and hands the raw trace stream to the format decoder. Anything that is not a trace is
+//! What the input bytes are. Sniffs the content (not the file name), unwraps `.zip` and gzip on the
+//! fly, and hands the raw trace stream to the format decoder. Anything that is not a trace is
 //! reported as such, with a guess at what it is (a PNG, an ETW .etl, JSON, ...).
 
 mod gzip;

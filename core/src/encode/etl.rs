@@ -1,9 +1,9 @@
-//! Test-only ETW **writer** (feature `encode`): .etl files laid out as FORMAT-NOTES facts 15-18
-//! describe them, for large and hostile cases the shared files cannot give: a logfile-header
-//! buffer, then per-processor buffers of EVENT_HEADER records (with extended items when asked) and
-//! kernel SYSTEM records, each processor's buffer flushed when full, so buffers of different
-//! processors interleave in the file as real sessions write them; optionally every buffer after the
-//! first compressed with [`compress`] (MS-XCA Plain LZ77), as relogged files are.
+//! Test-only ETW **writer** (feature `encode`): .etl files laid out as docs/reference/formats.md,
+//! "ETW .etl files", describes them, for large and hostile cases the shared files cannot give: a
+//! logfile-header buffer, then per-processor buffers of EVENT_HEADER records (with extended items
+//! when asked) and kernel SYSTEM records, each processor's buffer flushed when full, so buffers of
+//! different processors interleave in the file as real sessions write them; optionally every buffer
+//! after the first compressed with [`compress`] (MS-XCA Plain LZ77), as relogged files are.
 //!
 //! [`from_events`] relogs any trace's events (a generated NetTrace workload, for the benchmarks)
 //! into an .etl, one process, the runtime provider's events under its ETW GUID.

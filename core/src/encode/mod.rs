@@ -7,8 +7,9 @@
 //! [`payload`] builds the runtime's GC payloads; [`workload`] simulates a process writing a realistic
 //! mix of events; [`crafted`] writes a hostile trace for the ordering buffer's memory bound.
 //!
-//! The layouts follow FORMAT-NOTES §2-§3 and §6 (the decoder in [`crate::nettrace`] follows the same
-//! notes, so round-trip tests check both against the same description, field by field).
+//! The layouts follow docs/reference/formats.md, "FastSerialization framing" to "Metadata
+//! payloads" (the decoder in [`crate::nettrace`] follows the same document, so round-trip tests
+//! check both against the same description, field by field).
 
 pub mod crafted;
 pub mod etl;
@@ -64,7 +65,8 @@ impl Default for Header {
     }
 }
 
-/// One field of a metadata definition (V1 field list): type code (FORMAT-NOTES §4.5) and name.
+/// One field of a metadata definition (V1 field list): type code (docs/reference/formats.md, "Field
+/// type codes") and name.
 #[derive(Debug, Clone, Copy)]
 pub struct Field<'a> {
     pub type_code: i32,

@@ -1,6 +1,6 @@
-//! Payload builders for the runtime events the workload writes, laid out as FORMAT-NOTES §8-§9 and
-//! ClrEtwAll.man describe them (fields packed, `win:Pointer` = the trace's pointer size, strings
-//! UTF-16LE with a NUL).
+//! Payload builders for the runtime events the workload writes, laid out as
+//! docs/reference/formats.md, "Runtime event payloads", and ClrEtwAll.man describe them (fields
+//! packed, `win:Pointer` = the trace's pointer size, strings UTF-16LE with a NUL).
 
 use alloc::vec::Vec;
 

@@ -1,12 +1,14 @@
 //! The WMI_BUFFER_HEADER that starts every buffer of an .etl file (72 bytes, the same for 32- and
-//! 64-bit loggers; FORMAT-NOTES fact 15). Only the fields the decoder needs are read.
+//! 64-bit loggers; docs/reference/formats.md, "Buffers"). Only the fields the decoder needs are
+//! read.
 
 use crate::error::{Error, Result};
 use alloc::format;
 
 /// Size of the buffer header; the records start right after it.
 pub const HEADER_LEN: usize = 72;
-/// `BufferFlag` bit of a buffer whose records are one [MS-XCA] Plain LZ77 stream (fact 16).
+/// `BufferFlag` bit of a buffer whose records are one [MS-XCA] Plain LZ77 stream
+/// (docs/reference/formats.md, "Compressed buffers").
 pub const FLAG_COMPRESSED: u16 = 0x40;
 /// ETW's largest buffer is 16 MiB; a header claiming more is corrupt. This is also the most one
 /// buffer can make the decoder hold (the bytes are only buffered as they arrive, never reserved

@@ -1,7 +1,7 @@
 //! TRACE_LOGFILE_HEADER: the payload of the first record of an .etl file (a SYSTEM record with
-//! HookId 0, "Windows Kernel/EventTrace"; fact 18). It holds the buffer size, processor count, log
-//! file mode (compressed or not), pointer size, lost events and buffers, QPC frequency, start time
-//! and clock type.
+//! HookId 0, "Windows Kernel/EventTrace"; docs/reference/formats.md, "The logfile header"). It
+//! holds the buffer size, processor count, log file mode (compressed or not), pointer size, lost
+//! events and buffers, QPC frequency, start time and clock type.
 
 use crate::error::{Error, Result};
 

@@ -1,6 +1,6 @@
-//! Layer 2, beside [`crate::nettrace`]: ETW log files (`.etl`, as written by PerfView, WPR, xperf
-//! and relogged/merged by them). Facts 15-21 of FORMAT-NOTES describe the bytes; each structure has
-//! its module:
+//! Beside [`crate::nettrace`]: ETW log files (`.etl`, as written by PerfView, WPR, xperf and
+//! relogged/merged by them). `docs/reference/formats.md`, "ETW .etl files", describes the bytes;
+//! each structure has its module:
 //!
 //! * [`buffer`]: the 72-byte WMI_BUFFER_HEADER of every buffer;
 //! * [`lz77`]: [MS-XCA] Plain LZ77, the per-buffer compression of EVENT_TRACE_COMPRESSED_MODE files;

@@ -1,9 +1,9 @@
 //! Provider and event names for ETL records, as TraceEvent names them where that is cheap.
 //!
-//! * The .NET runtime's providers (fact 19) by GUID, their events by id through
-//!   [`crate::clr::event_name`] (the same names as in EventPipe traces), except the ids TraceEvent
-//!   has no C# template for, which over ETL it names from the runtime's manifest rather than
-//!   TraceLog's EventPipe fallback: IncreaseMemoryPressure (200) is
+//! * The .NET runtime's providers (docs/reference/formats.md, "The .NET runtime providers in ETW")
+//!   by GUID, their events by id through [`crate::clr::event_name`] (the same names as in EventPipe
+//!   traces), except the ids TraceEvent has no C# template for, which over ETL it names from the
+//!   runtime's manifest rather than TraceLog's EventPipe fallback: IncreaseMemoryPressure (200) is
 //!   `GarbageCollection/IncreaseMemoryPressure` in the net.4.5.2 baselines, not `GC`.
 //! * Kernel events of the system logger (SYSTEM/COMPACT/PERFINFO headers) by HookId: provider
 //!   `Windows Kernel`, `Task/Opcode` with TraceEvent's task and opcode names for the groups that

@@ -36,8 +36,8 @@ pub struct EtlOutput {
     pub buffers: Vec<BufferPiece>,
     pub events: Vec<Held>,
     /// Each buffer's events' payloads, one allocation per buffer: the merge moves it into its
-    /// window as it is. (One run for the whole part cost the merging thread a copy of every
-    /// payload byte, ~9% of its time on a plain .etl.)
+    /// window as it is, where one run for the whole part would cost the merging thread a copy of
+    /// every payload byte (docs/performance-log/journal.md, "Sixteen cores").
     pub bytes: Vec<Vec<u8>>,
     /// Each buffer's digests of the GCAllocationTicks it delivers ([`Held::tick`] indexes them),
     /// so the merging thread need not decode them (see [`TickDigest`]).

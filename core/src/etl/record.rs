@@ -1,6 +1,7 @@
-//! The record headers of an .etl buffer (fact 17). Byte 2 of every record names its header type
-//! (byte 3 holds marker flags); the types come in pairs whose two members differ in the pointer
-//! size of the payload (a 32-bit process traced by a 64-bit logger writes the 32-bit member):
+//! The record headers of an .etl buffer (docs/reference/formats.md, "Record headers"). Byte 2 of
+//! every record names its header type (byte 3 holds marker flags); the types come in pairs whose
+//! two members differ in the pointer size of the payload (a 32-bit process traced by a 64-bit
+//! logger writes the 32-bit member):
 //!
 //! | types | header | size field | identifies the event by |
 //! |---|---|---|---|

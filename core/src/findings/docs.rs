@@ -1,4 +1,5 @@
-//! `docs/findings.md`: the rules table as a document (a test fails when the file differs).
+//! `docs/reference/findings.md`: the rules table as a document (a test fails when the file
+//! differs).
 
 use alloc::string::String;
 use core::fmt::Write;
@@ -10,7 +11,7 @@ fn goal(g: Option<Goal>) -> &'static str {
     g.map_or("any", Goal::name)
 }
 
-/// The Markdown of `docs/findings.md`.
+/// The Markdown of `docs/reference/findings.md`.
 pub fn markdown() -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Findings: every rule\n");

@@ -1,11 +1,11 @@
 //! Findings: what is wrong with a process's GC, the evidence, and what to change.
 //!
 //! Above the GC model (it reads a [`GcModel`] and its rows, nothing else) and below every view: the
-//! CLI's `gcscope findings`, the app's Findings panel and the HTML report show the same
-//! [`Report`]. Each rule is a module of [`checks`] and an entry of the one table [`rules`]
-//! (`docs/findings.md` is [`markdown`]'s output): a rule reads the trace and returns a finding
-//! (with its evidence, the threshold it crossed and the advice), or what it looked at when nothing
-//! crossed it, or why it could not look.
+//! CLI's `gcscope findings`, the app's Findings panel and the HTML report show the same [`Report`].
+//! Each rule is a module of [`checks`] and an entry of the one table [`rules`]
+//! (`docs/reference/findings.md` is [`markdown`]'s output): a rule reads the trace and returns a
+//! finding (with its evidence, the threshold it crossed and the advice), or what it looked at when
+//! nothing crossed it, or why it could not look.
 //!
 //! Ranking follows the authorities' triage: MD's definitive signs first (suspension, a GC far
 //! longer than its peers, most gen2 GCs blocking), then what depends on the goal (throughput,

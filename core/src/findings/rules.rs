@@ -1,7 +1,7 @@
-//! The one table of rules: what each looks at, its threshold and where that comes from, the
-//! advice and its sources, the events it needs and what dropped events could do to it.
-//! `docs/findings.md` is this table ([`super::markdown`]); each rule module reads its entry, so a
-//! finding's threshold, advice and sources are the documented ones.
+//! The one table of rules: what each looks at, its threshold and where that comes from, the advice
+//! and its sources, the events it needs and what dropped events could do to it.
+//! `docs/reference/findings.md` is this table ([`super::markdown`]); each rule module reads its
+//! entry, so a finding's threshold, advice and sources are the documented ones.
 //!
 //! Source tags are those of `FINDINGS-SOURCES.md` and are listed with their addresses in
 //! [`SOURCES`]. A threshold marked `chosen` is gcscope's own number where the sources give none.
@@ -37,7 +37,7 @@ pub const SOURCES: &[Source] = &[
     Source { tag: "JB", title: "dotMemory automatic inspections (finalizable objects)", address: "https://www.jetbrains.com/help/dotmemory/Inspections.html" },
 ];
 
-/// One rule: everything `docs/findings.md` says about it.
+/// One rule: everything `docs/reference/findings.md` says about it.
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
     /// Stable id (`--json`'s `rule`, the app's links).

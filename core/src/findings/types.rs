@@ -90,7 +90,7 @@ impl Default for Settings {
 pub struct Threshold {
     /// "a GC's suspension >= 10 ms", with the settings applied.
     pub text: String,
-    /// The source tags and what they say (see `docs/findings.md`, Sources).
+    /// The source tags and what they say (see `docs/reference/findings.md`, Sources).
     pub source: Text,
     /// The number is gcscope's own choice (the sources give none): the finding ranks lower.
     pub chosen: bool,
@@ -134,7 +134,7 @@ pub struct Advice {
 /// One verdict on the trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    /// The rule's id (`docs/findings.md`).
+    /// The rule's id (`docs/reference/findings.md`).
     pub rule: Text,
     pub title: Text,
     /// The verdict with its numbers, one sentence.

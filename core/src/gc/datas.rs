@@ -422,8 +422,8 @@ impl DatasBuilder {
 
 /// The heap-count points in GC order, one per GC: the last GCGlobalHeapHistory the model gave
 /// it, as its row keeps. A background GC can be given more than one (the model gives it the
-/// history of the GC that runs first inside its suspension, and any from its own thread), and
-/// listing it once per history showed it several times and counted its changes twice.
+/// history of the GC that runs first inside its suspension, and any from its own thread): listed
+/// once per history, it would show several times and count its changes twice.
 fn one_per_gc(mut points: Vec<(u64, f64, u32)>) -> Vec<(u64, f64, u32)> {
     // Stable: a GC's histories stay in event order, so the last one is its last.
     points.sort_by_key(|p| p.0);

@@ -1,6 +1,6 @@
 //! Every figure gcscope serializes, the GC model's and the insights' alike, in one table: the
-//! definitions the app shows on hover, `docs/model.md` and `docs/insights.md` document (both are
-//! [`markdown`]'s output) and the CLI's JSON/CSV keys follow.
+//! definitions the app shows on hover, `docs/reference/model.md` and `docs/reference/insights.md`
+//! document (both are [`markdown`]'s output) and the CLI's JSON/CSV keys follow.
 //!
 //! [`TABLES`] lists every table: which serialized value its field paths start from ([`Root`]), which
 //! document lists it ([`Doc`]), its title there and its fields, one [`Definition`] per line. A new
@@ -78,9 +78,9 @@ pub enum Root {
 /// The generated document that lists a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Doc {
-    /// `docs/model.md`.
+    /// `docs/reference/model.md`.
     Model,
-    /// `docs/insights.md`.
+    /// `docs/reference/insights.md`.
     Insights,
 }
 
@@ -194,7 +194,8 @@ pub fn generic(root: Root, path: &str) -> String {
     parts.join(".")
 }
 
-/// The Markdown of one document: `docs/model.md` or `docs/insights.md` is this output.
+/// The Markdown of one document: `docs/reference/model.md` or `docs/reference/insights.md` is this
+/// output.
 pub fn markdown(doc: Doc) -> String {
     match doc {
         Doc::Model => model_markdown(),

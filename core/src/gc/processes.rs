@@ -1,10 +1,11 @@
 //! One GC model per process, in one pass over a machine-wide trace.
 //!
-//! An ETW trace holds every process of the machine (fact 21): the GC model stays per process, so a
-//! [`ProcessRouter`] sends each event to the model of its process, made when the process first
-//! shows a runtime event, and keeps what names each process (the kernel's process events: image
-//! name, command line, start and end). An EventPipe trace is one process: all of its events carry
-//! the header's process id and go to one model, exactly as a plain [`ModelBuilder`] would build it.
+//! An ETW trace holds every process of the machine (docs/reference/formats.md, "Machine-wide
+//! traces"): the GC model stays per process, so a [`ProcessRouter`] sends each event to the model
+//! of its process, made when the process first shows a runtime event, and keeps what names each
+//! process (the kernel's process events: image name, command line, start and end). An EventPipe
+//! trace is one process: all of its events carry the header's process id and go to one model,
+//! exactly as a plain [`ModelBuilder`] would build it.
 //!
 //! ```text
 //! let mut router = ProcessRouter::new();

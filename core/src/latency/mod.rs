@@ -12,7 +12,7 @@
 //!                                                   └─ budget (GCs over it, worst GCs and windows)
 //! ```
 //! The pause log is small (40-60 bytes a GC), so a consumer that drops rows as they settle keeps it
-//! instead. Every figure is defined in `gc::definitions` (`docs/model.md`, "Latency").
+//! instead. Every figure is defined in `gc::definitions` (`docs/reference/model.md`, "Latency").
 
 mod budget;
 mod distribution;

@@ -1,6 +1,6 @@
 //! The latency figures' data: what [`super::analyze`] returns for a time range. Units as in the
 //! GC model: ms from the trace start, percentages as 0-100. Every field is defined in
-//! `gc::definitions` (`docs/model.md`, "Latency").
+//! `gc::definitions` (`docs/reference/model.md`, "Latency").
 
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};

@@ -91,9 +91,9 @@ pub struct Task {
     /// What EventPipe blocks need to be decoded on their own (shared by consecutive tasks).
     pub context: Option<Arc<PartContext>>,
     /// The part interns its allocation ticks' type names, for a merge that feeds the insights
-    /// (see [`TypeRef`](crate::clr::gc::TypeRef)); a part for the GC model alone does not (on two
-    /// cores that work delayed `gcs --jobs 2` by a fifth: docs/performance-log/journal.md, "Ticks
-    /// without their payloads").
+    /// (see [`TypeRef`](crate::clr::gc::TypeRef)); a part for the GC model alone does not, since
+    /// that model reads no type name and the interning would be work for nothing
+    /// (docs/performance-log/journal.md, "Ticks without their payloads").
     pub intern_types: bool,
 }
 
@@ -127,9 +127,9 @@ pub fn decode(task: &Task, bytes: Vec<u8>, filter: Option<FilterFn>) -> Output {
 }
 
 /// [`decode`], into the vectors of `spare`, an output the merge is done with (see
-/// [`merge_keeping`]): a caller that decodes task after task reuses their memory instead of
-/// growing new vectors for each. (With two threads on a 1 GiB trace, the new vectors' pages were
-/// 38 k of the run's 41 k page faults, against 3 k on one thread.) An .etl part's output is moved
+/// [`merge_keeping`]): a caller that decodes task after task reuses their memory instead of growing
+/// new vectors for each, whose pages would each be faulted in afresh
+/// (docs/performance-log/journal.md, "Outputs decoded into again"). An .etl part's output is moved
 /// into the merge whole, so only an EventPipe one is reused.
 pub fn decode_reusing(
     task: &Task,

@@ -32,9 +32,9 @@ pub struct Planner {
     target: u64,
     /// Bytes the open task's blocks take once decoded beyond their bytes in the file (compressed
     /// ETL buffers): a task is full when its bytes plus these reach `target`, so a part holds about
-    /// `target` bytes of records however well the file compresses (PerfView's merged files are
-    /// 4-6x smaller than their records: sized by file bytes alone, 16 threads' tasks in flight held
-    /// 1.7 GB on a 280 MB compressed file).
+    /// `target` bytes of records however well the file compresses (a compressed file's records are
+    /// several times its bytes, so tasks sized by file bytes alone would hold that many times the
+    /// memory: docs/performance-log/journal.md, "Sixteen cores").
     decoded_extra: u64,
     max_task: u64,
     context: Option<(u64, Arc<PartContext>)>,

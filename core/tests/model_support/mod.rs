@@ -1,5 +1,6 @@
-//! Hand-encoded GC event payloads (layouts from the runtime's manifest, FORMAT-NOTES §9) for
-//! synthetic model tests and the model benchmark. Independent of gcscope's payload decoder.
+//! Hand-encoded GC event payloads (layouts from the runtime's manifest, docs/reference/formats.md,
+//! "GC event layouts") for synthetic model tests and the model benchmark. Independent of gcscope's
+//! payload decoder.
 #![allow(dead_code)]
 
 use gcscope_core::event::Event;

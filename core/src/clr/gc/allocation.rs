@@ -72,8 +72,9 @@ impl<'a> GcAllocationTick<'a> {
 
 /// What the GC model and its insights read of a GCAllocationTick, decoded where its block was
 /// decoded: a part of the file on another thread ([`crate::parts`]) makes it, so the merging
-/// thread, which every event goes through in order, does not decode the payload again (ticks are
-/// most of a GC trace's events, and their decoding was a third of that thread's time).
+/// thread, which every event goes through in order, does not decode the payload again: ticks are
+/// most of a GC trace's events (docs/performance-log/journal.md, "Allocation ticks decoded in the
+/// parts").
 ///
 /// Made only where decoding gives exactly this and the model notes nothing else: the payload
 /// decodes and is no longer than its layout (longer ones carry fields the model keeps raw).
@@ -109,8 +110,8 @@ impl TickDigest {
         known: impl FnOnce(&[u8]) -> Option<u32>,
     ) -> Option<(TickDigest, Option<u32>)> {
         // The fields at their offsets: the layout of [`GcAllocationTick::parse`], checked whole
-        // (a digest is made for every tick of a trace, on the parts' threads: the general reader's
-        // per-field checks and the layout's second pass cost a third of the work).
+        // once (a digest is made for every tick of a trace, on the parts' threads, where the
+        // general reader would check each field and then walk the layout a second time).
         let ptr = usize::from(pointer_size);
         if ptr != 4 && ptr != 8 {
             return None;
@@ -202,7 +203,7 @@ impl TickDigest {
 /// Whether the UTF-16 code units of `name` (an even number of bytes) include a zero one. Every
 /// allocation tick's type name is checked so: four units a word with no early exit, which the
 /// compiler turns into vector code (SIMD natively and in wasm), where a scan for the first zero
-/// unit had to stop at every word (129 against 89 instructions a tick, natively).
+/// unit stops at every word (docs/performance-log/journal.md, "Type names checked once per type").
 fn has_zero_unit(name: &[u8]) -> bool {
     const ONES: u64 = 0x0001_0001_0001_0001;
     const HIGHS: u64 = 0x8000_8000_8000_8000;

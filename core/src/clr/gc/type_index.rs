@@ -3,8 +3,8 @@
 //!
 //! The parts of a trace decoded in parallel intern the names of the ticks they decode into tables
 //! of their own ([`TypeRef::part`]); the merge renumbers those into one table for the trace
-//! ([`TypeRef::merged`]) with a lookup per name, so the merging thread hashes no tick's name (it
-//! was ~15% of that thread's work; see docs/performance-log/journal.md, "Ticks without their
+//! ([`TypeRef::merged`]) with a lookup per name, so the merging thread, which every tick goes
+//! through, hashes no tick's name (docs/performance-log/journal.md, "Ticks without their
 //! payloads").
 
 use alloc::vec::Vec;
@@ -15,7 +15,8 @@ use alloc::vec::Vec;
 /// one table per trace reader).
 ///
 /// Four bytes, not an enum's eight: it rides in every tick's digest, which the sort buffer moves,
-/// and eight made the digest 40 bytes instead of 32 (`summary --jobs 2` on 1 GiB: 6% slower).
+/// and eight would make the digest 40 bytes instead of 32 (docs/performance-log/journal.md, "Ticks
+/// without their payloads").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TypeRef(u32);
 
@@ -145,8 +146,9 @@ impl TypeIndex {
 fn hash(b: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let word = |s: &[u8]| {
-        // Nearly every name is longer than four UTF-16 units: one load, where a copy of a
-        // variable length is a call to the library's memcpy (three a tick, 2% of the worker).
+        // Nearly every name is longer than four UTF-16 units: one load, where a copy of a variable
+        // length is a call to the library's memcpy, three a tick (docs/performance-log/journal.md,
+        // "Type names checked once per type").
         if s.len() >= 8 {
             return word_at(s, 0);
         }

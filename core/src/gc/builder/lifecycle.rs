@@ -55,8 +55,9 @@ impl ModelBuilder {
         gc_type: u32,
     ) {
         if let Some(i) = self.find_recent(number) {
-            // .NET Framework writes each GCStart twice, as version 1 and version 2 (fact 19): the
-            // second, right after the first in the GC still open, is the same GC, not an anomaly.
+            // .NET Framework writes each GCStart twice, as version 1 and version 2
+            // (docs/reference/formats.md, "The .NET runtime providers in ETW"): the second, right
+            // after the first in the GC still open, is the same GC, not an anomaly.
             let framework_pair = i + 1 == self.gcs.len() && !self.raw[i].closed;
             if !framework_pair {
                 self.note(format!(

@@ -1,7 +1,7 @@
 //! The insights' figures (paths from the [`crate::gc::insights::Insights`] root; array elements
 //! share their array's path; `.*.` stands for each generation gen0, gen1, gen2, loh, poh; a path
 //! ending `.*` covers each key of a small group: small/large/pinned, soh/loh/poh/read_only/total,
-//! gen0..poh, or the ten root kinds), with how they are made (`docs/insights.md`).
+//! gen0..poh, or the ten root kinds), with how they are made (`docs/reference/insights.md`).
 
 use super::{d, Definition};
 
@@ -59,7 +59,7 @@ pub const BUDGET_FIELDS: &[Definition] = &[
     d("budgets.initial_gen", "Initial gen", "gen", "Generation first chosen when the GC was triggered (condemn reasons of the deciding heap)."),
     d("budgets.budget_exceeded_gen", "Budget exceeded", "gen", "Generation the allocation budgets condemned (TraceEvent's Alloc_Exceeded): the condemn reasons' budget generation, raised to 2 by the max_gen1 condition (gen1 over its budget, so gen2 is collected). The 2-bit field cannot tell gen0 from none, so 0 is reported only when the trigger was AllocSmall (the gen0 budget), else null."),
     d("budgets.time_tuning_gen", "Time tuning gen", "gen", "Generation chosen because too long passed since it was last collected (0 = none)."),
-    d("budgets.conditions", "Conditions", "name", "Condemn conditions that raised the generation (see docs/model.md's condition table)."),
+    d("budgets.conditions", "Conditions", "name", "Condemn conditions that raised the generation (see docs/reference/model.md's condition table)."),
     d("budgets.escalated", "Escalated", "bool", "The GC collected an older generation than first chosen: gen > initial_gen (\"why did my gen0 GC become gen2\")."),
     d("budgets.why", "Why", "name", "One line: trigger, the generation first chosen and collected, and what raised it (budget exceeded, time tuning, conditions, induced)."),
     d("budgets.total.*.budget_bytes", "Budget", "bytes", "NewAllocation summed over heaps, read as the runtime's signed value: the allocation budget left for the generation when the GC ended (for a generation this GC collected, its new desired allocation; for an older one, what remains after this GC's promotions into it; negative = exceeded)."),

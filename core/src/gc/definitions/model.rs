@@ -1,5 +1,6 @@
 //! The GC model's figures: per GC (`gcscope gcs --json`), the rollup by generation, the process
-//! facts, and the other parts of a serialized model; with how rows are formed (`docs/model.md`).
+//! facts, and the other parts of a serialized model; with how rows are formed
+//! (`docs/reference/model.md`).
 
 use super::{d, Definition};
 
@@ -287,7 +288,8 @@ pub const DATAS_FIELDS: &[Definition] = &[
     d("datas.dropped", "Dropped records", "count", "DATAS records beyond the kept maximum (262,144 of each kind), counted only."),
 ];
 
-/// How rows are formed and where the model departs from PerfView/TraceEvent (in `docs/model.md`).
+/// How rows are formed and where the model departs from PerfView/TraceEvent (in
+/// `docs/reference/model.md`).
 pub(super) const METHOD: &str = "\
 ## How GCs are put together
 
@@ -326,8 +328,9 @@ The same figures, from the older events .NET Framework writes (checked on the ne
 each GC's per-heap sizes against its GCHeapStats):
 
 * **GCStart twice per GC.** .NET Framework 4.5.x writes each GCStart as version 1 and again as
-  version 2 (FORMAT-NOTES fact 19). Both are counted as events (as TraceEvent does); the model makes
-  one GC of them: a second GCStart with the number of the GC still open is the same GC (no note).
+  version 2 ([docs/reference/formats.md](formats.md), \"The .NET runtime providers in ETW\"). Both
+  are counted as events (as TraceEvent does); the model makes one GC of them: a second GCStart with
+  the number of the GC still open is the same GC (no note).
 * **Per-heap and global histories come from the private provider**
   (Microsoft-Windows-DotNETRuntimePrivate): GCGlobalHeapHistory versions 0/1 (no pause mode,
   memory pressure, condemn reasons or phase times) and GCPerHeapHistory in its .NET Framework

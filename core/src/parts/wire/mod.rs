@@ -3,7 +3,8 @@
 //! the receiving worker has not had it yet, and an output as two buffers, its records and its
 //! payload bytes (the payloads are moved, not copied, so a worker can transfer them). An output
 //! carries its allocation ticks' digests and their type names, so the merging worker decodes no
-//! tick and hashes no name (that was most of its work on a GC trace).
+//! tick and hashes no name: ticks are most of a GC trace's events (docs/performance-log/journal.md,
+//! "Ticks without their payloads").
 //!
 //! Fixed-size little-endian fields. Decoding checks every length against the bytes present (a
 //! message is never trusted to allocate more than it holds) and the merge checks every index and
