@@ -4,39 +4,19 @@
 //! prints a human table by default, or stable JSON/CSV for scripts. Subcommands live in one module
 //! each.
 
-mod allocs;
 mod args;
-mod budgets;
-mod compare;
-mod counters;
-mod datas;
-mod events;
-mod findings;
-mod gcs;
-mod handles;
-mod insight;
-mod json_array;
-mod latency;
-mod load;
-mod many;
-mod memory;
-mod out;
-mod parallel;
-mod pins;
-mod reasons;
-mod roots;
-mod rows_out;
-mod summary;
-mod summary_table;
-mod suspensions;
-mod table;
-#[cfg(test)]
-mod test_traces;
-mod traces;
+mod commands;
+mod input;
+mod output;
 
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+
+use commands::{
+    allocs, budgets, compare, counters, datas, events, findings, gcs, handles, latency, memory,
+    pins, reasons, roots, summary, suspensions,
+};
 
 /// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
 #[derive(Parser, Debug)]
@@ -196,7 +176,7 @@ fn main() -> ExitCode {
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);
-            summary::print(&String::from_utf8_lossy(&out))
+            output::stdout::print(&String::from_utf8_lossy(&out))
         }
     };
     match result {

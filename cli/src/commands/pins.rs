@@ -3,8 +3,9 @@
 use serde::Serialize;
 
 use crate::args::JsonOpts;
-use crate::summary::{load_model, print};
-use crate::table::{self, Align, Table};
+use crate::input::model::load_model;
+use crate::output::stdout::print;
+use crate::output::table::{self, Align, Table};
 
 #[derive(Serialize)]
 struct PerGc {

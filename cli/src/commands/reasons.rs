@@ -8,8 +8,9 @@ use gcscope_core::gc::{GcModel, ReasonCount};
 use serde::Serialize;
 
 use crate::args::JsonOpts;
-use crate::summary::{load_model, print};
-use crate::table::{Align, Table};
+use crate::input::model::load_model;
+use crate::output::stdout::print;
+use crate::output::table::{Align, Table};
 
 #[derive(Serialize)]
 struct ReasonsJson<'a> {
@@ -80,7 +81,7 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
         ];
         if with_help {
             // Keep lines within 100 columns; docs/model.md has the full text.
-            cells.push(crate::summary::clip(help_for(&r.reason), 52));
+            cells.push(crate::output::table::clip(help_for(&r.reason), 52));
         }
         t.row(cells);
     }
@@ -134,7 +135,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_traces::{fixture, input, WITH_HEAPS};
+    use crate::input::test_traces::{fixture, input, WITH_HEAPS};
 
     #[test]
     fn heaps_that_disagree_are_found_in_the_packed_heaps() {

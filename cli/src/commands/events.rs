@@ -1,6 +1,7 @@
 //! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
 
 use crate::args::{Input, JsonOpts};
+use crate::output::stdout::print;
 use gcscope_core::clr::gc::{DynamicKind, GcDynamicEvent};
 use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::DecodeStats;
@@ -35,7 +36,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         }
         t
     };
-    crate::summary::print(&text)
+    print(&text)
 }
 
 /// GCDynamicEvent (id 39) apart: named per blob (`GC/SizeAdaptationTuning`, ...), so their total
@@ -73,8 +74,8 @@ pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, Dynam
     // One reused key buffer: a lookup per event, an allocation only per new name.
     let mut key = String::new();
     // Every process unless one is named (as TraceEvent's baselines count).
-    let pid = crate::load::chosen_pid(input)?;
-    let (_, stats) = crate::load::read_trace(input, &mut |_, e| {
+    let pid = crate::input::load::chosen_pid(input)?;
+    let (_, stats) = crate::input::load::read_trace(input, &mut |_, e| {
         if pid.is_some_and(|p| p != e.process_id) {
             return;
         }

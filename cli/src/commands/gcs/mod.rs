@@ -12,13 +12,13 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::args::{Input, JsonCsvOpts};
-use crate::json_array;
-use crate::load::DRAIN_EVERY;
-use crate::many::{each_trace, ManyOpts};
-use crate::out::Out;
-use crate::rows_out::{typed_cell, Column, Kind, Writer};
-use crate::summary::load_draining_every;
-use crate::table::{self, Align, StreamingTable};
+use crate::input::load::DRAIN_EVERY;
+use crate::input::many::{each_trace, ManyOpts};
+use crate::input::model::load_draining_every;
+use crate::output::json_array;
+use crate::output::stdout::Out;
+use crate::output::table::{self, Align, StreamingTable};
+use crate::output::typed_rows::{typed_cell, Column, Kind, Writer};
 
 /// `gcscope gcs`' options.
 #[derive(clap::Args, Debug, Clone)]
@@ -308,7 +308,7 @@ fn human_row(g: &Gc) -> Vec<String> {
         number,
         format!("{:.1}", g.start_ms),
         gen_label(g),
-        crate::summary::clip(&g.reason, 18),
+        crate::output::table::clip(&g.reason, 18),
         table::ms(g.suspend_ms),
         table::ms(g.pause_ms),
         mb2(g.allocated_bytes),

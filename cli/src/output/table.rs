@@ -190,7 +190,7 @@ impl StreamingTable {
 
 /// Megabytes (10^6 bytes, as PerfView) with 3 decimals; "-" when unknown.
 pub fn mb(bytes: Option<u64>) -> String {
-    bytes.map_or_else(dash, |b| mb3(i128::from(b)))
+    bytes.map_or_else(dash, mb3)
 }
 
 /// `bytes` as megabytes with 3 decimals: exactly the text of `format!("{:.3}", bytes as f64 / 1e6)`,
@@ -203,7 +203,8 @@ pub fn mb(bytes: Option<u64>) -> String {
 /// between the two. The exact quotient is at a boundary only when `bytes % 1000 == 500`, and
 /// otherwise at least `10^-6` from one, while the float is within `quotient * 2^-53` of it, which
 /// is less below `10^15` bytes. Those two cases go to the float formatting.
-pub fn mb3(bytes: i128) -> String {
+pub fn mb3(bytes: impl Into<i128>) -> String {
+    let bytes: i128 = bytes.into();
     let u = bytes.unsigned_abs();
     if u >= 1_000_000_000_000_000 || u % 1000 == 500 {
         return format!("{:.3}", bytes as f64 / 1e6);
@@ -229,6 +230,17 @@ pub fn num<T: std::fmt::Display>(v: Option<T>) -> String {
 
 pub fn dash() -> String {
     "-".to_string()
+}
+
+/// The first `n` characters of `s`, with "..." when cut (the whole text is in --json).
+pub fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n - 3).collect();
+        c.push_str("...");
+        c
+    }
 }
 
 /// One CSV cell: quoted when needed, and a leading `= + - @` (or tab/CR) defused with `'` so a

@@ -62,7 +62,7 @@ fn read_trace_with(
     let mut file = File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
     let jobs = input.jobs();
     let result = if jobs > 1 {
-        crate::parallel::read(&file, path, &mut reader, filter, intern_types, jobs, sink)?
+        crate::input::parallel::read(&file, path, &mut reader, filter, intern_types, jobs, sink)?
     } else {
         let mut buf = vec![0u8; CHUNK];
         loop {

@@ -1,8 +1,9 @@
 //! `gcscope handles FILE`: GC handles created and destroyed by kind, and those alive at the end.
 
 use crate::args::JsonOpts;
-use crate::summary::{load_summaries, print};
-use crate::table::{Align, Table};
+use crate::input::model::load_summaries;
+use crate::output::stdout::print;
+use crate::output::table::{Align, Table};
 
 /// Alive-at-end handles listed in the human output (all are in --json).
 const SHOW_ALIVE: usize = 20;

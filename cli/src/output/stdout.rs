@@ -4,6 +4,8 @@
 
 use std::io::{self, BufWriter, Stdout, Write};
 
+use serde::Serialize;
+
 pub struct Out<W: Write = Stdout> {
     w: BufWriter<W>,
     /// The first write error; later writes are dropped.
@@ -70,5 +72,42 @@ impl<W: Write> Write for Out<W> {
             self.keep(r);
         }
         Ok(())
+    }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+pub fn print(s: &str) -> Result<(), String> {
+    let mut out = io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// Pretty JSON with a final newline, printed. Written as it is made, not built whole first: a
+/// big trace's views are tens of MB of JSON (`budgets --json` on 1 GiB: 80 MB), which as one
+/// string cost the thread that prints it the allocation and its pages. A closed pipe (`| head`)
+/// ends the output quietly, as [`print`] does.
+pub fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<(), String> {
+    print_with(|out| {
+        serde_json::to_writer_pretty(out, v).map_err(|e| match e.io_error_kind() {
+            Some(kind) => std::io::Error::new(kind, e),
+            None => std::io::Error::other(e),
+        })
+    })
+}
+
+/// What `write` writes to stdout (buffered), and a final newline; a closed pipe is not an error.
+pub fn print_with(
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = write(&mut out)
+        .and_then(|_| out.write_all(b"\n"))
+        .and_then(|_| out.flush());
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
     }
 }

@@ -2,8 +2,8 @@
 //! filters, the table's width, and the rows streamed against the model's on every trace.
 
 use super::*;
-use crate::summary::load_model;
-use crate::table::Table;
+use crate::input::model::load_model;
+use crate::output::table::Table;
 use clap::Parser;
 
 /// `gcscope gcs`' options from a command line after `gcs`.

@@ -7,6 +7,7 @@
 //! bounded queue, and the writer takes them back round the threads: the order needs no reordering
 //! buffer, and memory stays at a few chunks a thread.
 
+use std::cell::RefCell;
 use std::io::{self, Write};
 use std::sync::mpsc;
 
@@ -26,7 +27,7 @@ pub fn pretty<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
 /// Writes to `out` one array of the items of `chunks`, in order, each chunk made into the pretty
 /// JSON of an array of its items by `make` on one of `threads` threads (the chunks themselves are
 /// taken on a thread of their own: they may come from a channel). Stops early, without an error,
-/// once `stopped(out)` says the output went away (a closed pipe behind [`crate::out::Out`]).
+/// once `stopped(out)` says the output went away (a closed pipe behind [`crate::output::stdout::Out`]).
 pub fn write<C: Send, W: Write + ?Sized>(
     out: &mut W,
     threads: usize,
@@ -90,6 +91,23 @@ pub fn chunks_of<T>(mut items: impl Iterator<Item = T>, n: usize) -> impl Iterat
         let chunk: Vec<T> = items.by_ref().take(n.max(1)).collect();
         (!chunk.is_empty()).then_some(chunk)
     })
+}
+
+/// A sequence serialized as its items are made, for [`crate::output::stdout::print_json`] of what is never held whole
+/// (`budgets --json`: each GC's budgets, per heap, made from its packed heaps and let go).
+pub struct Each<I>(RefCell<Option<I>>);
+
+impl<I> Each<I> {
+    pub fn new(items: I) -> Self {
+        Each(RefCell::new(Some(items)))
+    }
+}
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Each<I> {
+    /// Serialized once: a second time gives an empty sequence.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.borrow_mut().take().into_iter().flatten())
+    }
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@ use gcscope_core::gc::Gc;
 use std::io::Write;
 
 use crate::args::JsonOpts;
-use crate::insight::{mb, mb_i, print_json, print_with, Each};
-use crate::json_array;
-use crate::summary::load_model;
-use crate::table::{self, Align, Table};
+use crate::input::model::load_model;
+use crate::output::json_array::{self, Each};
+use crate::output::stdout::{print, print_json, print_with};
+use crate::output::table::{self, Align, Table};
 
 const GENS: [&str; 5] = ["gen0", "gen1", "gen2", "loh", "poh"];
 
@@ -33,7 +33,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let mut s = String::new();
     if budgets.is_empty() {
         s.push_str("No GCPerHeapHistory events: budgets need the GC keyword (0x1) at Informational level or above.\n");
-        return crate::summary::print(&s);
+        return print(&s);
     }
     s.push_str("Budget = NewAllocation left after the GC (MB, all heaps); Used % = allocated since the previous GC / the budget it left (gen0, LOH, POH).\n\n");
     let mut t = Table::new(&[
@@ -67,14 +67,14 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
                     String::new()
                 },
                 name.to_string(),
-                mb_i(g.budget_bytes),
+                table::mb3(g.budget_bytes),
                 table::pct(g.budget_used_pct),
-                mb(g.size_before_bytes),
-                mb(g.size_after_bytes),
-                mb(g.obj_size_after_bytes),
-                mb(g.survived_bytes),
-                mb(g.in_bytes),
-                mb(g.fragmentation_bytes),
+                table::mb3(g.size_before_bytes),
+                table::mb3(g.size_after_bytes),
+                table::mb3(g.obj_size_after_bytes),
+                table::mb3(g.survived_bytes),
+                table::mb3(g.in_bytes),
+                table::mb3(g.fragmentation_bytes),
             ]);
         }
     }
@@ -103,7 +103,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         ]);
     }
     s.push_str(&w.render());
-    crate::summary::print(&s)
+    print(&s)
 }
 
 /// GCs whose budgets one thread makes at a time: with 32 heaps, ~5 MB of JSON.
@@ -128,7 +128,7 @@ fn write_json_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_traces::{fixture, input, WITH_HEAPS};
+    use crate::input::test_traces::{fixture, input, WITH_HEAPS};
     use gcscope_core::gc::insights::analyze_with_insights;
 
     #[test]
@@ -144,7 +144,7 @@ mod tests {
             assert!(!ins.budgets.is_empty(), "{name}");
             let want = serde_json::to_string_pretty(&ins.budgets).unwrap() + "\n";
             let input = input(&path, 1);
-            let (m, heaps) = crate::summary::load_model(&input, true).unwrap();
+            let (m, heaps) = load_model(&input, true).unwrap();
             assert_eq!(m.gcs.len(), whole.gcs.len(), "{name}");
             for chunk in [1, 2, 7, CHUNK_GCS, 1000] {
                 for jobs in [1, 2, 3] {
