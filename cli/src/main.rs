@@ -133,7 +133,10 @@ fn main() -> ExitCode {
             };
             let (text, to_stdout, code) = args::clap_outcome(&e, &command);
             if to_stdout {
-                print!("{text}");
+                if let Err(msg) = output::stdout::print(&text) {
+                    eprintln!("gcscope: {msg}");
+                    return ExitCode::from(1);
+                }
             } else {
                 eprint!("{text}");
             }

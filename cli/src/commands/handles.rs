@@ -2,7 +2,7 @@
 
 use crate::args::JsonOpts;
 use crate::input::model::load_summaries;
-use crate::output::stdout::print;
+use crate::output::stdout::{print, print_json};
 use crate::output::table::{Align, Table};
 
 /// Alive-at-end handles listed in the human output (all are in --json).
@@ -13,9 +13,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let m = load_summaries(&opts.input)?;
     let h = &m.handles;
     if json {
-        let mut s = serde_json::to_string_pretty(h).map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        return print_json(h);
     }
     let mut s = String::new();
     if !h.has_events {

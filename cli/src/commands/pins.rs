@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::args::JsonOpts;
 use crate::input::model::load_model;
-use crate::output::stdout::print;
+use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, Align, Table};
 
 #[derive(Serialize)]
@@ -50,13 +50,10 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         })
         .collect();
     if json {
-        let mut s = serde_json::to_string_pretty(&PinsJson {
+        return print_json(&PinsJson {
             pinning: &m.pinning,
             per_gc,
-        })
-        .map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        });
     }
     let p = &m.pinning;
     let mut s = String::new();

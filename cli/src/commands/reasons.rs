@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::args::JsonOpts;
 use crate::input::model::load_model;
-use crate::output::stdout::print;
+use crate::output::stdout::{print, print_json};
 use crate::output::table::{Align, Table};
 
 #[derive(Serialize)]
@@ -93,13 +93,10 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let (m, heaps) = load_model(&opts.input, true)?;
     let dis = disagreements(&m, &heaps);
     if json {
-        let mut s = serde_json::to_string_pretty(&ReasonsJson {
+        return print_json(&ReasonsJson {
             condemn_reasons: &m.condemn_reasons,
             heaps_disagreeing: dis,
-        })
-        .map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        });
     }
     let c = &m.condemn_reasons;
     let mut s = String::from("Trigger reasons (GCStart Reason): GCs per generation\n");

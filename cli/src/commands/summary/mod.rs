@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::args::{Input, JsonCsvOpts};
 use crate::input::many::ManyOpts;
 use crate::input::model::load_digest;
-use crate::output::stdout::{print, Out};
+use crate::output::stdout::{print, print_json, Out};
 use crate::output::table::{self, Align, Table};
 
 mod per_trace;
@@ -101,9 +101,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
             },
             notes: &m.notes,
         };
-        let mut s = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        return print_json(&j);
     }
     print(&human(&m, &pauses))
 }
