@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::args::{JsonOpts, RangeOpts};
 use crate::input::load::WithInsights;
-use crate::input::model::load_with;
+use crate::input::model::load_insights_with;
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, Align, Table};
 
@@ -53,7 +53,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
     } else {
         WithInsights::Bounded
     };
-    let (_, ins) = load_with(&opts.out.input, with)?;
+    let (_, ins) = load_insights_with(&opts.out.input, with)?;
     let a = &ins.allocations;
     let (mut types, by_kind, ticks) = if ranged {
         let (by_kind, ticks) = a.totals_in(lo, hi);

@@ -7,8 +7,8 @@ use gcscope_core::gc::Gc;
 use std::io::Write;
 
 use crate::args::JsonOpts;
-use crate::input::model::load_model;
-use crate::output::json_array::{self, Each};
+use crate::input::model::load_rows_with_packed_heaps;
+use crate::output::json_array::{self, SerializedAsMade};
 use crate::output::stdout::{print, print_json, print_with};
 use crate::output::table::{self, Align, Table};
 
@@ -18,7 +18,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("budgets")?;
     // The budgets come from the rows and their heaps alone: no insights to build (no tick is
     // looked at one by one), and the heaps are kept packed, read back one GC at a time.
-    let (model, heaps) = load_model(&opts.input, true)?;
+    let (model, heaps) = load_rows_with_packed_heaps(&opts.input)?;
     if json {
         // Each GC's budgets, per heap, written as they are made: 32 heaps' of every GC of a 1 GiB
         // trace are ~1 GB of JSON and were ~230 MB held at once.
@@ -26,7 +26,8 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         if jobs > 1 {
             return print_with(|out| write_json_on(out, jobs, CHUNK_GCS, gcs, &heaps));
         }
-        return print_json(&Each::new(budgets_in(gcs, &heaps, true, 0..gcs.len())));
+        let all = SerializedAsMade::new(budgets_in(gcs, &heaps, true, 0..gcs.len()));
+        return print_json(&all);
     }
     let all = 0..model.gcs.len();
     let budgets: Vec<GcBudget> = budgets_in(&model.gcs, &heaps, false, all).collect();
@@ -121,7 +122,8 @@ fn write_json_on(
     heaps: &PackedHeaps,
 ) -> std::io::Result<()> {
     let ranges = (0..gcs.len().div_ceil(chunk)).map(|k| k * chunk..(k + 1) * chunk);
-    let make = |range| json_array::pretty(&Each::new(budgets_in(gcs, heaps, true, range)));
+    let make =
+        |range| json_array::pretty(&SerializedAsMade::new(budgets_in(gcs, heaps, true, range)));
     json_array::write(out, jobs, ranges, make, |_| false)
 }
 
@@ -134,8 +136,8 @@ mod tests {
     #[test]
     fn json_made_in_chunks_on_threads_is_the_whole_analysis_budgets() {
         // The reference: core's whole-file analysis (rows holding their heaps, every budget in one
-        // vector), printed at once. Under test: the lean rows, their heaps packed, the budgets
-        // made in chunks on threads and joined.
+        // vector), printed at once. Under test: the rows kept without their heaps, those packed,
+        // the budgets made in chunks on threads and joined.
         let mut chunks_seen = 0;
         for name in WITH_HEAPS {
             let path = fixture(name);
@@ -144,7 +146,7 @@ mod tests {
             assert!(!ins.budgets.is_empty(), "{name}");
             let want = serde_json::to_string_pretty(&ins.budgets).unwrap() + "\n";
             let input = input(&path, 1);
-            let (m, heaps) = load_model(&input, true).unwrap();
+            let (m, heaps) = load_rows_with_packed_heaps(&input).unwrap();
             assert_eq!(m.gcs.len(), whole.gcs.len(), "{name}");
             for chunk in [1, 2, 7, CHUNK_GCS, 1000] {
                 for jobs in [1, 2, 3] {

@@ -4,7 +4,7 @@
 use gcscope_core::gc::insights::CounterSample;
 
 use crate::args::JsonCsvOpts;
-use crate::input::model::load;
+use crate::input::model::load_insights;
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, csv_line, Align, Table};
 
@@ -71,7 +71,7 @@ fn columns(c: &CounterSample) -> Vec<(&'static str, &'static str, String)> {
 }
 
 pub fn run(opts: &JsonCsvOpts) -> Result<(), String> {
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     let cs = &ins.counters;
     if opts.json {
         return print_json(cs);

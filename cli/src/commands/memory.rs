@@ -6,7 +6,7 @@ use serde::Serialize;
 use gcscope_core::gc::insights::{Compaction, Finalization, MemoryPressure, Segments};
 
 use crate::args::JsonOpts;
-use crate::input::model::load;
+use crate::input::model::load_insights;
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, Align, Table};
 
@@ -29,7 +29,7 @@ fn more(s: &mut String, n: usize) {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("memory")?;
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     if json {
         return print_json(&MemoryJson {
             compaction: &ins.compaction,

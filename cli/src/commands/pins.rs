@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::args::JsonOpts;
-use crate::input::model::load_model;
+use crate::input::model::load_rows;
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, Align, Table};
 
@@ -28,7 +28,7 @@ struct PinsJson<'a> {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("pins")?;
-    let (m, _) = load_model(&opts.input, false)?;
+    let m = load_rows(&opts.input)?;
     let per_gc: Vec<PerGc> = m
         .gcs
         .iter()

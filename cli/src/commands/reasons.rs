@@ -8,7 +8,7 @@ use gcscope_core::gc::{GcModel, ReasonCount};
 use serde::Serialize;
 
 use crate::args::JsonOpts;
-use crate::input::model::load_model;
+use crate::input::model::load_rows_with_packed_heaps;
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{Align, Table};
 
@@ -90,7 +90,7 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("reasons")?;
-    let (m, heaps) = load_model(&opts.input, true)?;
+    let (m, heaps) = load_rows_with_packed_heaps(&opts.input)?;
     let dis = disagreements(&m, &heaps);
     if json {
         return print_json(&ReasonsJson {
@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn heaps_that_disagree_are_found_in_the_packed_heaps() {
         // The reference: core's whole-file analysis, whose rows hold their heaps, compared heap by
-        // heap here. Under test: the lean rows and their heaps packed beside them.
+        // heap here. Under test: the rows kept without their heaps and those packed beside them.
         let mut found = 0;
         for name in WITH_HEAPS {
             let path = fixture(name);
@@ -153,7 +153,7 @@ mod tests {
                 })
                 .collect();
             let input = input(&path, 2);
-            let (m, heaps) = load_model(&input, true).unwrap();
+            let (m, heaps) = load_rows_with_packed_heaps(&input).unwrap();
             let have: Vec<(u32, Vec<u8>)> = disagreements(&m, &heaps)
                 .into_iter()
                 .map(|d| (d.number, d.final_gen_per_heap))

@@ -1,7 +1,7 @@
 //! `gcscope roots FILE`: bytes marked from each root kind (GCMarkWithType), in total and per GC.
 
 use crate::args::JsonOpts;
-use crate::input::model::load;
+use crate::input::model::load_insights;
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, Align, Table};
 
@@ -21,7 +21,7 @@ const LABELS: [&str; 10] = [
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("roots")?;
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     let r = &ins.roots;
     if json {
         return print_json(r);

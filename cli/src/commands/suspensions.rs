@@ -2,7 +2,7 @@
 //! and the suspensions that were not for a GC.
 
 use crate::args::JsonOpts;
-use crate::input::model::load;
+use crate::input::model::load_insights;
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, Align, Table};
 
@@ -11,7 +11,7 @@ const SHOW_OTHER: usize = 20;
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("suspensions")?;
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     let su = &ins.suspensions;
     if json {
         return print_json(su);

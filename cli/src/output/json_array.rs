@@ -93,17 +93,18 @@ pub fn chunks_of<T>(mut items: impl Iterator<Item = T>, n: usize) -> impl Iterat
     })
 }
 
-/// A sequence serialized as its items are made, for [`crate::output::stdout::print_json`] of what is never held whole
-/// (`budgets --json`: each GC's budgets, per heap, made from its packed heaps and let go).
-pub struct Each<I>(RefCell<Option<I>>);
+/// A sequence serialized as its items are made, for [`crate::output::stdout::print_json`] of what
+/// is never held whole (`budgets --json`: each GC's budgets, per heap, made from its packed heaps
+/// and let go).
+pub struct SerializedAsMade<I>(RefCell<Option<I>>);
 
-impl<I> Each<I> {
+impl<I> SerializedAsMade<I> {
     pub fn new(items: I) -> Self {
-        Each(RefCell::new(Some(items)))
+        SerializedAsMade(RefCell::new(Some(items)))
     }
 }
 
-impl<I: Iterator<Item = T>, T: Serialize> Serialize for Each<I> {
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for SerializedAsMade<I> {
     /// Serialized once: a second time gives an empty sequence.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.0.borrow_mut().take().into_iter().flatten())

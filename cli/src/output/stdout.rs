@@ -218,7 +218,7 @@ mod tests {
         // serialization stops within a buffer of the first failed write.
         let made = Cell::new(0u32);
         let items = (0..1_000_000u32).inspect(|_| made.set(made.get() + 1));
-        let json = crate::output::json_array::Each::new(items);
+        let json = crate::output::json_array::SerializedAsMade::new(items);
         let mut out = reader(100, io::ErrorKind::BrokenPipe);
         let r = with_newline(&mut out, |w| {
             serde_json::to_writer_pretty(w, &json).map_err(io::Error::other)
@@ -228,7 +228,7 @@ mod tests {
         assert_eq!(out.finish(), Ok(()));
         // With room: the whole JSON and its newline.
         let mut out = Out::to(Vec::new());
-        let json = crate::output::json_array::Each::new(0..3u32);
+        let json = crate::output::json_array::SerializedAsMade::new(0..3u32);
         with_newline(&mut out, |w| {
             serde_json::to_writer_pretty(w, &json).map_err(io::Error::other)
         })
