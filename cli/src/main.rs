@@ -40,24 +40,28 @@ struct Cli {
     command: Command,
 }
 
+/// The subcommands, in `--help` order: the entry points (summary, findings, latency, gcs, compare)
+/// first, then the views of one side of the GC and the shell completions.
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Event counts by Provider/EventName (TraceEvent naming)
-    #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
-    Events(args::JsonOpts),
     /// Process facts, GC rollup and pause percentiles (one row per trace for several)
     #[command(after_help = "Examples:\n  \
         gcscope summary trace.nettrace --json\n  \
         gcscope summary traces/ --csv > fleet.csv   one row per trace in the folder")]
     Summary(summary::Opts),
+    /// What is wrong with the process's GC: ranked findings, evidence, advice (docs/findings.md)
+    #[command(after_help = "Examples:\n  \
+        gcscope findings trace.nettrace\n  \
+        gcscope findings trace.nettrace --goal latency --budget 50\n  \
+        gcscope findings trace.nettrace --json > findings.json\n  \
+        gcscope findings trace.nettrace --fail-on warning    exit 3 if a warning or worse is found (CI)\n\n\
+        Findings never change the exit status unless --fail-on is given.")]
+    Findings(findings::Opts),
     /// Pause percentiles, histogram, budget and minimum mutator utilization (MMU)
     #[command(after_help = "Examples:\n  \
         gcscope latency trace.nettrace --budget 5             GCs over 5 ms, worst windows\n  \
         gcscope latency trace.nettrace --from 1000 --to 2000 --json")]
     Latency(latency::Opts),
-    /// Two traces side by side: B - A for every figure, and which way is better
-    #[command(after_help = "Example:\n  gcscope compare before.nettrace after.nettrace")]
-    Compare(compare::Opts),
     /// One row per GC, streamed as the trace is read (JSON: every figure, see docs/model.md)
     #[command(after_help = "Examples:\n  \
         gcscope gcs trace.nettrace --min-pause 5             GCs that paused 5 ms or more\n  \
@@ -65,6 +69,12 @@ enum Command {
         gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC\n  \
         gcscope gcs traces/ --parquet gcs.parquet            every trace in the folder, one table")]
     Gcs(gcs::Opts),
+    /// Two traces side by side: B - A for every figure, and which way is better
+    #[command(after_help = "Example:\n  gcscope compare before.nettrace after.nettrace")]
+    Compare(compare::Opts),
+    /// Event counts by Provider/EventName (TraceEvent naming)
+    #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
+    Events(args::JsonOpts),
     /// Trigger and condemn reasons, GCs per generation
     #[command(after_help = "Example:\n  gcscope reasons trace.nettrace")]
     Reasons(args::JsonOpts),
@@ -97,14 +107,6 @@ enum Command {
     /// DATAS (Server GC's heap-count adaptation): heap count over time, each change and why
     #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
     Datas(args::JsonOpts),
-    /// What is wrong with the process's GC: ranked findings, evidence, advice (docs/findings.md)
-    #[command(after_help = "Examples:\n  \
-        gcscope findings trace.nettrace\n  \
-        gcscope findings trace.nettrace --goal latency --budget 50\n  \
-        gcscope findings trace.nettrace --json > findings.json\n  \
-        gcscope findings trace.nettrace --fail-on warning    exit 3 if a warning or worse is found (CI)\n\n\
-        Findings never change the exit status unless --fail-on is given.")]
-    Findings(findings::Opts),
     /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
@@ -157,11 +159,15 @@ fn main() -> ExitCode {
         return ExitCode::from(args::EXIT_USAGE);
     }
     let result = match &cli.command {
-        Command::Events(o) => events::run(o),
         Command::Summary(o) => summary::run(o),
+        Command::Findings(o) => match findings::run(o) {
+            Ok(code) => return ExitCode::from(code),
+            Err(e) => Err(e),
+        },
         Command::Latency(o) => latency::run(o),
-        Command::Compare(o) => compare::run(o),
         Command::Gcs(o) => gcs::run(o),
+        Command::Compare(o) => compare::run(o),
+        Command::Events(o) => events::run(o),
         Command::Reasons(o) => reasons::run(o),
         Command::Pins(o) => pins::run(o),
         Command::Handles(o) => handles::run(o),
@@ -172,10 +178,6 @@ fn main() -> ExitCode {
         Command::Counters(o) => counters::run(o),
         Command::Memory(o) => memory::run(o),
         Command::Datas(o) => datas::run(o),
-        Command::Findings(o) => match findings::run(o) {
-            Ok(code) => return ExitCode::from(code),
-            Err(e) => Err(e),
-        },
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);
@@ -231,5 +233,19 @@ mod tests {
     fn the_command_line_definition_is_consistent() {
         // clap's own checks: no duplicate flags, conflicts that name real arguments, ...
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn help_lists_the_entry_points_first() {
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        assert_eq!(
+            names[..5],
+            ["summary", "findings", "latency", "gcs", "compare"],
+            "{names:?}"
+        );
+        assert_eq!(names.last().map(String::as_str), Some("completions"));
     }
 }
