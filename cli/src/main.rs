@@ -5,6 +5,8 @@
 //! each.
 
 mod args;
+#[cfg(test)]
+mod cli_reference;
 mod commands;
 mod input;
 mod output;
