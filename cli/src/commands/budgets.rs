@@ -20,8 +20,9 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     // looked at one by one), and the heaps are kept packed, read back one GC at a time.
     let (model, heaps) = load_rows_with_packed_heaps(&opts.input)?;
     if json {
-        // Each GC's budgets, per heap, written as they are made: 32 heaps' of every GC of a 1 GiB
-        // trace are ~1 GB of JSON and were ~230 MB held at once.
+        // Each GC's budgets, per heap, written as they are made and let go: every GC's, held at
+        // once, would grow with the GCs times the heaps (docs/performance-log/journal.md, "The
+        // CLI's rows kept lean, `budgets --json` on threads").
         let (gcs, jobs) = (&model.gcs, opts.input.jobs());
         if jobs > 1 {
             return print_with(|out| write_json_on(out, jobs, CHUNK_GCS, gcs, &heaps));
@@ -107,13 +108,14 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     print(&s)
 }
 
-/// GCs whose budgets one thread makes at a time: with 32 heaps, ~5 MB of JSON.
+/// GCs whose budgets one thread makes at a time: a few MB of JSON with many heaps.
 const CHUNK_GCS: usize = 64;
 
 /// The budgets' array (without the final newline), chunks of `chunk` GCs made on `jobs` threads:
-/// writing it is most of `budgets --json`'s time on a many-heap trace (1 GB of JSON from a 1 GiB
-/// 32-heap trace), and each GC's budgets depend only on the rows and the packed heaps. The bytes
-/// are those of [`print_json`] of every GC at once.
+/// writing it is most of `budgets --json`'s time on a many-heap trace
+/// (docs/performance-log/journal.md, "The CLI's rows kept lean, `budgets --json` on threads"), and
+/// each GC's budgets depend only on the rows and the packed heaps. The bytes are those of
+/// [`print_json`] of every GC at once.
 fn write_json_on(
     out: &mut (impl Write + ?Sized),
     jobs: usize,

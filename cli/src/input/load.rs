@@ -1,6 +1,6 @@
 //! Reading a trace file for any subcommand: streamed in 1 MiB chunks through the core decoder (the
-//! whole file is never in memory), on `--jobs` threads (see [`crate::parallel`]), with error
-//! messages that say what went wrong, where, and what to do.
+//! whole file is never in memory), on `--jobs` threads (see [`crate::input::parallel`]), with
+//! error messages that say what went wrong, where, and what to do.
 
 use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
@@ -140,7 +140,8 @@ pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
 pub enum Rows<'a> {
     /// Every row, without its per-heap histories, which are dropped as the row settles (the
     /// commands that look at every GC but not at its heaps). A many-heap GC's histories are most of
-    /// its row, so memory grows with the GCs, not with their heaps.
+    /// its row, so memory grows with the GCs, not with their heaps
+    /// (docs/performance-log/journal.md, "The CLI's rows kept lean, `budgets --json` on threads").
     KeptWithoutHeaps { drain_every: u32 },
     /// Every row, its per-heap histories packed into a store beside the rows ([`Loaded::heaps`])
     /// as the row settles (the views that read them: `budgets`, `reasons`). Packed, a GC's
@@ -298,8 +299,9 @@ fn route(
             }
             router.on_event(info, e);
             // A batch of ticks (the tick lane) counts as the events it stands for: draining as
-            // often as without it keeps each drain small (on a 32-heap trace, draining a fifth as
-            // often made the merging thread allocate and fault in fresh pages for each).
+            // often as without it keeps each drain small, so the rows it copies fit in memory the
+            // merging thread has already touched (docs/performance-log/journal.md, "The tick lane
+            // for the GC model alone").
             let n = e
                 .ticks
                 .map_or(1, |t| u32::try_from(t.count).unwrap_or(u32::MAX));

@@ -1,7 +1,8 @@
 //! One pretty JSON array whose items are serialized on several threads, a chunk at a time, and
 //! written in order: the bytes serde_json's pretty printer writes for the whole array. For the
-//! outputs that are mostly serializing: `budgets --json` and `gcs --json` write ~1 GB and ~1.5 GB
-//! from a 1 GiB 32-heap trace, which one thread took longer to print than the file took to read.
+//! outputs that are mostly serializing (`budgets --json`, `gcs --json` of a many-heap trace), which
+//! on one thread take longer to print than the file takes to read (docs/performance-log/journal.md,
+//! "The CLI's rows kept lean, `budgets --json` on threads").
 //!
 //! Chunk `k` goes to thread `k % threads`, each thread makes its chunks in order into its own
 //! bounded queue, and the writer takes them back round the threads: the order needs no reordering
@@ -16,7 +17,7 @@ use serde::Serialize;
 /// Chunks a thread may have made ahead of the writer.
 const AHEAD: usize = 2;
 
-/// The pretty JSON of `v`, for `make` in [`write`] (of an array: a chunk's items).
+/// The pretty JSON of `v`, for `make` in [`write()`] (of an array: a chunk's items).
 pub fn pretty<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
     let mut buf = Vec::new();
     // Into a Vec, from our own structs: it does not fail.
@@ -27,7 +28,8 @@ pub fn pretty<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
 /// Writes to `out` one array of the items of `chunks`, in order, each chunk made into the pretty
 /// JSON of an array of its items by `make` on one of `threads` threads (the chunks themselves are
 /// taken on a thread of their own: they may come from a channel). Stops early, without an error,
-/// once `stopped(out)` says the output went away (a closed pipe behind [`crate::output::stdout::Out`]).
+/// once `stopped(out)` says the output went away (a closed pipe behind
+/// [`crate::output::stdout::Out`]).
 pub fn write<C: Send, W: Write + ?Sized>(
     out: &mut W,
     threads: usize,

@@ -1,9 +1,9 @@
-//! Standard output, the one way every subcommand prints: buffered, and a closed pipe
-//! (`gcscope gcs big.nettrace | head`) ends the output quietly, the command exiting 0 as if it had
-//! written everything, instead of failing every later write. [`Out`] is for output written while the
-//! trace is still being read (`gcscope gcs`, the tables over several traces); [`print`],
-//! [`print_json`] and [`print_with`] are for what is printed once it is read. Any other write error
-//! (a full disk) is the command's error.
+//! Standard output, the one way every subcommand prints: buffered, and a closed pipe (`gcscope gcs
+//! big.nettrace | head`) ends the output quietly, the command exiting 0 as if it had written
+//! everything, instead of failing every later write. [`Out`] is for output written while the trace
+//! is still being read (`gcscope gcs`, the tables over several traces); [`print()`], [`print_json`]
+//! and [`print_with`] are for what is printed once it is read. Any other write error (a full disk)
+//! is the command's error.
 
 use std::io::{self, BufWriter, Stdout, Write};
 

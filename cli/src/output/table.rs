@@ -11,10 +11,10 @@ pub enum Align {
 /// A table whose columns are sized to their widest cell.
 ///
 /// The cells are kept in one buffer, not as the `String`s they come as: a per-GC table has
-/// hundreds of thousands of cells (`budgets` on 1 GiB: 870 k), and holding each in its own
-/// allocation until the table was printed, then freeing them one by one, was a third of the time
-/// spent after the trace was read (one core, whatever `--jobs` says). A cell handed in and copied
-/// at once is freed while its memory is still in the allocator's cache.
+/// hundreds of thousands of cells, and holding each in its own allocation until the table is
+/// printed, then freeing them one by one, costs the one thread that prints, whatever `--jobs`
+/// says. A cell handed in and copied at once is freed while its memory is still in the
+/// allocator's cache (docs/performance-log/journal.md, "The CLI's tables after the read").
 pub struct Table {
     headers: Vec<(String, Align)>,
     /// Every cell's text, one after the other.
@@ -194,9 +194,9 @@ pub fn mb(bytes: Option<u64>) -> String {
 }
 
 /// `bytes` as megabytes with 3 decimals: exactly the text of `format!("{:.3}", bytes as f64 / 1e6)`,
-/// without formatting a float. The per-GC tables print hundreds of thousands of these (`budgets`
-/// on 1 GiB: 870 k cells), and the float formatting, often on its slow exact path, was a large
-/// part of the time spent after the trace was read, on one core whatever `--jobs` says.
+/// without formatting a float. The per-GC tables print hundreds of thousands of these, on one
+/// thread whatever `--jobs` says, and the float formatting often takes its slow exact path
+/// (docs/performance-log/journal.md, "The CLI's tables after the read").
 ///
 /// Why it is the same text: rounding the integer `bytes` to thousands can differ from rounding
 /// the float nearest `bytes / 10^6` only where a rounding boundary (`k + 0.5` thousandths) lies

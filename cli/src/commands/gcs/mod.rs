@@ -177,9 +177,10 @@ fn each_row(source: &RowSource<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, St
 const ROWS_IN_FLIGHT: usize = 256;
 
 /// Hands every row that passes the filter to `write`, on a thread of its own, in GC order.
-/// Formatting a row (serde, pretty JSON or a CSV line of every figure) took a quarter of the
-/// thread that reads the trace; on its own thread it runs beside the reading, which is what
-/// bounds `--jobs N` (the same bytes come out, in the same order).
+/// Formatting a row (serde, pretty JSON or a CSV line of every figure) is a large part of the work
+/// of the thread that reads the trace, which is what bounds `--jobs N`; on its own thread it runs
+/// beside the reading (the same bytes come out, in the same order; docs/performance-log/journal.md,
+/// "A stall in the sort buffer, rows on their own thread, compressed per-heap histories").
 fn on_writer<W: Write + Send>(
     source: &RowSource<'_>,
     out: &mut Out<W>,
@@ -201,8 +202,8 @@ fn on_writer<W: Write + Send>(
     })
 }
 
-/// Rows a thread serializes at a time with `--jobs` above 1 ([`json_on`]): ~2 MB of JSON with 32
-/// heaps, ~50 KB without.
+/// Rows a thread serializes at a time with `--jobs` above 1 ([`json_on`]): a few MB of JSON with
+/// many heaps, tens of KB without.
 const JSON_CHUNK_ROWS: usize = 16;
 
 /// The rows as one pretty JSON array: the same text as the array of every row serialized at once.
@@ -211,8 +212,9 @@ fn json<W: Write + Send>(source: &RowSource<'_>, out: &mut Out<W>) -> Result<(),
 }
 
 /// [`json`], element by element on the writing thread with one job; with more, chunks of `chunk`
-/// rows serialized on `jobs` threads ([`json_array`]): on a 32-heap trace the JSON is ~120 KB a
-/// GC, and its one thread took longer to write it than the reading took.
+/// rows serialized on `jobs` threads ([`json_array`]): with many heaps a GC's JSON is large, and
+/// one thread takes longer to write it than the reading takes (docs/performance-log/journal.md,
+/// "The CLI's rows kept lean, `budgets --json` on threads").
 fn json_on<W: Write + Send>(
     source: &RowSource<'_>,
     out: &mut Out<W>,
@@ -386,8 +388,9 @@ fn cell(v: Option<&Value>) -> String {
 
 /// A row as JSON for its CSV and table cells. Its lists of records (per-heap histories, pinned
 /// objects and plugs, background GC pauses) are cells only as counts ([`cell`], `typed_cell`), so
-/// each is made as that many empty records: a 32-heap GC's histories were ~95% of the value, and
-/// making and dropping them was most of `gcs --csv` on a 32-heap trace (2.8 of its 3.1 CPU-s).
+/// each is made as that many empty records: a many-heap GC's histories are most of the value, and
+/// making and dropping them whole would be most of `gcs --csv` (docs/performance-log/journal.md,
+/// "The CLI's rows kept lean, `budgets --json` on threads").
 fn cell_value(mut g: Gc) -> Result<Value, String> {
     let counts = [
         ("heaps", std::mem::take(&mut g.heaps).len()),
@@ -409,8 +412,9 @@ fn cell_value(mut g: Gc) -> Result<Value, String> {
 }
 
 /// A column's JSON pointer split into its keys once: `Value::pointer` splits and unescapes its
-/// pointer at every lookup (two `str::replace` a key), which was a quarter of the CSV thread's
-/// time. The keys are our own field names, which need no escapes (a test checks).
+/// pointer at every lookup (two `str::replace` a key), for every cell of every row
+/// (docs/performance-log/journal.md, "The CLI's rows kept lean, `budgets --json` on threads"). The
+/// keys are our own field names, which need no escapes (a test checks).
 fn keys(pointer: &str) -> Vec<String> {
     pointer.split('/').skip(1).map(String::from).collect()
 }

@@ -21,7 +21,7 @@ fn input(path: &str) -> Input {
     opts(&[path]).unwrap().out.input
 }
 
-/// The CSV of `gcs` made at once, as before the rows were streamed.
+/// The CSV of `gcs` made at once from every row: the reference for the streamed one.
 fn csv_at_once(gcs: &[&Gc]) -> String {
     let cols = csv_columns();
     let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
@@ -33,7 +33,7 @@ fn csv_at_once(gcs: &[&Gc]) -> String {
     out
 }
 
-/// The table of `gcs` rendered at once, as before the rows were streamed.
+/// The table of `gcs` rendered at once from every row: the reference for the streamed one.
 fn human_at_once(gcs: &[&Gc], total: usize) -> String {
     let mut t = Table::new(&HEADERS);
     for g in gcs {
