@@ -26,9 +26,8 @@ pub struct Input {
 }
 
 /// The default `--jobs` on a machine with more cores. The merging thread (merge, GC model) is the
-/// bound: on 16 cores, 4, 8 and 16 threads took the same time within the machine's noise on every
-/// benchmark trace, while each thread adds its tasks in flight (~20-35 MB of memory each;
-/// docs/performance-log/journal.md, "Sixteen cores").
+/// bound: past a few decoding threads it is what the read waits for, so more threads add only
+/// their tasks in flight, in memory (docs/performance-log/journal.md, "Sixteen cores").
 pub const DEFAULT_JOBS_MAX: usize = 4;
 
 impl Input {

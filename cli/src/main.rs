@@ -4,39 +4,21 @@
 //! prints a human table by default, or stable JSON/CSV for scripts. Subcommands live in one module
 //! each.
 
-mod allocs;
 mod args;
-mod budgets;
-mod compare;
-mod counters;
-mod datas;
-mod events;
-mod findings;
-mod gcs;
-mod handles;
-mod insight;
-mod json_array;
-mod latency;
-mod load;
-mod many;
-mod memory;
-mod out;
-mod parallel;
-mod pins;
-mod reasons;
-mod roots;
-mod rows_out;
-mod summary;
-mod summary_table;
-mod suspensions;
-mod table;
 #[cfg(test)]
-mod test_traces;
-mod traces;
+mod cli_reference;
+mod commands;
+mod input;
+mod output;
 
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+
+use commands::{
+    allocs, budgets, compare, counters, datas, events, findings, gcs, handles, latency, memory,
+    pins, reasons, roots, summary, suspensions,
+};
 
 /// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
 #[derive(Parser, Debug)]
@@ -53,38 +35,48 @@ use clap::{CommandFactory, Parser, Subcommand};
       gcscope summary trace.etl --process MyApp     one process of a machine-wide ETW trace\n\n\
       An ETW trace holds every process of the machine: each command reads the one with the most\n\
       GC pause unless --pid or --process names another (`events` counts them all unless told).\n\n\
-      Every figure is defined in docs/model.md and docs/insights.md."
+      Every figure is defined in docs/reference/model.md and docs/reference/insights.md."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The subcommands, in `--help` order: the entry points (summary, findings, latency, gcs, compare)
+/// first, then the views of one side of the GC and the shell completions.
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Event counts by Provider/EventName (TraceEvent naming)
-    #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
-    Events(args::JsonOpts),
     /// Process facts, GC rollup and pause percentiles (one row per trace for several)
     #[command(after_help = "Examples:\n  \
         gcscope summary trace.nettrace --json\n  \
         gcscope summary traces/ --csv > fleet.csv   one row per trace in the folder")]
     Summary(summary::Opts),
+    /// What is wrong with the process's GC: ranked findings, evidence, advice (docs/reference/findings.md)
+    #[command(after_help = "Examples:\n  \
+        gcscope findings trace.nettrace\n  \
+        gcscope findings trace.nettrace --goal latency --budget 50\n  \
+        gcscope findings trace.nettrace --json > findings.json\n  \
+        gcscope findings trace.nettrace --fail-on warning    exit 3 if a warning or worse is found (CI)\n\n\
+        Findings never change the exit status unless --fail-on is given.")]
+    Findings(findings::Opts),
     /// Pause percentiles, histogram, budget and minimum mutator utilization (MMU)
     #[command(after_help = "Examples:\n  \
         gcscope latency trace.nettrace --budget 5             GCs over 5 ms, worst windows\n  \
         gcscope latency trace.nettrace --from 1000 --to 2000 --json")]
     Latency(latency::Opts),
-    /// Two traces side by side: B - A for every figure, and which way is better
-    #[command(after_help = "Example:\n  gcscope compare before.nettrace after.nettrace")]
-    Compare(compare::Opts),
-    /// One row per GC, streamed as the trace is read (JSON: every figure, see docs/model.md)
+    /// One row per GC, streamed as the trace is read (JSON: every figure, see docs/reference/model.md)
     #[command(after_help = "Examples:\n  \
         gcscope gcs trace.nettrace --min-pause 5             GCs that paused 5 ms or more\n  \
         gcscope gcs trace.nettrace --gen 2 --reason induced  induced gen2 GCs\n  \
         gcscope gcs trace.nettrace --csv > gcs.csv           every scalar figure, one line per GC\n  \
         gcscope gcs traces/ --parquet gcs.parquet            every trace in the folder, one table")]
     Gcs(gcs::Opts),
+    /// Two traces side by side: B - A for every figure, and which way is better
+    #[command(after_help = "Example:\n  gcscope compare before.nettrace after.nettrace")]
+    Compare(compare::Opts),
+    /// Event counts by Provider/EventName (TraceEvent naming)
+    #[command(after_help = "Example:\n  gcscope events trace.nettrace --json")]
+    Events(args::JsonOpts),
     /// Trigger and condemn reasons, GCs per generation
     #[command(after_help = "Example:\n  gcscope reasons trace.nettrace")]
     Reasons(args::JsonOpts),
@@ -117,14 +109,6 @@ enum Command {
     /// DATAS (Server GC's heap-count adaptation): heap count over time, each change and why
     #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
     Datas(args::JsonOpts),
-    /// What is wrong with the process's GC: ranked findings, evidence, advice (docs/findings.md)
-    #[command(after_help = "Examples:\n  \
-        gcscope findings trace.nettrace\n  \
-        gcscope findings trace.nettrace --goal latency --budget 50\n  \
-        gcscope findings trace.nettrace --json > findings.json\n  \
-        gcscope findings trace.nettrace --fail-on warning    exit 3 if a warning or worse is found (CI)\n\n\
-        Findings never change the exit status unless --fail-on is given.")]
-    Findings(findings::Opts),
     /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
@@ -153,7 +137,10 @@ fn main() -> ExitCode {
             };
             let (text, to_stdout, code) = args::clap_outcome(&e, &command);
             if to_stdout {
-                print!("{text}");
+                if let Err(msg) = output::stdout::print(&text) {
+                    eprintln!("gcscope: {msg}");
+                    return ExitCode::from(1);
+                }
             } else {
                 eprint!("{text}");
             }
@@ -174,11 +161,15 @@ fn main() -> ExitCode {
         return ExitCode::from(args::EXIT_USAGE);
     }
     let result = match &cli.command {
-        Command::Events(o) => events::run(o),
         Command::Summary(o) => summary::run(o),
+        Command::Findings(o) => match findings::run(o) {
+            Ok(code) => return ExitCode::from(code),
+            Err(e) => Err(e),
+        },
         Command::Latency(o) => latency::run(o),
-        Command::Compare(o) => compare::run(o),
         Command::Gcs(o) => gcs::run(o),
+        Command::Compare(o) => compare::run(o),
+        Command::Events(o) => events::run(o),
         Command::Reasons(o) => reasons::run(o),
         Command::Pins(o) => pins::run(o),
         Command::Handles(o) => handles::run(o),
@@ -189,14 +180,10 @@ fn main() -> ExitCode {
         Command::Counters(o) => counters::run(o),
         Command::Memory(o) => memory::run(o),
         Command::Datas(o) => datas::run(o),
-        Command::Findings(o) => match findings::run(o) {
-            Ok(code) => return ExitCode::from(code),
-            Err(e) => Err(e),
-        },
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);
-            summary::print(&String::from_utf8_lossy(&out))
+            output::stdout::print(&String::from_utf8_lossy(&out))
         }
     };
     match result {
@@ -248,5 +235,19 @@ mod tests {
     fn the_command_line_definition_is_consistent() {
         // clap's own checks: no duplicate flags, conflicts that name real arguments, ...
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn help_lists_the_entry_points_first() {
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        assert_eq!(
+            names[..5],
+            ["summary", "findings", "latency", "gcs", "compare"],
+            "{names:?}"
+        );
+        assert_eq!(names.last().map(String::as_str), Some("completions"));
     }
 }

@@ -117,22 +117,6 @@ fn every_subcommand_has_help_with_its_options_and_an_example() {
 }
 
 #[test]
-fn the_readme_shows_the_help_as_it_is() {
-    let readme =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .expect("README.md");
-    for args in [&["--help"][..], &["gcs", "--help"][..]] {
-        let help = text(&gcscope(args).stdout);
-        let shown = format!("$ gcscope {}\n{help}", args.join(" "));
-        assert!(
-            readme.contains(&shown),
-            "README.md's `gcscope {}` differs from the program's:\n{help}",
-            args.join(" ")
-        );
-    }
-}
-
-#[test]
 fn version_is_the_packages() {
     let out = gcscope(&["--version"]);
     assert_eq!(out.status.code(), Some(0));

@@ -14,8 +14,8 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 use serde_json::Value;
 
-use crate::out::Out;
-use crate::table;
+use crate::output::stdout::Out;
+use crate::output::table;
 
 /// Rows per Parquet row group: ~30 MB of pending cells for the ~110 columns of `gcs`.
 pub const ROW_GROUP: usize = 8 * 1024;

@@ -9,10 +9,10 @@ use gcscope_core::gc::{GcModel, GenRollup};
 use gcscope_core::latency::{PauseKind, PauseStats};
 use serde_json::Value;
 
-use crate::many::each_trace;
-use crate::out::Out;
-use crate::rows_out::{Column, Format, Kind, Writer};
-use crate::table::{self, Align, Table};
+use crate::input::many::each_trace;
+use crate::output::stdout::Out;
+use crate::output::table::{self, Align, Table};
+use crate::output::typed_rows::{Column, Format, Kind, Writer};
 
 type Get = fn(&GcModel) -> Value;
 

@@ -1,6 +1,6 @@
 //! Reading a trace file for any subcommand: streamed in 1 MiB chunks through the core decoder (the
-//! whole file is never in memory), on `--jobs` threads (see [`crate::parallel`]), with error
-//! messages that say what went wrong, where, and what to do.
+//! whole file is never in memory), on `--jobs` threads (see [`crate::input::parallel`]), with
+//! error messages that say what went wrong, where, and what to do.
 
 use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
@@ -62,7 +62,7 @@ fn read_trace_with(
     let mut file = File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
     let jobs = input.jobs();
     let result = if jobs > 1 {
-        crate::parallel::read(&file, path, &mut reader, filter, intern_types, jobs, sink)?
+        crate::input::parallel::read(&file, path, &mut reader, filter, intern_types, jobs, sink)?
     } else {
         let mut buf = vec![0u8; CHUNK];
         loop {
@@ -135,24 +135,47 @@ pub fn describe_error(path: &str, e: &Error) -> String {
 /// a 32-heap server GC ~40), rarely enough that the calls cost nothing.
 pub(crate) const DRAIN_EVERY: u32 = 1 << 12;
 
-/// What a model load keeps of the chosen process's rows as the trace streams through.
+/// What a model load keeps of the chosen process's rows as the trace streams through. Each way
+/// takes the settled rows out of the model every `drain_every` events.
 pub enum Rows<'a> {
-    /// Every row stays, without its per-heap histories (the commands that look at every GC): the
-    /// settled rows are taken every `every` events and their heaps dropped, or packed into a store
-    /// beside the rows ([`Loaded::heaps`]) when `pack_heaps` (the views that read them). A 32-heap
-    /// server GC's histories are ~23 KB as structs, ~3 KB packed, and the rest of its row ~1.7 KB:
-    /// kept in the rows, they were 300 MB of a 1 GiB trace's 400-600 MB.
-    Lean { every: u32, pack_heaps: bool },
-    /// Rows are dropped as they settle, taken every `every` events: the model keeps only the last
-    /// few, its summaries still cover every GC (the commands that print whole-trace figures).
-    Drop { every: u32 },
-    /// Each row goes to the callback as soon as it is final, in GC order, and leaves the model,
-    /// which keeps only the last few (its summaries still cover every GC). Settled rows are taken
-    /// every `every` events.
-    Stream {
-        every: u32,
+    /// Every row, without its per-heap histories, which are dropped as the row settles (the
+    /// commands that look at every GC but not at its heaps). A many-heap GC's histories are most of
+    /// its row, so memory grows with the GCs, not with their heaps
+    /// (docs/performance-log/journal.md, "The CLI's rows kept lean, `budgets --json` on threads").
+    KeptWithoutHeaps { drain_every: u32 },
+    /// Every row, its per-heap histories packed into a store beside the rows ([`Loaded::heaps`])
+    /// as the row settles (the views that read them: `budgets`, `reasons`). Packed, a GC's
+    /// histories are a fraction of their structs' size.
+    KeptWithPackedHeaps { drain_every: u32 },
+    /// No row: each is dropped as it settles, the model keeps only the last few, and its summaries
+    /// still cover every GC (the commands that print whole-trace figures).
+    Dropped { drain_every: u32 },
+    /// Each row handed to `row` as soon as it is final, in GC order, and dropped from the model,
+    /// which keeps only the last few (its summaries still cover every GC).
+    HandedOut {
+        drain_every: u32,
         row: &'a mut dyn FnMut(Gc),
     },
+}
+
+impl Rows<'_> {
+    fn drain_every(&self) -> u32 {
+        match self {
+            Rows::KeptWithoutHeaps { drain_every }
+            | Rows::KeptWithPackedHeaps { drain_every }
+            | Rows::Dropped { drain_every }
+            | Rows::HandedOut { drain_every, .. } => *drain_every,
+        }
+    }
+
+    /// For the ways that keep every row: whether their heaps are packed.
+    fn kept_packing_heaps(&self) -> Option<bool> {
+        match self {
+            Rows::KeptWithoutHeaps { .. } => Some(false),
+            Rows::KeptWithPackedHeaps { .. } => Some(true),
+            _ => None,
+        }
+    }
 }
 
 /// The insights a pass builds beside the model.
@@ -169,8 +192,8 @@ pub enum WithInsights {
 }
 
 /// What [`load_process`] gives: the chosen process's model, its insights' records (unfinished: the
-/// caller finishes them against the rows it kept), and its rows' heaps when [`Rows::Lean`] packed
-/// them (else empty).
+/// caller finishes them against the rows it kept), and its rows' heaps when
+/// [`Rows::KeptWithPackedHeaps`] packed them (else empty).
 pub struct Loaded {
     pub model: GcModel,
     pub insights: Option<InsightsBuilder>,
@@ -193,7 +216,7 @@ pub fn load_process(
     let path = input.file.as_str();
     let choice = input.choice();
     // Only rows handed out need the process known as they settle.
-    let streaming = matches!(rows, Rows::Stream { .. });
+    let streaming = matches!(rows, Rows::HandedOut { .. });
     let mut target = match choice {
         ProcessChoice::Pid(pid) => Some(pid),
         _ => None,
@@ -224,7 +247,9 @@ pub fn chosen_pid(input: &Input) -> Result<Option<u32>, String> {
         ProcessChoice::Auto => Ok(None),
         ProcessChoice::Pid(p) => Ok(Some(p)),
         choice => {
-            let mut rows = Rows::Drop { every: DRAIN_EVERY };
+            let mut rows = Rows::Dropped {
+                drain_every: DRAIN_EVERY,
+            };
             let pass = route(input, &choice, None, WithInsights::No, &mut rows)?;
             match pass.choose(&input.file, &choice)? {
                 Some(pid) => Ok(Some(pid)),
@@ -241,8 +266,8 @@ struct Pass {
     stats: DecodeStats,
     /// The process whose rows were streamed (given by id, or the one process of an EventPipe trace).
     target: Option<u32>,
-    /// With [`Rows::Lean`]: whether heaps are packed, and every process's rows taken so far.
-    lean: Option<(bool, BTreeMap<u32, LeanRows>)>,
+    /// When every row is kept: whether heaps are packed, and every process's rows taken so far.
+    kept: Option<(bool, BTreeMap<u32, KeptRows>)>,
 }
 
 /// Reads FILE once, one model per process. While streaming, the rows of `target` (or, when no
@@ -255,7 +280,7 @@ fn route(
     insights: WithInsights,
     rows: &mut Rows<'_>,
 ) -> Result<Pass, String> {
-    let mut lean: BTreeMap<u32, LeanRows> = BTreeMap::new();
+    let mut kept: BTreeMap<u32, KeptRows> = BTreeMap::new();
     let mut router = match insights {
         WithInsights::No => ProcessRouter::models_only(),
         WithInsights::Bounded => ProcessRouter::bounded(),
@@ -273,56 +298,50 @@ fn route(
                 }
             }
             router.on_event(info, e);
-            let every = match rows {
-                Rows::Lean { every, .. } | Rows::Drop { every } | Rows::Stream { every, .. } => {
-                    *every
-                }
-            };
             // A batch of ticks (the tick lane) counts as the events it stands for: draining as
-            // often as without it keeps each drain small (on a 32-heap trace, draining a fifth as
-            // often made the merging thread allocate and fault in fresh pages for each).
+            // often as without it keeps each drain small, so the rows it copies fit in memory the
+            // merging thread has already touched (docs/performance-log/journal.md, "The tick lane
+            // for the GC model alone").
             let n = e
                 .ticks
                 .map_or(1, |t| u32::try_from(t.count).unwrap_or(u32::MAX));
             since_drain = since_drain.saturating_add(n);
-            if since_drain < every {
+            if since_drain < rows.drain_every() {
                 return;
             }
             since_drain = 0;
             for (pid, m) in router.models_mut() {
                 let settled = m.drain_completed();
-                match rows {
-                    Rows::Stream { row, .. } if Some(pid) == target => {
-                        settled.into_iter().for_each(&mut **row)
+                if let Some(pack_heaps) = rows.kept_packing_heaps() {
+                    kept.entry(pid).or_default().take(settled, pack_heaps);
+                } else if let Rows::HandedOut { row, .. } = rows {
+                    if Some(pid) == target {
+                        settled.into_iter().for_each(&mut **row);
                     }
-                    Rows::Lean { pack_heaps, .. } => {
-                        lean.entry(pid).or_default().take(settled, *pack_heaps)
-                    }
-                    _ => {}
                 }
             }
         })?;
-    let lean = match rows {
-        Rows::Lean { pack_heaps, .. } => Some((*pack_heaps, lean)),
-        _ => None,
-    };
+    let kept = rows
+        .kept_packing_heaps()
+        .map(|pack_heaps| (pack_heaps, kept));
     Ok(Pass {
         router,
         info,
         stats,
         target,
-        lean,
+        kept,
     })
 }
 
-/// A process's rows kept by [`Rows::Lean`]: without their heaps, which are dropped or packed.
+/// A process's rows kept by [`Rows::KeptWithoutHeaps`] or [`Rows::KeptWithPackedHeaps`]: without
+/// their heaps, which are dropped or packed.
 #[derive(Default)]
-struct LeanRows {
+struct KeptRows {
     rows: Vec<Gc>,
     heaps: PackedHeaps,
 }
 
-impl LeanRows {
+impl KeptRows {
     fn take(&mut self, settled: impl IntoIterator<Item = Gc>, pack_heaps: bool) {
         for mut g in settled {
             if pack_heaps {
@@ -371,13 +390,13 @@ impl Pass {
     }
 
     /// The chosen process's model (and its insights' records), or the empty model of a trace
-    /// without one; with [`Rows::Lean`], the model's rows are every row it kept, lean.
+    /// without one; when every row is kept, the model's rows are every row, without their heaps.
     fn finish(self, pid: Option<u32>, insights: bool) -> Result<Loaded, String> {
         let Pass {
             mut router,
             info,
             stats,
-            lean,
+            kept,
             ..
         } = self;
         let (mut model, builder) = match pid {
@@ -391,12 +410,12 @@ impl Pass {
                 .ok_or_else(|| format!("no process {pid} in the trace"))?,
         };
         let mut heaps = PackedHeaps::default();
-        if let Some((pack_heaps, mut lean)) = lean {
-            let mut kept = pid.and_then(|p| lean.remove(&p)).unwrap_or_default();
+        if let Some((pack_heaps, mut kept)) = kept {
+            let mut rows = pid.and_then(|p| kept.remove(&p)).unwrap_or_default();
             // The rows still held at the end are the last ones, not taken yet.
-            kept.take(std::mem::take(&mut model.gcs), pack_heaps);
-            model.gcs = kept.rows;
-            heaps = kept.heaps;
+            rows.take(std::mem::take(&mut model.gcs), pack_heaps);
+            model.gcs = rows.rows;
+            heaps = rows.heaps;
         }
         Ok(Loaded {
             model,

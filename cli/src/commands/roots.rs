@@ -1,8 +1,9 @@
 //! `gcscope roots FILE`: bytes marked from each root kind (GCMarkWithType), in total and per GC.
 
 use crate::args::JsonOpts;
-use crate::insight::{load, mb, pct, print_json};
-use crate::table::{Align, Table};
+use crate::input::model::load_insights;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 /// Root kinds in `RootMarks` order, as column labels.
 const LABELS: [&str; 10] = [
@@ -20,7 +21,7 @@ const LABELS: [&str; 10] = [
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("roots")?;
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     let r = &ins.roots;
     if json {
         return print_json(r);
@@ -28,13 +29,13 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let mut s = String::new();
     if !r.has_events {
         s.push_str("No GCMarkWithType events (.NET Core 2.2+, GC keyword 0x1).\n");
-        return crate::summary::print(&s);
+        return print(&s);
     }
     s.push_str(&format!(
         "{} GCMarkWithType events, {} GCs, {} MB marked in total\n\n",
         r.event_count,
         r.per_gc.len(),
-        mb(r.total_bytes)
+        table::mb3(r.total_bytes)
     ));
     let mut t = Table::new(&[
         ("Root kind", Align::Left),
@@ -45,8 +46,8 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     for k in &r.by_kind {
         t.row(vec![
             k.kind.to_string(),
-            mb(k.bytes),
-            pct(k.pct),
+            table::mb3(k.bytes),
+            table::pct(Some(k.pct)),
             k.gcs.to_string(),
         ]);
     }
@@ -61,11 +62,11 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         row.extend(
             gcscope_core::gc::insights::root_values(&g.marked)
                 .iter()
-                .map(|&b| mb(b)),
+                .map(|&b| table::mb3(b)),
         );
-        row.push(mb(g.total_bytes));
+        row.push(table::mb3(g.total_bytes));
         p.row(row);
     }
     s.push_str(&p.render());
-    crate::summary::print(&s)
+    print(&s)
 }

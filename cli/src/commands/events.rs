@@ -1,6 +1,7 @@
 //! `gcscope events FILE [--json]`: how many events of each `Provider/EventName` the trace holds.
 
 use crate::args::{Input, JsonOpts};
+use crate::output::stdout::{print, print_json};
 use gcscope_core::clr::gc::{DynamicKind, GcDynamicEvent};
 use gcscope_core::clr::names::RUNTIME_PROVIDER;
 use gcscope_core::DecodeStats;
@@ -9,33 +10,31 @@ use std::collections::BTreeMap;
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json_out = opts.json("events")?;
     let (counts, stats, dynamic) = count(&opts.input)?;
-    let text = if json_out {
-        json(&counts)?
-    } else {
-        let mut t = table(&counts);
-        t.push_str(&dynamic.footnote());
-        if stats.out_of_order_events > 0 {
-            t.push_str(&format!(
-                "{} events came after later ones (ETW buffers written too late for the merge \
-                 window, or more events than the decoder orders at once)\n",
-                stats.out_of_order_events
-            ));
-        }
-        if stats.skipped_events > 0 {
-            t.push_str(&format!(
-                "{} events could not be read (damaged records) and are not counted\n",
-                stats.skipped_events
-            ));
-        }
-        if stats.dropped_events > 0 {
-            t.push_str(&format!(
-                "the runtime dropped {} events (sequence-number gaps): counts are lower bounds\n",
-                stats.dropped_events
-            ));
-        }
-        t
-    };
-    crate::summary::print(&text)
+    if json_out {
+        return print_json(&counts);
+    }
+    let mut t = table(&counts);
+    t.push_str(&dynamic.footnote());
+    if stats.out_of_order_events > 0 {
+        t.push_str(&format!(
+            "{} events came after later ones (ETW buffers written too late for the merge \
+             window, or more events than the decoder orders at once)\n",
+            stats.out_of_order_events
+        ));
+    }
+    if stats.skipped_events > 0 {
+        t.push_str(&format!(
+            "{} events could not be read (damaged records) and are not counted\n",
+            stats.skipped_events
+        ));
+    }
+    if stats.dropped_events > 0 {
+        t.push_str(&format!(
+            "the runtime dropped {} events (sequence-number gaps): counts are lower bounds\n",
+            stats.dropped_events
+        ));
+    }
+    print(&t)
 }
 
 /// GCDynamicEvent (id 39) apart: named per blob (`GC/SizeAdaptationTuning`, ...), so their total
@@ -73,8 +72,8 @@ pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, Dynam
     // One reused key buffer: a lookup per event, an allocation only per new name.
     let mut key = String::new();
     // Every process unless one is named (as TraceEvent's baselines count).
-    let pid = crate::load::chosen_pid(input)?;
-    let (_, stats) = crate::load::read_trace(input, &mut |_, e| {
+    let pid = crate::input::load::chosen_pid(input)?;
+    let (_, stats) = crate::input::load::read_trace(input, &mut |_, e| {
         if pid.is_some_and(|p| p != e.process_id) {
             return;
         }
@@ -101,12 +100,6 @@ pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, Dynam
         return Err(format!("'{path}': no event of process {p} in the trace"));
     }
     Ok((counts, stats, dynamic))
-}
-
-fn json(counts: &BTreeMap<String, u64>) -> Result<String, String> {
-    let mut s = serde_json::to_string_pretty(counts).map_err(|e| e.to_string())?;
-    s.push('\n');
-    Ok(s)
 }
 
 fn table(counts: &BTreeMap<String, u64>) -> String {

@@ -5,9 +5,10 @@
 use gcscope_core::latency::{self, Latency, Options, TimeRange};
 
 use crate::args::{JsonOpts, RangeOpts};
-use crate::insight::print_json;
-use crate::summary::{load_digest, percentile_table, print};
-use crate::table::{self, Align, Table};
+use crate::commands::summary::percentile_table;
+use crate::input::model::load_digest;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 /// `gcscope latency`'s options.
 #[derive(clap::Args, Debug, Clone)]

@@ -2,8 +2,8 @@
 //! filters, the table's width, and the rows streamed against the model's on every trace.
 
 use super::*;
-use crate::summary::load_model;
-use crate::table::Table;
+use crate::input::model::load_rows_with_packed_heaps;
+use crate::output::table::Table;
 use clap::Parser;
 
 /// `gcscope gcs`' options from a command line after `gcs`.
@@ -21,7 +21,7 @@ fn input(path: &str) -> Input {
     opts(&[path]).unwrap().out.input
 }
 
-/// The CSV of `gcs` made at once, as before the rows were streamed.
+/// The CSV of `gcs` made at once from every row: the reference for the streamed one.
 fn csv_at_once(gcs: &[&Gc]) -> String {
     let cols = csv_columns();
     let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
@@ -33,7 +33,7 @@ fn csv_at_once(gcs: &[&Gc]) -> String {
     out
 }
 
-/// The table of `gcs` rendered at once, as before the rows were streamed.
+/// The table of `gcs` rendered at once from every row: the reference for the streamed one.
 fn human_at_once(gcs: &[&Gc], total: usize) -> String {
     let mut t = Table::new(&HEADERS);
     for g in gcs {
@@ -49,11 +49,11 @@ fn fixture(name: &str) -> gcscope_core::gc::GcModel {
     full_model(&input(p.to_str().unwrap()))
 }
 
-/// The model with every row whole: the lean rows ([`load_model`]) given back their heaps from the
-/// packed store.
+/// The model with every row whole: the rows of [`load_rows_with_packed_heaps`] given back their
+/// heaps from the packed store.
 fn full_model(input: &Input) -> gcscope_core::gc::GcModel {
     use gcscope_core::gc::packed::HeapSource;
-    let (mut m, heaps) = load_model(input, true).unwrap();
+    let (mut m, heaps) = load_rows_with_packed_heaps(input).unwrap();
     assert_eq!(heaps.len(), m.gcs.len());
     for (i, g) in m.gcs.iter_mut().enumerate() {
         assert!(g.heaps.is_empty());
@@ -207,9 +207,10 @@ fn traces() -> Vec<std::path::PathBuf> {
 
 #[test]
 fn streamed_rows_are_the_models_rows_on_every_trace() {
-    // The reference is the model built without dropping any row (load_model, the rows given back
-    // their packed heaps), its rows filtered and printed at once; the output under test takes the settled rows out of the
-    // model as the trace is read, after every event and at the CLI's own rate.
+    // The reference is the model built without dropping any row (load_rows_with_packed_heaps, the
+    // rows given back their packed heaps), its rows filtered and printed at once; the output under
+    // test takes the settled rows out of the model as the trace is read, after every event and at
+    // the CLI's own rate.
     let traces = traces();
     assert!(traces.len() >= 14, "{traces:?}");
     let mut rows_seen = 0;
@@ -247,14 +248,14 @@ fn streamed_rows_are_the_models_rows_on_every_trace() {
                 }
                 if *format == "--json" {
                     // Serialized a chunk of rows at a time on several threads.
-                    let rows = Rows {
+                    let source = RowSource {
                         input: &o.out.input,
                         filter: &filter,
                         drain_every: DRAIN_EVERY,
                     };
                     for (jobs, chunk) in [(2, 1), (3, 7), (2, JSON_CHUNK_ROWS)] {
                         let mut out = Out::to(Vec::new());
-                        json_on(&rows, &mut out, jobs, chunk).unwrap();
+                        json_on(&source, &mut out, jobs, chunk).unwrap();
                         let have = String::from_utf8(out.into_inner()).unwrap();
                         assert!(have == want, "{args:?}, {jobs} jobs, chunks of {chunk}");
                     }
@@ -266,7 +267,7 @@ fn streamed_rows_are_the_models_rows_on_every_trace() {
 }
 
 #[test]
-fn cells_from_the_lean_value_are_those_of_the_whole_row() {
+fn cells_from_the_value_with_empty_records_are_those_of_the_whole_row() {
     // The reference: each row serialized whole, its lists of records included, and its cells
     // found by serde's JSON pointers. Under test: the value whose lists are empty records, one per
     // record, and the pointers' keys split once. Every CSV and table cell of every row of every
@@ -278,11 +279,11 @@ fn cells_from_the_lean_value_are_those_of_the_whole_row() {
         let model = full_model(&input(trace.to_str().unwrap()));
         for g in &model.gcs {
             let whole = serde_json::to_value(g).unwrap();
-            let lean = cell_value(g.clone()).unwrap();
+            let counted = cell_value(g.clone()).unwrap();
             for (name, p) in &csv {
                 assert!(!p.contains('~'), "{p}: an escape");
                 assert_eq!(
-                    cell(at(&lean, &keys(p))),
+                    cell(at(&counted, &keys(p))),
                     cell(whole.pointer(p)),
                     "{trace:?} GC {} {name}",
                     g.number
@@ -290,7 +291,7 @@ fn cells_from_the_lean_value_are_those_of_the_whole_row() {
             }
             for (c, p) in &table[1..] {
                 assert_eq!(
-                    typed_cell(c.kind, at(&lean, &keys(p))),
+                    typed_cell(c.kind, at(&counted, &keys(p))),
                     typed_cell(c.kind, whole.pointer(p)),
                     "{trace:?} GC {} {}",
                     g.number,

@@ -5,9 +5,10 @@ use gcscope_core::gc::insights::{AllocBin, KindBytes, TypeAlloc};
 use serde::Serialize;
 
 use crate::args::{JsonOpts, RangeOpts};
-use crate::insight::{load_with, mb, pct, print_json};
-use crate::load::WithInsights;
-use crate::table::{Align, Table};
+use crate::input::load::WithInsights;
+use crate::input::model::load_insights_with;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 const DEFAULT_TOP: usize = 20;
 
@@ -52,7 +53,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
     } else {
         WithInsights::Bounded
     };
-    let (_, ins) = load_with(&opts.out.input, with)?;
+    let (_, ins) = load_insights_with(&opts.out.input, with)?;
     let a = &ins.allocations;
     let (mut types, by_kind, ticks) = if ranged {
         let (by_kind, ticks) = a.totals_in(lo, hi);
@@ -85,7 +86,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
         s.push_str(
             "No GCAllocationTick events (they need the GC keyword 0x1 at Verbose level, 5).\n",
         );
-        return crate::summary::print(&s);
+        return print(&s);
     }
     let range = match (from, to) {
         (None, None) => String::from("whole trace"),
@@ -98,10 +99,10 @@ pub fn run(opts: &Opts) -> Result<(), String> {
     s.push_str(&format!(
         "Allocations ({range}): {ticks} ticks, {} MB sampled (small {} MB, large {} MB, pinned {} MB)\n\
          Sampled bytes are an estimate: each tick charges the ~100 KB allocated since the previous tick to the type that crossed the threshold.\n\n",
-        mb(by_kind.total()),
-        mb(by_kind.small),
-        mb(by_kind.large),
-        mb(by_kind.pinned)
+        table::mb3(by_kind.total()),
+        table::mb3(by_kind.small),
+        table::mb3(by_kind.large),
+        table::mb3(by_kind.pinned)
     ));
     let mut t = Table::new(&[
         ("Type", Align::Left),
@@ -120,12 +121,12 @@ pub fn run(opts: &Opts) -> Result<(), String> {
         };
         t.row(vec![
             name.to_string(),
-            mb(ty.sampled_bytes),
-            pct(ty.pct),
+            table::mb3(ty.sampled_bytes),
+            table::pct(Some(ty.pct)),
             ty.ticks.to_string(),
-            mb(ty.by_kind.small),
-            mb(ty.by_kind.large),
-            mb(ty.by_kind.pinned),
+            table::mb3(ty.by_kind.small),
+            table::mb3(ty.by_kind.large),
+            table::mb3(ty.by_kind.pinned),
         ]);
     }
     s.push_str(&t.render());
@@ -137,9 +138,9 @@ pub fn run(opts: &Opts) -> Result<(), String> {
             "\nAllocation rate over {} bins of {} ms: peak {} MB/s at {:.3} ms (--json lists every bin)\n",
             over_time.len(),
             a.bin_ms,
-            mb(peak.rate_bytes_per_s as u64),
+            table::mb3(peak.rate_bytes_per_s as u64),
             peak.start_ms
         ));
     }
-    crate::summary::print(&s)
+    print(&s)
 }

@@ -12,13 +12,13 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::args::{Input, JsonCsvOpts};
-use crate::json_array;
-use crate::load::DRAIN_EVERY;
-use crate::many::{each_trace, ManyOpts};
-use crate::out::Out;
-use crate::rows_out::{typed_cell, Column, Kind, Writer};
-use crate::summary::load_draining_every;
-use crate::table::{self, Align, StreamingTable};
+use crate::input::load::DRAIN_EVERY;
+use crate::input::many::{each_trace, ManyOpts};
+use crate::input::model::load_handing_out_rows;
+use crate::output::json_array;
+use crate::output::stdout::Out;
+use crate::output::table::{self, Align, StreamingTable};
+use crate::output::typed_rows::{typed_cell, Column, Kind, Writer};
 
 /// `gcscope gcs`' options.
 #[derive(clap::Args, Debug, Clone)]
@@ -81,12 +81,12 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
         return each_trace(files, |f| {
             let _ = writeln!(out, "== {f}");
             let input = opts.out.input.with_file(f);
-            let rows = Rows {
+            let source = RowSource {
                 input: &input,
                 filter: &filter,
                 drain_every: DRAIN_EVERY,
             };
-            human(&rows, out)?;
+            human(&source, out)?;
             let _ = writeln!(out);
             Ok(())
         });
@@ -97,12 +97,12 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
     let mut failed = None;
     let read = each_trace(files, |f| {
         let input = opts.out.input.with_file(f);
-        let rows = Rows {
+        let source = RowSource {
             input: &input,
             filter: &filter,
             drain_every: DRAIN_EVERY,
         };
-        each_row(&rows, &mut |gc| {
+        each_row(&source, &mut |gc| {
             if failed.is_some() {
                 return;
             }
@@ -132,22 +132,22 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
 /// The rows of `opts`' trace in its format, taken from the model every `drain_every` events.
 fn write<W: Write + Send>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
     let filter = Filter::from_opts(opts);
-    let rows = Rows {
+    let source = RowSource {
         input: &opts.out.input,
         filter: &filter,
         drain_every,
     };
     if opts.out.json {
-        json(&rows, out)
+        json(&source, out)
     } else if opts.out.csv {
-        csv(&rows, out)
+        csv(&source, out)
     } else {
-        human(&rows, out)
+        human(&source, out)
     }
 }
 
 /// Where the rows come from: a trace, a filter, and how often settled rows are taken.
-struct Rows<'a> {
+struct RowSource<'a> {
     input: &'a Input,
     filter: &'a Filter,
     drain_every: u32,
@@ -155,8 +155,8 @@ struct Rows<'a> {
 
 /// Hands every row of the trace that passes the filter to `row`, in GC order, each as soon as it
 /// is final; returns how many rows the trace has (filtered or not).
-fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, String> {
-    let filter = rows.filter;
+fn each_row(source: &RowSource<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, String> {
+    let filter = source.filter;
     let mut total = 0;
     let mut emit = |gc: Gc| {
         total += 1;
@@ -165,7 +165,7 @@ fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, String> {
         }
     };
     // The rows still held at the end are the ones not handed out yet: the last of the trace.
-    let model = load_draining_every(rows.input, rows.drain_every, &mut |gc| emit(gc))?;
+    let model = load_handing_out_rows(source.input, source.drain_every, &mut |gc| emit(gc))?;
     for gc in model.gcs {
         emit(gc);
     }
@@ -177,11 +177,12 @@ fn each_row(rows: &Rows<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, String> {
 const ROWS_IN_FLIGHT: usize = 256;
 
 /// Hands every row that passes the filter to `write`, on a thread of its own, in GC order.
-/// Formatting a row (serde, pretty JSON or a CSV line of every figure) took a quarter of the
-/// thread that reads the trace; on its own thread it runs beside the reading, which is what
-/// bounds `--jobs N` (the same bytes come out, in the same order).
+/// Formatting a row (serde, pretty JSON or a CSV line of every figure) is a large part of the work
+/// of the thread that reads the trace, which is what bounds `--jobs N`; on its own thread it runs
+/// beside the reading (the same bytes come out, in the same order; docs/performance-log/journal.md,
+/// "A stall in the sort buffer, rows on their own thread, compressed per-heap histories").
 fn on_writer<W: Write + Send>(
-    rows: &Rows<'_>,
+    source: &RowSource<'_>,
     out: &mut Out<W>,
     write: impl FnOnce(mpsc::IntoIter<Gc>, &mut Out<W>) -> Result<(), String> + Send,
 ) -> Result<(), String> {
@@ -189,7 +190,7 @@ fn on_writer<W: Write + Send>(
         let (tx, rx) = mpsc::sync_channel::<Gc>(ROWS_IN_FLIGHT);
         let writer = s.spawn(move || write(rx.into_iter(), out));
         // A writer that stopped (an error, a closed pipe) drops its end: the rest are not sent.
-        let read = each_row(rows, &mut |gc| {
+        let read = each_row(source, &mut |gc| {
             let _ = tx.send(gc);
         });
         drop(tx);
@@ -201,25 +202,26 @@ fn on_writer<W: Write + Send>(
     })
 }
 
-/// Rows a thread serializes at a time with `--jobs` above 1 ([`json_on`]): ~2 MB of JSON with 32
-/// heaps, ~50 KB without.
+/// Rows a thread serializes at a time with `--jobs` above 1 ([`json_on`]): a few MB of JSON with
+/// many heaps, tens of KB without.
 const JSON_CHUNK_ROWS: usize = 16;
 
 /// The rows as one pretty JSON array: the same text as the array of every row serialized at once.
-fn json<W: Write + Send>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
-    json_on(rows, out, rows.input.jobs(), JSON_CHUNK_ROWS)
+fn json<W: Write + Send>(source: &RowSource<'_>, out: &mut Out<W>) -> Result<(), String> {
+    json_on(source, out, source.input.jobs(), JSON_CHUNK_ROWS)
 }
 
 /// [`json`], element by element on the writing thread with one job; with more, chunks of `chunk`
-/// rows serialized on `jobs` threads ([`json_array`]): on a 32-heap trace the JSON is ~120 KB a
-/// GC, and its one thread took longer to write it than the reading took.
+/// rows serialized on `jobs` threads ([`json_array`]): with many heaps a GC's JSON is large, and
+/// one thread takes longer to write it than the reading takes (docs/performance-log/journal.md,
+/// "The CLI's rows kept lean, `budgets --json` on threads").
 fn json_on<W: Write + Send>(
-    rows: &Rows<'_>,
+    source: &RowSource<'_>,
     out: &mut Out<W>,
     jobs: usize,
     chunk: usize,
 ) -> Result<(), String> {
-    on_writer(rows, out, |gcs, out| {
+    on_writer(source, out, |gcs, out| {
         if jobs > 1 {
             let chunks = json_array::chunks_of(gcs, chunk);
             let make = |rows: Vec<Gc>| json_array::pretty(&rows);
@@ -308,7 +310,7 @@ fn human_row(g: &Gc) -> Vec<String> {
         number,
         format!("{:.1}", g.start_ms),
         gen_label(g),
-        crate::summary::clip(&g.reason, 18),
+        crate::output::table::clip(&g.reason, 18),
         table::ms(g.suspend_ms),
         table::ms(g.pause_ms),
         mb2(g.allocated_bytes),
@@ -321,10 +323,10 @@ fn human_row(g: &Gc) -> Vec<String> {
 
 /// The table: aligned to its widest cells when it has up to [`StreamingTable::HELD`] rows, held
 /// until then; a longer one prints as it goes (see [`StreamingTable`]).
-fn human<W: Write>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
+fn human<W: Write>(source: &RowSource<'_>, out: &mut Out<W>) -> Result<(), String> {
     let mut t = StreamingTable::new(&HEADERS);
     let mut shown = 0;
-    let total = each_row(rows, &mut |g| {
+    let total = each_row(source, &mut |g| {
         shown += 1;
         let _ = out.write_all(t.row(human_row(&g)).as_bytes());
     })?;
@@ -386,8 +388,9 @@ fn cell(v: Option<&Value>) -> String {
 
 /// A row as JSON for its CSV and table cells. Its lists of records (per-heap histories, pinned
 /// objects and plugs, background GC pauses) are cells only as counts ([`cell`], `typed_cell`), so
-/// each is made as that many empty records: a 32-heap GC's histories were ~95% of the value, and
-/// making and dropping them was most of `gcs --csv` on a 32-heap trace (2.8 of its 3.1 CPU-s).
+/// each is made as that many empty records: a many-heap GC's histories are most of the value, and
+/// making and dropping them whole would be most of `gcs --csv` (docs/performance-log/journal.md,
+/// "The CLI's rows kept lean, `budgets --json` on threads").
 fn cell_value(mut g: Gc) -> Result<Value, String> {
     let counts = [
         ("heaps", std::mem::take(&mut g.heaps).len()),
@@ -409,8 +412,9 @@ fn cell_value(mut g: Gc) -> Result<Value, String> {
 }
 
 /// A column's JSON pointer split into its keys once: `Value::pointer` splits and unescapes its
-/// pointer at every lookup (two `str::replace` a key), which was a quarter of the CSV thread's
-/// time. The keys are our own field names, which need no escapes (a test checks).
+/// pointer at every lookup (two `str::replace` a key), for every cell of every row
+/// (docs/performance-log/journal.md, "The CLI's rows kept lean, `budgets --json` on threads"). The
+/// keys are our own field names, which need no escapes (a test checks).
 fn keys(pointer: &str) -> Vec<String> {
     pointer.split('/').skip(1).map(String::from).collect()
 }
@@ -431,12 +435,12 @@ fn csv_row(g: Gc, cols: &[Vec<String>]) -> Result<String, String> {
     Ok(table::csv_line(&cells))
 }
 
-fn csv<W: Write + Send>(rows: &Rows<'_>, out: &mut Out<W>) -> Result<(), String> {
+fn csv<W: Write + Send>(source: &RowSource<'_>, out: &mut Out<W>) -> Result<(), String> {
     let cols = csv_columns();
     let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
     let cols: Vec<Vec<String>> = cols.iter().map(|(_, p)| keys(p)).collect();
     let _ = out.write_all(table::csv_line(&names).as_bytes());
-    on_writer(rows, out, |gcs, out| {
+    on_writer(source, out, |gcs, out| {
         for g in gcs {
             if out.closed() {
                 break;

@@ -1,8 +1,9 @@
 //! `gcscope handles FILE`: GC handles created and destroyed by kind, and those alive at the end.
 
 use crate::args::JsonOpts;
-use crate::summary::{load_summaries, print};
-use crate::table::{Align, Table};
+use crate::input::model::load_summaries;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{Align, Table};
 
 /// Alive-at-end handles listed in the human output (all are in --json).
 const SHOW_ALIVE: usize = 20;
@@ -12,9 +13,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let m = load_summaries(&opts.input)?;
     let h = &m.handles;
     if json {
-        let mut s = serde_json::to_string_pretty(h).map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        return print_json(h);
     }
     let mut s = String::new();
     if !h.has_events {

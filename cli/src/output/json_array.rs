@@ -1,12 +1,14 @@
 //! One pretty JSON array whose items are serialized on several threads, a chunk at a time, and
 //! written in order: the bytes serde_json's pretty printer writes for the whole array. For the
-//! outputs that are mostly serializing: `budgets --json` and `gcs --json` write ~1 GB and ~1.5 GB
-//! from a 1 GiB 32-heap trace, which one thread took longer to print than the file took to read.
+//! outputs that are mostly serializing (`budgets --json`, `gcs --json` of a many-heap trace), which
+//! on one thread take longer to print than the file takes to read (docs/performance-log/journal.md,
+//! "The CLI's rows kept lean, `budgets --json` on threads").
 //!
 //! Chunk `k` goes to thread `k % threads`, each thread makes its chunks in order into its own
 //! bounded queue, and the writer takes them back round the threads: the order needs no reordering
 //! buffer, and memory stays at a few chunks a thread.
 
+use std::cell::RefCell;
 use std::io::{self, Write};
 use std::sync::mpsc;
 
@@ -15,7 +17,7 @@ use serde::Serialize;
 /// Chunks a thread may have made ahead of the writer.
 const AHEAD: usize = 2;
 
-/// The pretty JSON of `v`, for `make` in [`write`] (of an array: a chunk's items).
+/// The pretty JSON of `v`, for `make` in [`write()`] (of an array: a chunk's items).
 pub fn pretty<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
     let mut buf = Vec::new();
     // Into a Vec, from our own structs: it does not fail.
@@ -26,7 +28,8 @@ pub fn pretty<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
 /// Writes to `out` one array of the items of `chunks`, in order, each chunk made into the pretty
 /// JSON of an array of its items by `make` on one of `threads` threads (the chunks themselves are
 /// taken on a thread of their own: they may come from a channel). Stops early, without an error,
-/// once `stopped(out)` says the output went away (a closed pipe behind [`crate::out::Out`]).
+/// once `stopped(out)` says the output went away (a closed pipe behind
+/// [`crate::output::stdout::Out`]).
 pub fn write<C: Send, W: Write + ?Sized>(
     out: &mut W,
     threads: usize,
@@ -90,6 +93,24 @@ pub fn chunks_of<T>(mut items: impl Iterator<Item = T>, n: usize) -> impl Iterat
         let chunk: Vec<T> = items.by_ref().take(n.max(1)).collect();
         (!chunk.is_empty()).then_some(chunk)
     })
+}
+
+/// A sequence serialized as its items are made, for [`crate::output::stdout::print_json`] of what
+/// is never held whole (`budgets --json`: each GC's budgets, per heap, made from its packed heaps
+/// and let go).
+pub struct SerializedAsMade<I>(RefCell<Option<I>>);
+
+impl<I> SerializedAsMade<I> {
+    pub fn new(items: I) -> Self {
+        SerializedAsMade(RefCell::new(Some(items)))
+    }
+}
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for SerializedAsMade<I> {
+    /// Serialized once: a second time gives an empty sequence.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.borrow_mut().take().into_iter().flatten())
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 use gcscope_core::gc::insights::CounterSample;
 
 use crate::args::JsonCsvOpts;
-use crate::insight::{load, print_json};
-use crate::table::{self, csv_line, Align, Table};
+use crate::input::model::load_insights;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, csv_line, Align, Table};
 
 /// (CSV/JSON key, table label, value).
 fn columns(c: &CounterSample) -> Vec<(&'static str, &'static str, String)> {
@@ -70,7 +71,7 @@ fn columns(c: &CounterSample) -> Vec<(&'static str, &'static str, String)> {
 }
 
 pub fn run(opts: &JsonCsvOpts) -> Result<(), String> {
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     let cs = &ins.counters;
     if opts.json {
         return print_json(cs);
@@ -110,11 +111,11 @@ pub fn run(opts: &JsonCsvOpts) -> Result<(), String> {
                 &columns(c).into_iter().map(|c| c.2).collect::<Vec<_>>(),
             ));
         }
-        return crate::summary::print(&s);
+        return print(&s);
     }
     if cs.is_empty() {
         s.push_str("No complete GCs: no counter samples.\n");
-        return crate::summary::print(&s);
+        return print(&s);
     }
     s.push_str(".NET CLR Memory counters at the end of each GC (sizes in bytes; Gen0 size is the gen0 budget, as the classic counter)\n\n");
     let mut t = Table::new(&head.iter().map(|c| (c.1, Align::Right)).collect::<Vec<_>>());
@@ -127,5 +128,5 @@ pub fn run(opts: &JsonCsvOpts) -> Result<(), String> {
         );
     }
     s.push_str(&t.render());
-    crate::summary::print(&s)
+    print(&s)
 }

@@ -6,9 +6,9 @@ use gcscope_core::gc::{mode, GcModel};
 use serde::Serialize;
 
 use crate::args::JsonOpts;
-use crate::insight::print_json;
-use crate::summary::{load_summaries, print};
-use crate::table::{self, Align, Table};
+use crate::input::model::load_summaries;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 /// Per-GC sample rows in the human output (all are in --json).
 const SHOW_SAMPLES: usize = 200;

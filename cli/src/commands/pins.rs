@@ -3,8 +3,9 @@
 use serde::Serialize;
 
 use crate::args::JsonOpts;
-use crate::summary::{load_model, print};
-use crate::table::{self, Align, Table};
+use crate::input::model::load_rows;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 #[derive(Serialize)]
 struct PerGc {
@@ -27,7 +28,7 @@ struct PinsJson<'a> {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("pins")?;
-    let (m, _) = load_model(&opts.input, false)?;
+    let m = load_rows(&opts.input)?;
     let per_gc: Vec<PerGc> = m
         .gcs
         .iter()
@@ -49,13 +50,10 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         })
         .collect();
     if json {
-        let mut s = serde_json::to_string_pretty(&PinsJson {
+        return print_json(&PinsJson {
             pinning: &m.pinning,
             per_gc,
-        })
-        .map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        });
     }
     let p = &m.pinning;
     let mut s = String::new();

@@ -1,70 +1,16 @@
 //! `gcscope summary FILE`: process facts and PerfView's "GC Rollup By Generation".
 
-use std::io::Write;
-
-use gcscope_core::compare::RowLog;
-use gcscope_core::gc::packed::PackedHeaps;
-use gcscope_core::gc::{Gc, GcModel};
+use gcscope_core::gc::GcModel;
 use gcscope_core::latency::{self, PauseStats, TimeRange};
 use serde::Serialize;
 
 use crate::args::{Input, JsonCsvOpts};
-use crate::load::{load_process, Rows, WithInsights, DRAIN_EVERY};
-use crate::many::ManyOpts;
-use crate::out::Out;
-use crate::table::{self, Align, Table};
+use crate::input::many::ManyOpts;
+use crate::input::model::load_digest;
+use crate::output::stdout::{print, print_json, Out};
+use crate::output::table::{self, Align, Table};
 
-/// Decodes FILE and builds its GC model (of the chosen process), streaming the file through the
-/// decoder; every row is kept, without its per-heap histories (see [`Rows::Lean`]), which are
-/// packed into the store returned beside the model when `pack_heaps`.
-pub fn load_model(input: &Input, pack_heaps: bool) -> Result<(GcModel, PackedHeaps), String> {
-    let rows = Rows::Lean {
-        every: DRAIN_EVERY,
-        pack_heaps,
-    };
-    load_process(input, WithInsights::No, rows).map(|l| (l.model, l.heaps))
-}
-
-/// [`load_model`] for commands that print only whole-trace figures: the settled rows are dropped as
-/// the file streams through (`ModelBuilder::drain_completed`), so memory stays flat however many GCs
-/// and heaps the trace holds (a 1 GiB 32-heap server trace: ~600 MB of rows otherwise). The model's
-/// summaries still cover every GC; its `gcs` holds only the last few.
-pub fn load_summaries(input: &Input) -> Result<GcModel, String> {
-    load_process(input, WithInsights::No, Rows::Drop { every: DRAIN_EVERY }).map(|l| l.model)
-}
-
-/// [`load_summaries`] that also keeps what latency figures and comparisons need of each row (a
-/// pause record and a heap point, ~100 bytes a GC) as the rows go by.
-pub fn load_digest(input: &Input) -> Result<(GcModel, RowLog), String> {
-    let mut rows = RowLog::default();
-    let m = load_draining_every(input, DRAIN_EVERY, &mut |gc: Gc| rows.add(&gc))?;
-    // The rows still held at the end are the last ones, not handed out yet.
-    for gc in &m.gcs {
-        rows.add(gc);
-    }
-    Ok((m, rows))
-}
-
-/// [`load_model`] that hands every row to `row` as soon as it is final, in GC order, taking the
-/// settled rows from the model every `every` events ([`DRAIN_EVERY`]; tests drain after every
-/// event); the model keeps only the last few, so the rows it holds at the end (`model.gcs`) are
-/// the ones not handed out yet, the last of the trace.
-pub(crate) fn load_draining_every(
-    input: &Input,
-    every: u32,
-    row: &mut dyn FnMut(Gc),
-) -> Result<GcModel, String> {
-    load_process(input, WithInsights::No, Rows::Stream { every, row }).map(|l| l.model)
-}
-
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
-pub fn print(s: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
-        _ => Ok(()),
-    }
-}
+mod per_trace;
 
 /// The summary as JSON: everything but the per-GC rows (those are `gcscope gcs --json`).
 #[derive(Serialize)]
@@ -128,7 +74,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
         let format = opts.many.format(opts.out.csv);
         // Every trace's process as the command line chooses it (--pid/--process).
         let load = |f: &str| load_with_percentiles(&opts.out.input.with_file(f));
-        crate::summary_table::write(&files, format, load, &mut out)?;
+        per_trace::write(&files, format, load, &mut out)?;
         return out.finish();
     }
     let json = opts.out.json;
@@ -155,22 +101,9 @@ pub fn run(opts: &Opts) -> Result<(), String> {
             },
             notes: &m.notes,
         };
-        let mut s = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        return print_json(&j);
     }
     print(&human(&m, &pauses))
-}
-
-/// The first `n` characters of `s`, with "..." when cut (the whole text is in --json).
-pub fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut c: String = s.chars().take(n - 3).collect();
-        c.push_str("...");
-        c
-    }
 }
 
 fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
@@ -203,7 +136,7 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
     ));
     s.push_str(&format!("Runtime    {}\n", or(&p.runtime_version)));
     if let Some(c) = &p.command_line {
-        s.push_str(&format!("Command    {}\n", clip(c, 88)));
+        s.push_str(&format!("Command    {}\n", table::clip(c, 88)));
     }
     let mode = gcscope_core::gc::mode::label(p);
     let conc = match p.concurrent {

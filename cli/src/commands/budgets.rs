@@ -7,10 +7,10 @@ use gcscope_core::gc::Gc;
 use std::io::Write;
 
 use crate::args::JsonOpts;
-use crate::insight::{mb, mb_i, print_json, print_with, Each};
-use crate::json_array;
-use crate::summary::load_model;
-use crate::table::{self, Align, Table};
+use crate::input::model::load_rows_with_packed_heaps;
+use crate::output::json_array::{self, SerializedAsMade};
+use crate::output::stdout::{print, print_json, print_with};
+use crate::output::table::{self, Align, Table};
 
 const GENS: [&str; 5] = ["gen0", "gen1", "gen2", "loh", "poh"];
 
@@ -18,22 +18,24 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("budgets")?;
     // The budgets come from the rows and their heaps alone: no insights to build (no tick is
     // looked at one by one), and the heaps are kept packed, read back one GC at a time.
-    let (model, heaps) = load_model(&opts.input, true)?;
+    let (model, heaps) = load_rows_with_packed_heaps(&opts.input)?;
     if json {
-        // Each GC's budgets, per heap, written as they are made: 32 heaps' of every GC of a 1 GiB
-        // trace are ~1 GB of JSON and were ~230 MB held at once.
+        // Each GC's budgets, per heap, written as they are made and let go: every GC's, held at
+        // once, would grow with the GCs times the heaps (docs/performance-log/journal.md, "The
+        // CLI's rows kept lean, `budgets --json` on threads").
         let (gcs, jobs) = (&model.gcs, opts.input.jobs());
         if jobs > 1 {
             return print_with(|out| write_json_on(out, jobs, CHUNK_GCS, gcs, &heaps));
         }
-        return print_json(&Each::new(budgets_in(gcs, &heaps, true, 0..gcs.len())));
+        let all = SerializedAsMade::new(budgets_in(gcs, &heaps, true, 0..gcs.len()));
+        return print_json(&all);
     }
     let all = 0..model.gcs.len();
     let budgets: Vec<GcBudget> = budgets_in(&model.gcs, &heaps, false, all).collect();
     let mut s = String::new();
     if budgets.is_empty() {
         s.push_str("No GCPerHeapHistory events: budgets need the GC keyword (0x1) at Informational level or above.\n");
-        return crate::summary::print(&s);
+        return print(&s);
     }
     s.push_str("Budget = NewAllocation left after the GC (MB, all heaps); Used % = allocated since the previous GC / the budget it left (gen0, LOH, POH).\n\n");
     let mut t = Table::new(&[
@@ -67,14 +69,14 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
                     String::new()
                 },
                 name.to_string(),
-                mb_i(g.budget_bytes),
+                table::mb3(g.budget_bytes),
                 table::pct(g.budget_used_pct),
-                mb(g.size_before_bytes),
-                mb(g.size_after_bytes),
-                mb(g.obj_size_after_bytes),
-                mb(g.survived_bytes),
-                mb(g.in_bytes),
-                mb(g.fragmentation_bytes),
+                table::mb3(g.size_before_bytes),
+                table::mb3(g.size_after_bytes),
+                table::mb3(g.obj_size_after_bytes),
+                table::mb3(g.survived_bytes),
+                table::mb3(g.in_bytes),
+                table::mb3(g.fragmentation_bytes),
             ]);
         }
     }
@@ -103,16 +105,17 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         ]);
     }
     s.push_str(&w.render());
-    crate::summary::print(&s)
+    print(&s)
 }
 
-/// GCs whose budgets one thread makes at a time: with 32 heaps, ~5 MB of JSON.
+/// GCs whose budgets one thread makes at a time: a few MB of JSON with many heaps.
 const CHUNK_GCS: usize = 64;
 
 /// The budgets' array (without the final newline), chunks of `chunk` GCs made on `jobs` threads:
-/// writing it is most of `budgets --json`'s time on a many-heap trace (1 GB of JSON from a 1 GiB
-/// 32-heap trace), and each GC's budgets depend only on the rows and the packed heaps. The bytes
-/// are those of [`print_json`] of every GC at once.
+/// writing it is most of `budgets --json`'s time on a many-heap trace
+/// (docs/performance-log/journal.md, "The CLI's rows kept lean, `budgets --json` on threads"), and
+/// each GC's budgets depend only on the rows and the packed heaps. The bytes are those of
+/// [`print_json`] of every GC at once.
 fn write_json_on(
     out: &mut (impl Write + ?Sized),
     jobs: usize,
@@ -121,21 +124,22 @@ fn write_json_on(
     heaps: &PackedHeaps,
 ) -> std::io::Result<()> {
     let ranges = (0..gcs.len().div_ceil(chunk)).map(|k| k * chunk..(k + 1) * chunk);
-    let make = |range| json_array::pretty(&Each::new(budgets_in(gcs, heaps, true, range)));
+    let make =
+        |range| json_array::pretty(&SerializedAsMade::new(budgets_in(gcs, heaps, true, range)));
     json_array::write(out, jobs, ranges, make, |_| false)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_traces::{fixture, input, WITH_HEAPS};
+    use crate::input::test_traces::{fixture, input, WITH_HEAPS};
     use gcscope_core::gc::insights::analyze_with_insights;
 
     #[test]
     fn json_made_in_chunks_on_threads_is_the_whole_analysis_budgets() {
         // The reference: core's whole-file analysis (rows holding their heaps, every budget in one
-        // vector), printed at once. Under test: the lean rows, their heaps packed, the budgets
-        // made in chunks on threads and joined.
+        // vector), printed at once. Under test: the rows kept without their heaps, those packed,
+        // the budgets made in chunks on threads and joined.
         let mut chunks_seen = 0;
         for name in WITH_HEAPS {
             let path = fixture(name);
@@ -144,7 +148,7 @@ mod tests {
             assert!(!ins.budgets.is_empty(), "{name}");
             let want = serde_json::to_string_pretty(&ins.budgets).unwrap() + "\n";
             let input = input(&path, 1);
-            let (m, heaps) = crate::summary::load_model(&input, true).unwrap();
+            let (m, heaps) = load_rows_with_packed_heaps(&input).unwrap();
             assert_eq!(m.gcs.len(), whole.gcs.len(), "{name}");
             for chunk in [1, 2, 7, CHUNK_GCS, 1000] {
                 for jobs in [1, 2, 3] {

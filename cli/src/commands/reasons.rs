@@ -8,8 +8,9 @@ use gcscope_core::gc::{GcModel, ReasonCount};
 use serde::Serialize;
 
 use crate::args::JsonOpts;
-use crate::summary::{load_model, print};
-use crate::table::{Align, Table};
+use crate::input::model::load_rows_with_packed_heaps;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{Align, Table};
 
 #[derive(Serialize)]
 struct ReasonsJson<'a> {
@@ -80,7 +81,7 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
         ];
         if with_help {
             // Keep lines within 100 columns; docs/reference/model.md has the full text.
-            cells.push(crate::summary::clip(help_for(&r.reason), 52));
+            cells.push(crate::output::table::clip(help_for(&r.reason), 52));
         }
         t.row(cells);
     }
@@ -89,16 +90,13 @@ fn table(rows: &[ReasonCount], with_help: bool) -> String {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("reasons")?;
-    let (m, heaps) = load_model(&opts.input, true)?;
+    let (m, heaps) = load_rows_with_packed_heaps(&opts.input)?;
     let dis = disagreements(&m, &heaps);
     if json {
-        let mut s = serde_json::to_string_pretty(&ReasonsJson {
+        return print_json(&ReasonsJson {
             condemn_reasons: &m.condemn_reasons,
             heaps_disagreeing: dis,
-        })
-        .map_err(|e| e.to_string())?;
-        s.push('\n');
-        return print(&s);
+        });
     }
     let c = &m.condemn_reasons;
     let mut s = String::from("Trigger reasons (GCStart Reason): GCs per generation\n");
@@ -134,12 +132,12 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_traces::{fixture, input, WITH_HEAPS};
+    use crate::input::test_traces::{fixture, input, WITH_HEAPS};
 
     #[test]
     fn heaps_that_disagree_are_found_in_the_packed_heaps() {
         // The reference: core's whole-file analysis, whose rows hold their heaps, compared heap by
-        // heap here. Under test: the lean rows and their heaps packed beside them.
+        // heap here. Under test: the rows kept without their heaps and those packed beside them.
         let mut found = 0;
         for name in WITH_HEAPS {
             let path = fixture(name);
@@ -155,7 +153,7 @@ mod tests {
                 })
                 .collect();
             let input = input(&path, 2);
-            let (m, heaps) = load_model(&input, true).unwrap();
+            let (m, heaps) = load_rows_with_packed_heaps(&input).unwrap();
             let have: Vec<(u32, Vec<u8>)> = disagreements(&m, &heaps)
                 .into_iter()
                 .map(|d| (d.number, d.final_gen_per_heap))

@@ -6,8 +6,9 @@ use serde::Serialize;
 use gcscope_core::gc::insights::{Compaction, Finalization, MemoryPressure, Segments};
 
 use crate::args::JsonOpts;
-use crate::insight::{load, mb, mb_i, print_json};
-use crate::table::{self, Align, Table};
+use crate::input::model::load_insights;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 /// Rows per list in the human output (all are in --json).
 const SHOW: usize = 20;
@@ -28,7 +29,7 @@ fn more(s: &mut String, n: usize) {
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("memory")?;
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     if json {
         return print_json(&MemoryJson {
             compaction: &ins.compaction,
@@ -47,10 +48,10 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         s.push_str(&format!(
             "  {} moved-range events ({} MB moved, {} MB relocated), {} surviving-range events ({} MB)\n",
             c.moved_events,
-            mb(c.moved_bytes),
-            mb(c.relocated_bytes),
+            table::mb3(c.moved_bytes),
+            table::mb3(c.relocated_bytes),
             c.surviving_events,
-            mb(c.surviving_bytes)
+            table::mb3(c.surviving_bytes)
         ));
         let mut t = Table::new(&[
             ("GC", Align::Right),
@@ -66,10 +67,10 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
                 g.gc_number.to_string(),
                 g.gen.to_string(),
                 g.moved_ranges.to_string(),
-                mb(g.moved_bytes),
-                mb(g.relocated_bytes),
+                table::mb3(g.moved_bytes),
+                table::mb3(g.relocated_bytes),
                 g.surviving_ranges.to_string(),
-                mb(g.surviving_bytes),
+                table::mb3(g.surviving_bytes),
             ]);
         }
         s.push_str(&t.render());
@@ -128,11 +129,11 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         s.push_str(&format!(
             "  {} adds ({} MB), {} removes ({} MB); net {} MB at the end, peak {} MB\n",
             p.increase_count,
-            mb(p.increased_bytes),
+            table::mb3(p.increased_bytes),
             p.decrease_count,
-            mb(p.decreased_bytes),
-            mb_i(p.net_bytes),
-            mb_i(p.peak_net_bytes)
+            table::mb3(p.decreased_bytes),
+            table::mb3(p.net_bytes),
+            table::mb3(p.peak_net_bytes)
         ));
     }
 
@@ -152,11 +153,11 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
             let b = &last.bytes;
             s.push_str(&format!(
                 "  Reserved by segments created in the trace, at the end: {} MB (SOH {}, LOH {}, POH {}, read-only {})\n",
-                mb(b.total),
-                mb(b.soh),
-                mb(b.loh),
-                mb(b.poh),
-                mb(b.read_only)
+                table::mb3(b.total),
+                table::mb3(b.soh),
+                table::mb3(b.loh),
+                table::mb3(b.poh),
+                table::mb3(b.read_only)
             ));
         }
         let mut t = Table::new(&[
@@ -178,5 +179,5 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
         s.push_str(&t.render());
         more(&mut s, g.segments.len());
     }
-    crate::summary::print(&s)
+    print(&s)
 }

@@ -2,15 +2,16 @@
 //! and the suspensions that were not for a GC.
 
 use crate::args::JsonOpts;
-use crate::insight::{load, print_json};
-use crate::table::{self, Align, Table};
+use crate::input::model::load_insights;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 /// Suspensions not for a GC listed in the human output (all are in --json).
 const SHOW_OTHER: usize = 20;
 
 pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let json = opts.json("suspensions")?;
-    let (_, ins) = load(&opts.input)?;
+    let (_, ins) = load_insights(&opts.input)?;
     let su = &ins.suspensions;
     if json {
         return print_json(su);
@@ -18,7 +19,7 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     let mut s = String::new();
     if !su.has_events {
         s.push_str("No GCSuspendEEBegin events.\n");
-        return crate::summary::print(&s);
+        return print(&s);
     }
     s.push_str(&format!(
         "{} suspensions: {} for GCs, {} for other reasons\n\n",
@@ -99,5 +100,5 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
             ));
         }
     }
-    crate::summary::print(&s)
+    print(&s)
 }

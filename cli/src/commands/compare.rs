@@ -8,9 +8,9 @@ use gcscope_core::findings::{self, Change, Settings};
 use serde::Serialize;
 
 use crate::args::Input;
-use crate::insight::print_json;
-use crate::summary::print;
-use crate::table::{self, Align, Table};
+use crate::input::model::load_rows;
+use crate::output::stdout::{print, print_json};
+use crate::output::table::{self, Align, Table};
 
 /// `gcscope compare`'s options.
 #[derive(clap::Args, Debug, Clone)]
@@ -43,7 +43,7 @@ pub fn run(opts: &Opts) -> Result<(), String> {
             jobs: None,
         };
         // The rows stay (without their per-heap histories) for the findings.
-        let m = crate::findings::load_rows(&input)?;
+        let m = load_rows(&input)?;
         let mut log = RowLog::default();
         m.gcs.iter().for_each(|gc| log.add(gc));
         let report = findings::analyze_model(&m, &Settings::default());
@@ -113,8 +113,8 @@ fn human(c: &Comparison) -> String {
         let mark = if f.same { "" } else { "differs" };
         t.row(vec![
             f.label.to_string(),
-            crate::summary::clip(&f.a, 30),
-            crate::summary::clip(&f.b, 30),
+            crate::output::table::clip(&f.a, 30),
+            crate::output::table::clip(&f.b, 30),
             mark.into(),
         ]);
     }

@@ -2,7 +2,7 @@
 //! `summary`): more FILEs or folders, `--jsonl` and `--parquet`, and reading each trace in turn so
 //! that one bad trace leaves the others.
 
-use crate::rows_out::Format;
+use crate::output::typed_rows::Format;
 
 /// More traces and the formats of one table over them (`gcs` and `summary`).
 #[derive(clap::Args, Debug, Clone)]
@@ -24,7 +24,7 @@ impl ManyOpts {
     pub fn traces(&self, first: &str) -> Result<(Vec<String>, bool), String> {
         let mut args = vec![first.to_string()];
         args.extend(self.more.iter().cloned());
-        let files = crate::traces::expand(&args)?;
+        let files = crate::input::traces::expand(&args)?;
         let table = files.len() > 1
             || args.iter().any(|a| std::path::Path::new(a).is_dir())
             || self.jsonl

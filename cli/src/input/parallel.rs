@@ -22,17 +22,17 @@ use std::sync::{Arc, Mutex};
 
 /// Bytes the boundary pass reads at once while the units it steps over are small (many headers
 /// per read). Once a unit it skips is larger than what it read, it reads only what it needs: the
-/// runtime's event blocks are ~60-100 KB, and reading them whole here (only for their headers)
-/// copied the whole file a second time on the merging thread (~0.16 s of ~1.2 s on 1 GiB).
+/// runtime's event blocks are larger than this, and reading them whole here (only for their
+/// headers) would copy the whole file a second time on the merging thread, which bounds the read
+/// (docs/performance-log/journal.md, "The merging thread").
 const PLAN_READ: usize = 64 << 10;
 /// At most this many tasks ahead of the merge, whatever `--jobs` says: what 8 threads keep in
-/// flight. On a 16-core machine 8 and 16 threads took the same time on every trace kind (the
-/// merging thread is the bound), while 16 held twice the memory (300-324 MB against 156-167 MB
-/// on 1 GiB; docs/performance-log/journal.md, "Sixteen cores").
+/// flight. More threads do not read faster (the merging thread is the bound) but would hold more
+/// tasks, each its buffer and records (docs/performance-log/journal.md, "Sixteen cores").
 const AHEAD_MAX: usize = 18;
 /// The merging thread decodes queued tasks itself only with this many decoding threads or fewer:
-/// with more, they outpace it (on 16 cores, 4 threads took what 8 and 16 took), and every task it
-/// decoded would delay the merge, which is then the bound.
+/// with more, they outpace it, and every task it decoded would delay the merge, which is then the
+/// bound (docs/performance-log/journal.md, "Sixteen cores").
 const STEAL_UP_TO: usize = 2;
 /// Bytes the sequential tail is read in.
 const TAIL_READ: usize = 1 << 20;
@@ -116,8 +116,10 @@ pub fn read(
                         break o;
                     }
                     // The next task is still being decoded: rather than wait, decode one still
-                    // queued here (every thread busy). With one decoding thread this thread was
-                    // idle for a quarter of the time while the other did more (2-core VM, 1 GiB).
+                    // queued here (every thread busy), so that with few decoding threads this one
+                    // is not idle while they have work left (docs/performance-log/journal.md, "A
+                    // stall in the sort buffer, rows on their own thread, compressed per-heap
+                    // histories").
                     if let Some(t) = (decoders <= STEAL_UP_TO).then(|| steal(&task_rx)).flatten() {
                         let o = decode_one(file, &t, &pool, filter);
                         done.insert(t.index, o);
@@ -168,9 +170,10 @@ fn task_bytes() -> Option<u64> {
 }
 
 /// What the merge is done with, for the decoding threads to use again: task buffers (their pages
-/// are there and written: a new 4 MiB buffer is zeroed and faulted in page by page by the read)
-/// and outputs (their vectors grown to a task's events: with new ones for each task, two threads
-/// took 41 k page faults on 1 GiB against 3 k on one).
+/// are there and written: a new 4 MiB buffer is zeroed and faulted in page by page by the read) and
+/// outputs (their vectors grown to a task's events, where new ones would fault in their pages again
+/// for every task; docs/performance-log/journal.md, "Outputs decoded into again; the CLI's insights
+/// bounded").
 struct Spare {
     buffers: Mutex<mpsc::Receiver<Vec<u8>>>,
     outputs: Mutex<mpsc::Receiver<Output>>,

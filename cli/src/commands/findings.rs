@@ -3,11 +3,10 @@
 //! (`gcscope_core::findings`; the rules are in docs/reference/findings.md).
 
 use gcscope_core::findings::{self, Goal, Outcome, Report, Settings, Severity};
-use gcscope_core::gc::GcModel;
 
 use crate::args::Input;
-use crate::insight::print_json;
-use crate::summary::print;
+use crate::input::model::load_rows;
+use crate::output::stdout::{print, print_json};
 
 /// Exit status when `--fail-on` is given and a finding is at least that severe.
 pub const EXIT_FINDINGS: u8 = 3;
@@ -36,12 +35,6 @@ fn positive_ms(s: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("{s} is not a positive number of milliseconds")),
     }
-}
-
-/// Loads FILE (its chosen process) keeping every row without its per-heap histories (no rule reads
-/// them), so memory is ~1.7 KB a GC whatever the heap count.
-pub fn load_rows(input: &Input) -> Result<GcModel, String> {
-    crate::summary::load_model(input, false).map(|(m, _)| m)
 }
 
 /// Runs the command; the exit status (0, or [`EXIT_FINDINGS`] with `--fail-on`).

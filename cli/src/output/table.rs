@@ -11,10 +11,10 @@ pub enum Align {
 /// A table whose columns are sized to their widest cell.
 ///
 /// The cells are kept in one buffer, not as the `String`s they come as: a per-GC table has
-/// hundreds of thousands of cells (`budgets` on 1 GiB: 870 k), and holding each in its own
-/// allocation until the table was printed, then freeing them one by one, was a third of the time
-/// spent after the trace was read (one core, whatever `--jobs` says). A cell handed in and copied
-/// at once is freed while its memory is still in the allocator's cache.
+/// hundreds of thousands of cells, and holding each in its own allocation until the table is
+/// printed, then freeing them one by one, costs the one thread that prints, whatever `--jobs`
+/// says. A cell handed in and copied at once is freed while its memory is still in the
+/// allocator's cache (docs/performance-log/journal.md, "The CLI's tables after the read").
 pub struct Table {
     headers: Vec<(String, Align)>,
     /// Every cell's text, one after the other.
@@ -190,20 +190,21 @@ impl StreamingTable {
 
 /// Megabytes (10^6 bytes, as PerfView) with 3 decimals; "-" when unknown.
 pub fn mb(bytes: Option<u64>) -> String {
-    bytes.map_or_else(dash, |b| mb3(i128::from(b)))
+    bytes.map_or_else(dash, mb3)
 }
 
 /// `bytes` as megabytes with 3 decimals: exactly the text of `format!("{:.3}", bytes as f64 / 1e6)`,
-/// without formatting a float. The per-GC tables print hundreds of thousands of these (`budgets`
-/// on 1 GiB: 870 k cells), and the float formatting, often on its slow exact path, was a large
-/// part of the time spent after the trace was read, on one core whatever `--jobs` says.
+/// without formatting a float. The per-GC tables print hundreds of thousands of these, on one
+/// thread whatever `--jobs` says, and the float formatting often takes its slow exact path
+/// (docs/performance-log/journal.md, "The CLI's tables after the read").
 ///
 /// Why it is the same text: rounding the integer `bytes` to thousands can differ from rounding
 /// the float nearest `bytes / 10^6` only where a rounding boundary (`k + 0.5` thousandths) lies
 /// between the two. The exact quotient is at a boundary only when `bytes % 1000 == 500`, and
 /// otherwise at least `10^-6` from one, while the float is within `quotient * 2^-53` of it, which
 /// is less below `10^15` bytes. Those two cases go to the float formatting.
-pub fn mb3(bytes: i128) -> String {
+pub fn mb3(bytes: impl Into<i128>) -> String {
+    let bytes: i128 = bytes.into();
     let u = bytes.unsigned_abs();
     if u >= 1_000_000_000_000_000 || u % 1000 == 500 {
         return format!("{:.3}", bytes as f64 / 1e6);
@@ -229,6 +230,17 @@ pub fn num<T: std::fmt::Display>(v: Option<T>) -> String {
 
 pub fn dash() -> String {
     "-".to_string()
+}
+
+/// The first `n` characters of `s`, with "..." when cut (the whole text is in --json).
+pub fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n - 3).collect();
+        c.push_str("...");
+        c
+    }
 }
 
 /// One CSV cell: quoted when needed, and a leading `= + - @` (or tab/CR) defused with `'` so a

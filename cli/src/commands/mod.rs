@@ -1,0 +1,19 @@
+//! One module per subcommand: its options (`Opts`, or the shared ones in [`crate::args`]) and its
+//! `run`, which loads the trace ([`crate::input`]) and prints ([`crate::output`]).
+
+pub mod allocs;
+pub mod budgets;
+pub mod compare;
+pub mod counters;
+pub mod datas;
+pub mod events;
+pub mod findings;
+pub mod gcs;
+pub mod handles;
+pub mod latency;
+pub mod memory;
+pub mod pins;
+pub mod reasons;
+pub mod roots;
+pub mod summary;
+pub mod suspensions;
