@@ -279,3 +279,49 @@ fn gcs_on_a_damaged_trace_prints_the_rows_before_the_damage_as_whole_json_and_cs
     );
     let _ = std::fs::remove_file(&path);
 }
+
+/// A read that fails before any GC prints nothing on stdout, in every streamed format: a script
+/// that ignores the exit status must not read an error as "no GCs" (`[]`, or a CSV header alone).
+#[test]
+fn gcs_prints_nothing_on_stdout_when_the_read_fails() {
+    let dir = std::env::temp_dir().join(format!("gcscope-gcs-fails-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // A heap snapshot's signature (FastSerialization, then no Trace object): not a trace.
+    let not_a_trace = dir.join("heap.gcdump");
+    let mut gcdump = b"!FastSerialization.1".to_vec();
+    gcdump.extend_from_slice(&[0x05, 0x04, 0x01, 0x00, 0x00, 0x00]);
+    gcdump.extend_from_slice(b"MemoryGraph.Graph heap snapshot bytes");
+    std::fs::write(&not_a_trace, &gcdump).expect("write");
+    let text_file = dir.join("notes.nettrace");
+    std::fs::write(&text_file, b"not a trace at all\n").expect("write");
+    let trace = fixture("net8.0", "loh");
+    let cases: Vec<Vec<String>> = vec![
+        vec![not_a_trace.to_string_lossy().into_owned()],
+        vec![text_file.to_string_lossy().into_owned()],
+        vec![trace.clone(), "--pid".into(), "999999".into()],
+    ];
+    for case in cases {
+        for format in [
+            &["--json"][..],
+            &["--csv"][..],
+            &["--json", "--jobs", "2"][..],
+        ] {
+            let mut args: Vec<&str> = vec!["gcs"];
+            args.extend(case.iter().map(String::as_str));
+            args.extend_from_slice(format);
+            let out = gcscope(&args);
+            assert_ne!(out.status.code(), Some(0), "{args:?} succeeded");
+            assert!(
+                out.stdout.is_empty(),
+                "{args:?} printed {:?}",
+                text(&out.stdout)
+            );
+            assert!(!out.stderr.is_empty(), "{args:?} said nothing on stderr");
+        }
+    }
+    // A trace that reads fine still prints its array and its CSV header.
+    let out = gcscope(&["gcs", &trace, "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).starts_with("[\n  {"));
+    std::fs::remove_dir_all(&dir).ok();
+}

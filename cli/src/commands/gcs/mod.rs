@@ -172,6 +172,9 @@ fn each_row(source: &RowSource<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, St
     Ok(total)
 }
 
+/// The rows [`on_writer`] hands its writer, in GC order.
+type RowStream = std::iter::Peekable<mpsc::IntoIter<Gc>>;
+
 /// Rows waiting for the writing thread (see [`on_writer`]): enough to ride over a burst of GCs,
 /// few enough to stay a bounded few MB with per-heap histories.
 const ROWS_IN_FLIGHT: usize = 256;
@@ -181,19 +184,31 @@ const ROWS_IN_FLIGHT: usize = 256;
 /// of the thread that reads the trace, which is what bounds `--jobs N`; on its own thread it runs
 /// beside the reading (the same bytes come out, in the same order; docs/performance-log/journal.md,
 /// "A stall in the sort buffer, rows on their own thread, compressed per-heap histories").
+///
+/// `write` starts with the first row, or once the trace is read without error: a read that fails
+/// before any row (not a trace, no such process) leaves stdout empty, so a script that reads the
+/// output without its exit status does not take an error for a trace with no GCs.
 fn on_writer<W: Write + Send>(
     source: &RowSource<'_>,
     out: &mut Out<W>,
-    write: impl FnOnce(mpsc::IntoIter<Gc>, &mut Out<W>) -> Result<(), String> + Send,
+    write: impl FnOnce(RowStream, &mut Out<W>) -> Result<(), String> + Send,
 ) -> Result<(), String> {
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::sync_channel::<Gc>(ROWS_IN_FLIGHT);
-        let writer = s.spawn(move || write(rx.into_iter(), out));
+        let (read_ok_tx, read_ok) = mpsc::sync_channel::<bool>(1);
+        let writer = s.spawn(move || {
+            let mut rows = rx.into_iter().peekable();
+            if rows.peek().is_none() && !read_ok.recv().unwrap_or(false) {
+                return Ok(());
+            }
+            write(rows, out)
+        });
         // A writer that stopped (an error, a closed pipe) drops its end: the rest are not sent.
         let read = each_row(source, &mut |gc| {
             let _ = tx.send(gc);
         });
         drop(tx);
+        let _ = read_ok_tx.send(read.is_ok());
         let wrote = writer
             .join()
             .unwrap_or_else(|_| Err("the thread writing the rows failed".into()));
@@ -439,8 +454,8 @@ fn csv<W: Write + Send>(source: &RowSource<'_>, out: &mut Out<W>) -> Result<(), 
     let cols = csv_columns();
     let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
     let cols: Vec<Vec<String>> = cols.iter().map(|(_, p)| keys(p)).collect();
-    let _ = out.write_all(table::csv_line(&names).as_bytes());
     on_writer(source, out, |gcs, out| {
+        let _ = out.write_all(table::csv_line(&names).as_bytes());
         for g in gcs {
             if out.closed() {
                 break;
