@@ -281,20 +281,47 @@ impl ProcessRouter {
         }
     }
 
-    /// The process `choice` names, among those with GC events; the error says which there are.
+    /// The process `choice` names: among those with GC events first, then among every .NET
+    /// process (runtime events without a GC is a process too, shown with 0 GCs, as the automatic
+    /// choice shows it when no process has GCs); the error says which there are.
     pub fn choose(&self, choice: &ProcessChoice) -> Result<u32, String> {
         let list = self.processes();
+        let named = |p: &ProcessSummary, name: &str| {
+            display_name(p).is_some_and(|n| n.eq_ignore_ascii_case(name))
+        };
         let found = match choice {
             ProcessChoice::Auto => list.first(),
             ProcessChoice::Pid(pid) => list.iter().find(|p| p.process_id == *pid),
-            ProcessChoice::Name(name) => list.iter().find(|p| {
-                p.name
-                    .as_deref()
-                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
-            }),
+            ProcessChoice::Name(name) => list.iter().find(|p| named(p, name)),
         };
         if let Some(p) = found {
             return Ok(p.process_id);
+        }
+        let without_gcs = match choice {
+            ProcessChoice::Auto => None,
+            ProcessChoice::Pid(pid) => self.procs.contains_key(pid).then_some(*pid),
+            ProcessChoice::Name(name) => self
+                .procs
+                .iter()
+                .find(|(&pid, r)| named(&self.summary(pid, r), name))
+                .map(|(&pid, _)| pid),
+        };
+        if let Some(pid) = without_gcs {
+            return Ok(pid);
+        }
+        // A process the kernel names but with no runtime event: not a .NET process to show.
+        let not_dotnet = self.names.iter().find(|(pid, n)| match choice {
+            ProcessChoice::Pid(p) => **pid == *p,
+            ProcessChoice::Name(name) => image_name(&n.name).eq_ignore_ascii_case(name),
+            ProcessChoice::Auto => false,
+        });
+        if let Some((pid, n)) = not_dotnet {
+            return Err(format!(
+                "process {} (pid {pid}) has no .NET runtime events in the trace (not a .NET \
+                 process, or its runtime provider was not enabled){}",
+                image_name(&n.name),
+                self.listing(&list)
+            ));
         }
         if *choice == ProcessChoice::Auto {
             // No GCs anywhere (a rundown-only file): the process with the most events, if any.
@@ -306,20 +333,35 @@ impl ProcessRouter {
                 return Ok(pid);
             }
         }
-        let listed: Vec<String> = list.iter().map(describe).collect();
-        Err(if list.is_empty() {
-            String::from("the trace has no process with GC events")
+        if list.is_empty() && self.procs.is_empty() {
+            return Err(String::from(
+                "the trace has no .NET process (no runtime events)",
+            ));
+        }
+        Err(format!(
+            "no process in the trace matches {}{}",
+            match choice {
+                ProcessChoice::Pid(p) => format!("pid {p}"),
+                ProcessChoice::Name(n) => format!("name '{n}'"),
+                ProcessChoice::Auto => String::from("the choice"),
+            },
+            self.listing(&list)
+        ))
+    }
+
+    /// "; the trace has: ..." with the processes with GC events, then the .NET processes without.
+    fn listing(&self, with_gcs: &[ProcessSummary]) -> String {
+        let mut listed: Vec<String> = with_gcs.iter().map(describe).collect();
+        for (&pid, r) in &self.procs {
+            if !with_gcs.iter().any(|p| p.process_id == pid) {
+                listed.push(describe(&self.summary(pid, r)));
+            }
+        }
+        if listed.is_empty() {
+            String::from("; the trace has no .NET process")
         } else {
-            format!(
-                "no process with GC events matches {}; the trace has: {}",
-                match choice {
-                    ProcessChoice::Pid(p) => format!("pid {p}"),
-                    ProcessChoice::Name(n) => format!("name '{n}'"),
-                    ProcessChoice::Auto => String::from("the choice"),
-                },
-                listed.join("; ")
-            )
-        })
+            format!("; the trace has: {}", listed.join("; "))
+        }
     }
 
     /// The chosen process's model and insights. `stats` supplies dropped-event counts; the
@@ -439,7 +481,7 @@ impl ProcessRouter {
 pub fn describe(p: &ProcessSummary) -> String {
     let mut s = format!(
         "{} (pid {}): {} GCs, {:.1} ms paused",
-        p.name.as_deref().unwrap_or("?"),
+        display_name(p).unwrap_or("?"),
         p.process_id,
         p.gc_count,
         p.total_pause_ms
@@ -449,4 +491,101 @@ pub fn describe(p: &ProcessSummary) -> String {
         s.push_str(v);
     }
     s
+}
+
+/// The process's name: the kernel's image name, else the program its command line starts, as
+/// `--process` takes it (no folder, no `.exe`, no quotes).
+pub fn display_name(p: &ProcessSummary) -> Option<&str> {
+    if let Some(n) = p.name.as_deref().filter(|n| !n.is_empty()) {
+        return Some(image_name(n));
+    }
+    let cmd = p.command_line.as_deref()?.trim_start();
+    let program = match cmd.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next()?,
+        None => cmd.split(' ').next()?,
+    };
+    Some(image_name(program)).filter(|n| !n.is_empty())
+}
+
+/// `C:\Program Files\app.exe` -> `app`: the file name without its folder and `.exe`.
+fn image_name(path: &str) -> &str {
+    let file = path.rsplit(['\\', '/']).next().unwrap_or(path);
+    match file.len().checked_sub(4) {
+        Some(i) if file.is_char_boundary(i) && file[i..].eq_ignore_ascii_case(".exe") => &file[..i],
+        _ => file,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clr::names::RUNTIME_PROVIDER;
+
+    /// Runtime/Start (RuntimeInformation) of a .NET 8 process whose command line is `cmd`:
+    /// ClrInstanceID, Sku, eight version words, StartupFlags, StartupMode, then the command line.
+    fn runtime_start(cmd: &str) -> Vec<u8> {
+        let mut p = Vec::new();
+        for w in [0u16, 2, 8, 0, 0, 0, 8, 0, 0, 0] {
+            p.extend_from_slice(&w.to_le_bytes());
+        }
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.push(0);
+        for u in cmd.encode_utf16().chain([0]) {
+            p.extend_from_slice(&u.to_le_bytes());
+        }
+        p
+    }
+
+    /// A machine-wide trace with two .NET processes and no GC at all.
+    fn router() -> ProcessRouter {
+        let info = TraceInfo {
+            format: "etl".into(),
+            qpc_frequency: 10_000_000,
+            ..TraceInfo::default()
+        };
+        let mut r = ProcessRouter::models_only();
+        for (pid, cmd) in [(40, r#""C:\apps\Worker.exe" --fast"#), (41, "svc.exe")] {
+            let payload = runtime_start(cmd);
+            r.on_event(
+                &info,
+                &Event {
+                    provider: RUNTIME_PROVIDER,
+                    event_id: 187,
+                    name: "Runtime/Start",
+                    process_id: pid,
+                    payload: &payload,
+                    ..Event::default()
+                },
+            );
+        }
+        r
+    }
+
+    #[test]
+    fn a_process_without_gcs_is_chosen_by_pid_and_by_name() {
+        let r = router();
+        assert!(r.processes().is_empty(), "no process has GC events");
+        assert_eq!(r.choose(&ProcessChoice::Pid(41)), Ok(41));
+        // The name comes from the command line: no folder, no quotes, no `.exe`, any case.
+        assert_eq!(r.choose(&ProcessChoice::Name("worker".into())), Ok(40));
+        assert_eq!(r.choose(&ProcessChoice::Name("SVC".into())), Ok(41));
+    }
+
+    #[test]
+    fn an_absent_process_is_an_error_listing_those_there_are() {
+        let r = router();
+        let e = r
+            .choose(&ProcessChoice::Pid(7))
+            .expect_err("pid 7 is not there");
+        assert!(
+            e.starts_with("no process in the trace matches pid 7"),
+            "{e}"
+        );
+        assert!(e.contains("Worker (pid 40): 0 GCs"), "{e}");
+        assert!(e.contains("svc (pid 41): 0 GCs"), "{e}");
+        let e = ProcessRouter::new()
+            .choose(&ProcessChoice::Pid(7))
+            .expect_err("an empty trace");
+        assert!(e.contains("no .NET process"), "{e}");
+    }
 }
