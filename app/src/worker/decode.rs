@@ -18,6 +18,7 @@ use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::gc::insights::InsightsBuilder;
 use gcscope_core::gc::{Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::reader::TraceReader;
+use gcscope_core::Consumer;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent, MessagePort};
@@ -303,11 +304,7 @@ async fn read(
     let total = blob.size();
     // Only what the GC model and insights read is delivered (and the kernel's process events,
     // which name the processes); the rest is counted by the reader.
-    // The ticks the parts decoded come in batches between the other events, each tick in order
-    // for the insights (the merge's biggest cost is otherwise a tick's way through the sort buffer).
-    let mut reader = TraceReader::with_entry(entry)
-        .with_filter(gcscope_core::gc::interest)
-        .with_tick_lane(gcscope_core::event::TickLane::EachTick);
+    let mut reader = TraceReader::with_entry(entry).with_consumer(Consumer::ModelAndInsights);
     // Bounded insights: allocation ticks folded into time bins, none kept one by one.
     let mut router = ProcessRouter::bounded();
     let mut kept = Kept::new(budget);
@@ -323,8 +320,7 @@ async fn read(
     let (mut last_progress, mut last_rows) = (0.0, 0.0);
     // A .zip's other traces are read by this worker alone (their entries are not split).
     let count = if entry == 0 { workers.count } else { 1 };
-    let filter = Some(gcscope_core::gc::interest as gcscope_core::parts::FilterFn);
-    let mut source = Source::open(blob, count, workers.ports.clone(), filter)?;
+    let mut source = Source::open(blob, count, workers.ports.clone(), reader.consumer())?;
     let error = loop {
         source.note_workers();
         let mut feed = |info: &TraceInfo, e: &Event<'_>| {

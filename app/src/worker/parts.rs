@@ -21,6 +21,7 @@ use gcscope_core::container::{sniff, Kind};
 use gcscope_core::decode::Sink;
 use gcscope_core::parts::{self, wire, FilterFn, Merged, Planner, Task};
 use gcscope_core::reader::TraceReader;
+use gcscope_core::Consumer;
 use web_sys::{Blob, MessagePort};
 
 use super::chunks::{js_err, release, ChunkSource, Pumped};
@@ -42,19 +43,19 @@ pub(super) enum Source {
 
 impl Source {
     /// Reads `blob` with up to `workers` workers (this one included): parts when there are two or
-    /// more and part workers' `ports` (see [`Pool`]), else this worker alone. `filter` is the
-    /// reader's.
+    /// more and part workers' `ports` (see [`Pool`]), else this worker alone. `consumer` is the
+    /// reader's ([`gcscope_core::TraceReader::consumer`]): the parts are decoded for it.
     pub(super) fn open(
         blob: &Blob,
         workers: u32,
         mut ports: Vec<MessagePort>,
-        filter: Option<FilterFn>,
+        consumer: Consumer,
     ) -> Result<Source, String> {
         ports.truncate(workers.saturating_sub(1) as usize);
         if ports.is_empty() {
             return Ok(Source::One(ChunkSource::new(blob)?));
         }
-        Ok(Source::Parts(Box::new(Parts::new(blob, ports, filter)?)))
+        Ok(Source::Parts(Box::new(Parts::new(blob, ports, consumer)?)))
     }
 
     /// Reads and decodes the next piece of the file into `reader` (see [`ChunkSource::pump`]).
@@ -145,18 +146,13 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    fn new(
-        blob: &Blob,
-        ports: Vec<MessagePort>,
-        filter: Option<FilterFn>,
-    ) -> Result<Parts, String> {
+    fn new(blob: &Blob, ports: Vec<MessagePort>, consumer: Consumer) -> Result<Parts, String> {
         let waker = Waker::default();
         Ok(Parts {
             blob: blob.clone(),
             total: blob.size(),
-            filter,
-            // The worker builds the insights: the parts intern the ticks' type names for them.
-            planner: Planner::new(filter).interning_types(),
+            filter: consumer.filter(),
+            planner: Planner::for_consumer(consumer),
             feed: Some(Feed::new(ChunkSource::new(blob)?)),
             planned: VecDeque::new(),
             assigned: BTreeMap::new(),

@@ -18,7 +18,7 @@
 use super::radix::TimeOrder;
 use super::{Emit, Pending, Release, Sorter, ARENA, NO_TICK};
 use crate::clr::gc::TickDigest;
-use crate::event::{BatchTick, TickBatch};
+use crate::ticks::{BatchTick, TickBatch};
 use alloc::vec::Vec;
 
 /// A tick in the lane.
@@ -191,16 +191,16 @@ impl Sorter {
     /// lane: they are released as [`Release::Ticks`], the ticks between two other events summed as
     /// one batch, in the place the buffer would have released each (see the module docs). For a consumer
     /// that only adds ticks up (the GC model without insights), or with `each` one that reads each
-    /// tick in order ([`TickBatch::ticks`](crate::event::TickBatch::ticks): the insights).
+    /// tick in order ([`TickBatch::ticks`]: the insights).
     /// `sync_time_qpc`, `pointer_size`: the trace's.
-    pub fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
+    pub(crate) fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
         if self.lane.is_none() {
             self.lane = Some(Lane::new(sync_time_qpc, each, pointer_size));
         }
     }
 
     /// Whether ticks go to the lane.
-    pub fn has_tick_lane(&self) -> bool {
+    pub(crate) fn has_tick_lane(&self) -> bool {
         self.lane.is_some()
     }
 

@@ -2,7 +2,7 @@
 //! ([`Pending`]), an event as released ([`Released`]), and a release of either kind ([`Release`]).
 
 use crate::clr::gc::TickDigest;
-use crate::event::TickBatch;
+use crate::ticks::TickBatch;
 
 /// Chunk number of the sorter's own arena in [`Pending::chunk`]; adopted chunks count from 1.
 pub const ARENA: u32 = 0;

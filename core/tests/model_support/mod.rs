@@ -37,7 +37,6 @@ impl Owned {
             stack_id: 0,
             pointer_size: 8,
             payload: &self.payload,
-            tick: None,
             ticks: None,
         }
     }

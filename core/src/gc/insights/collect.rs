@@ -13,8 +13,9 @@ use super::types::*;
 use crate::clr::enums::GcSegmentType;
 use crate::clr::gc::{BulkKind, DynamicPayload, TickDigest, TypeIndex};
 use crate::clr::{self, ClrEvent, Utf16Str};
-use crate::event::{Event, TickBatch};
+use crate::event::Event;
 use crate::gc::GcModel;
+use crate::ticks::TickBatch;
 
 /// Collects the records the insights are made of. Feed it the same events as the model.
 #[derive(Debug, Default)]
@@ -107,7 +108,7 @@ impl InsightsBuilder {
         if !clr::names::is_runtime_provider(e.provider) {
             return;
         }
-        if let Some(tick) = &e.tick {
+        if let Some(tick) = e.tick() {
             return self.on_tick(e, tick);
         }
         let Some(Ok(ev)) = clr::decode(e) else {
@@ -312,10 +313,10 @@ impl InsightsBuilder {
         );
     }
 
-    /// A batch of allocation ticks (a reader with
-    /// [`TickLane::EachTick`](crate::event::TickLane::EachTick)): what [`on_tick`](Self::on_tick)
-    /// does with each, in order. A batch without its ticks (a reader with
-    /// [`TickLane::Sums`](crate::event::TickLane::Sums), meant for the model alone) is a caller's
+    /// A batch of allocation ticks (a reader for
+    /// [`Consumer::ModelAndInsights`](crate::ticks::Consumer::ModelAndInsights)): what
+    /// [`on_tick`](Self::on_tick) does with each, in order. A batch without its ticks (a reader for
+    /// [`Consumer::Model`](crate::ticks::Consumer::Model), the model alone) is a caller's
     /// mistake the insights cannot make up for: they would miss its ticks.
     pub fn on_tick_batch(&mut self, batch: &TickBatch) {
         debug_assert_eq!(
@@ -337,7 +338,7 @@ impl InsightsBuilder {
     }
 
     /// The index of the type at slot `m` of the merge's table (a batch's
-    /// [`BatchTick::type_slot`](crate::event::BatchTick::type_slot) is that index), named `name`:
+    /// [`BatchTick::type_slot`](crate::ticks::BatchTick::type_slot) is that index), named `name`:
     /// interned when the first of its ticks arrives, as [`merged_type`](Self::merged_type) does.
     #[inline]
     fn slot_type(&mut self, m: u32, name: &[u8]) -> u32 {
