@@ -19,8 +19,9 @@ pub fn finish(shipped: &ShippedInputs, gcs: &[Gc], heaps: &dyn HeapSource) -> Tr
     t
 }
 
-/// Per-heap budget rows built at most: the GCs in the time range, first ones first. Every GC's
-/// (32 heaps' for each of 12,840 GCs in a 1 GiB server trace) took 260 MiB more in the tab.
+/// Per-heap budget rows built at most: the GCs in the time range, first ones first. A row per heap
+/// per GC grows with the trace (a server GC has one heap per core), so every GC's would take the
+/// tab's memory with it (docs/performance-log/journal.md, "Earlier (stop 12)").
 pub const MAX_PER_HEAP_ROWS: usize = 20_000;
 
 /// The budgets per heap of the GCs in a time range, for server GC.

@@ -39,8 +39,9 @@ const PROGRESS_EVERY_MS: f64 = 100.0;
 /// Minimum interval between batches of settled GC rows after the first (which goes out at once):
 /// every batch makes the page rebuild its tables, which competes with decoding for the CPU.
 const ROWS_EVERY_MS: f64 = 1000.0;
-/// ... or sooner once this many rows wait: a second of a GC-dense trace is ~25,000 rows (60 MB
-/// in the worker, in the message and again while the page decodes it).
+/// ... or sooner once this many rows wait: a GC-dense trace settles many rows a second, and each
+/// batch is held in the worker, in the message and again while the page decodes it, so the
+/// batch's size bounds that memory.
 const ROWS_PER_BATCH: usize = 2048;
 
 thread_local! {

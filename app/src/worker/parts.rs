@@ -5,15 +5,16 @@
 //! from the file themselves, and merges their results in file order into the one reader, which
 //! delivers the events to the GC model here, exactly as decoding the file here would. N workers are
 //! this one and N - 1 part workers. This worker's own share (planning, copying the parts' results
-//! in, the merge and the model) is 60-90% of what one worker does alone, which bounds what more
-//! workers can gain (docs/performance.md, "Several workers in the tab").
+//! in, the merge and the model) is most of what one worker does alone, which bounds what more
+//! workers can gain (docs/performance-log/journal.md, "Several workers in the tab, again").
 //!
-//! No memory is shared: a task and its result are `ArrayBuffer`s that are transferred, and the
-//! file a `Blob` that every worker reads (so plain static hosting, without cross-origin
-//! isolation, works). The file's bytes do not pass through this worker: reading them here and
-//! transferring them took this worker 0.6 s of a 1 GiB trace, more than the parts saved it (docs/
-//! performance.md). A compressed file (.zip, .gz), and whatever the parts leave (a damaged block,
-//! the end of the file), is read here, from where the merge says, as a one-worker read does.
+//! No memory is shared: a task and its result are `ArrayBuffer`s that are transferred, and the file
+//! a `Blob` that every worker reads (so plain static hosting, without cross-origin isolation,
+//! works). The file's bytes do not pass through this worker: reading them here and transferring
+//! them would cost this worker more than the parts save it (docs/performance-log/journal.md,
+//! "Several workers in the tab, again"). A compressed file (.zip, .gz), and whatever the parts
+//! leave (a damaged block, the end of the file), is read here, from where the merge says, as a
+//! one-worker read does.
 
 use std::collections::{BTreeMap, VecDeque};
 

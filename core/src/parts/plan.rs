@@ -31,9 +31,9 @@ pub struct Planner {
     target: u64,
     /// Bytes the open task's blocks take once decoded beyond their bytes in the file (compressed
     /// ETL buffers): a task is full when its bytes plus these reach `target`, so a part holds about
-    /// `target` bytes of records however well the file compresses (PerfView's merged files are
-    /// 4-6x smaller than their records: sized by file bytes alone, 16 threads' tasks in flight held
-    /// 1.7 GB on a 280 MB compressed file).
+    /// `target` bytes of records however well the file compresses (sized by file bytes alone, the
+    /// tasks in flight of a compressed file hold several times their bytes in the file:
+    /// docs/performance-log/journal.md, "Sixteen cores").
     decoded_extra: u64,
     max_task: u64,
     context: Option<(u64, Arc<PartContext>)>,

@@ -78,9 +78,9 @@ fn reserved_slot<'a>(b: &'a mut SegmentBytes, kind: &str) -> &'a mut u64 {
 
 impl InsightsBuilder {
     /// Keeps every allocation tick (`Allocations::samples`: exact figures for any time range).
-    /// Memory grows with the ticks (~40 bytes each: 330 MB for the 7.9 M ticks of a generated
-    /// 1 GiB trace): for a bounded one, [`bounded`](Self::bounded) or
-    /// [`keeping_samples_in`](Self::keeping_samples_in).
+    /// Memory grows with the ticks (a sample each; docs/performance-log/journal.md, "Outputs
+    /// decoded into again; the CLI's insights bounded"): for a bounded one,
+    /// [`bounded`](Self::bounded) or [`keeping_samples_in`](Self::keeping_samples_in).
     pub fn new() -> InsightsBuilder {
         Self::keeping_samples_in(f64::NEG_INFINITY, f64::INFINITY)
     }
