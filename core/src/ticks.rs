@@ -1,7 +1,7 @@
 //! The allocation ticks' special case, its types in one place: how an [`Event`](crate::event::Event)
 //! carries ticks already decoded ([`Ticks`]), the batch a reader for the GC model delivers the
 //! ticks between two other events as ([`TickBatch`], [`BatchTick`]), and the modes of the reader
-//! ([`TickLane`], crate-private), and what a reader's caller consumes ([`Consumer`]), which the
+//! (`TickLane`, crate-private), and what a reader's caller consumes ([`Consumer`]), which the
 //! reader is set up for in one place (`consumer.rs`: the filter, the mode, the parts' interning).
 //!
 //! The mechanism lives in the layers that hold the ticks: the sort buffer keeps ticks apart from

@@ -19,10 +19,11 @@
 //!
 //! **The tick lane.** For a consumer that only adds ticks up (the GC model without insights), a
 //! tick that came with its digest can wait apart instead, in a small record, and go out with the
-//! other ticks before the same event as one [`TickBatch`](crate::ticks::TickBatch) ([`Sorter::set_tick_lane`], `lane`):
-//! released where each tick would have been, and counted as the record it replaces, so every
-//! decision above is the same. For the insights, which read each tick, a batch can hold them
-//! one by one, in the order they would have come.
+//! other ticks before the same event as one [`TickBatch`](crate::ticks::TickBatch) (`lane`, set by
+//! the reader for its [`Consumer`](crate::ticks::Consumer)): released where each tick would have
+//! been, and counted as the record it replaces, so every decision above is the same. For the
+//! insights, which read each tick, a batch can hold them one by one, in the order they would have
+//! come.
 //!
 //! **Memory bound.** A region is bounded by the writer's sequence points, and a region of the
 //! reference traces holds at most a few MB. A file without sequence points or IsSorted flags would

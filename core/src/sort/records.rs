@@ -17,7 +17,7 @@ pub struct Released<'a> {
 }
 
 /// What the buffer releases: an event, or the lane's ticks between two events as one batch (see
-/// [`Sorter::set_tick_lane`](super::Sorter::set_tick_lane)).
+/// the tick lane in the [`crate::sort`] docs).
 pub enum Release<'a> {
     Event(Released<'a>),
     Ticks(&'a mut TickBatch),
