@@ -7,9 +7,10 @@
 //!
 //!     cargo run --release -p gcscope-core --example bench_parts -- FILE [ROUNDS]
 
-use gcscope_core::event::{TickLane, TraceInfo};
+use gcscope_core::event::TraceInfo;
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
 use gcscope_core::parts::{self, wire, Merged, Planner};
+use gcscope_core::Consumer;
 use gcscope_core::TraceReader;
 use std::time::Instant;
 
@@ -21,7 +22,7 @@ fn main() {
     };
     let rounds: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3);
     let bytes = std::fs::read(path).expect("read");
-    let filter = Some(gc::interest as parts::FilterFn);
+    let filter = Consumer::ModelAndInsights.filter();
     for _ in 0..rounds {
         // Sequential: reader + model + insights.
         let t = Instant::now();
@@ -40,7 +41,7 @@ fn main() {
 
         // The boundary pass.
         let t = Instant::now();
-        let mut planner = Planner::new(filter).interning_types();
+        let mut planner = Planner::for_consumer(Consumer::ModelAndInsights);
         let mut tasks = Vec::new();
         while let Some((at, need)) = planner.want() {
             let at = at as usize;
@@ -100,11 +101,18 @@ fn main() {
         // through the wire (Web Workers); with the tick lane as the app reads (each tick in its
         // batch), and without it.
         let plain = outputs.clone();
-        let (merge_no_lane, n) = merge_all(&bytes, &tasks, &planner, plain, TickLane::Off);
+        let (merge_no_lane, n) = merge_all(&bytes, &tasks, &planner, plain, Consumer::EveryEvent);
         assert_eq!(n, gcs);
-        let (merge, n) = merge_all(&bytes, &tasks, &planner, outputs, TickLane::EachTick);
+        let (merge, n) = merge_all(
+            &bytes,
+            &tasks,
+            &planner,
+            outputs,
+            Consumer::ModelAndInsights,
+        );
         assert_eq!(n, gcs);
-        let (merge_direct, n) = merge_all(&bytes, &tasks, &planner, direct, TickLane::EachTick);
+        let (merge_direct, n) =
+            merge_all(&bytes, &tasks, &planner, direct, Consumer::ModelAndInsights);
         assert_eq!(n, gcs);
         let mb = bytes.len() as f64 / 1e6;
         println!(
@@ -118,20 +126,21 @@ fn main() {
     }
 }
 
-/// The merge of `outputs` with the GC model and insights, as the merging thread does it (with the
-/// reader's tick lane `lane`); returns
-/// the seconds it took and the number of GCs.
+/// The merge of `outputs` with the GC model and insights, as the merging thread does it, by a
+/// reader for `consumer` (`EveryEvent`: filtered with `gc::interest`, the ticks one by one);
+/// returns the seconds it took and the number of GCs.
 fn merge_all(
     bytes: &[u8],
     tasks: &[parts::Task],
     planner: &Planner,
     outputs: Vec<parts::Output>,
-    lane: TickLane,
+    consumer: Consumer,
 ) -> (f64, usize) {
     let t = Instant::now();
-    let mut r = TraceReader::new()
-        .with_filter(gc::interest)
-        .with_tick_lane(lane);
+    let mut r = match consumer {
+        Consumer::EveryEvent => TraceReader::new().with_filter(gc::interest),
+        c => TraceReader::for_consumer(c),
+    };
     let mut m = ModelBuilder::new(&TraceInfo::default());
     let mut ib = InsightsBuilder::bounded();
     let mut from = planner.tail();

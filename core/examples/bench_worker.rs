@@ -4,12 +4,12 @@
 //!     cargo build --release -p gcscope-core --example bench_worker
 //!     valgrind --tool=callgrind target/release/examples/bench_worker FILE [CHUNK_KB]
 //!
-//! Filtered reader (`gc::interest`), model and bounded insights from one decode per event
+//! A reader for the model and insights (`Consumer::ModelAndInsights`), model and bounded insights from one decode per event
 //! (`gc::feed`), fed in chunks as the worker reads them. Prints the GC count and seconds.
 
-use gcscope_core::event::{TickLane, TraceInfo};
+use gcscope_core::event::TraceInfo;
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
-use gcscope_core::TraceReader;
+use gcscope_core::{Consumer, TraceReader};
 use std::io::Read;
 use std::time::Instant;
 
@@ -27,10 +27,8 @@ fn main() {
     let t = Instant::now();
     let mut file = std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {path}: {e}"));
     let mut buf = vec![0u8; chunk];
-    // As the app's worker reads (its tick lane: each tick in batches, see `TickLane`).
-    let mut r = TraceReader::new()
-        .with_filter(gc::interest)
-        .with_tick_lane(TickLane::EachTick);
+    // As the app's worker reads (the ticks in batches, each tick in its batch).
+    let mut r = TraceReader::for_consumer(Consumer::ModelAndInsights);
     let mut m = ModelBuilder::new(&TraceInfo::default());
     let mut ib = InsightsBuilder::bounded();
     loop {

@@ -60,6 +60,7 @@ extern crate alloc;
 
 pub mod clr;
 pub mod compare;
+mod consumer;
 pub mod container;
 pub mod decode;
 #[cfg(feature = "encode")]
@@ -76,6 +77,8 @@ pub mod parts;
 pub mod read;
 pub mod reader;
 pub mod sort;
+pub mod ticks;
 
 pub use filter::Interest;
 pub use reader::{decode_all, DecodeStats, TraceReader};
+pub use ticks::Consumer;

@@ -10,10 +10,11 @@ use crate::clr::gc::{TickDigest, TypeIndex, TypeRef};
 use crate::container::{describe, Unwrapper, FAST_SERIALIZATION, NETTRACE_MAGIC};
 use crate::error::{Error, ErrorKind, Result};
 use crate::etl;
-use crate::event::{Event, TickLane, TraceInfo};
+use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter, Interest};
 use crate::nettrace;
 use crate::nettrace::{Decoder, Step};
+use crate::ticks::{Consumer, TickLane};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -27,6 +28,8 @@ pub struct TraceReader {
     stats: DecodeStats,
     failed: Option<Error>,
     finished: bool,
+    /// What reads the events ([`set_consumer`](Self::set_consumer)).
+    consumer: Consumer,
 }
 
 /// The trace stream after unwrapping: decoder plus the bytes of one incomplete unit.
@@ -74,13 +77,16 @@ impl TraceReader {
             stats: DecodeStats::default(),
             failed: None,
             finished: false,
+            consumer: Consumer::EveryEvent,
         }
     }
 
     /// Delivers only the events of metadata for which `filter(provider, event_id, version)` says
     /// [`Interest::Deliver`]; the others are counted (in [`stats`](Self::stats) and
     /// [`event_counts`](Self::event_counts)) but never buffered, sorted or delivered. Set it before
-    /// the first push. The default delivers everything.
+    /// the first push. The default delivers everything. For a reader of
+    /// [`Consumer::EveryEvent`] that reads only some events: the GC model's consumers come with
+    /// their own ([`set_consumer`](Self::set_consumer)).
     pub fn set_filter(&mut self, filter: impl Fn(&str, u32, u32) -> Interest + 'static) {
         let filter = Some(Box::new(filter) as Box<Filter>);
         // Kept until the first bytes say which decoder reads the stream, or given to it now.
@@ -98,20 +104,17 @@ impl TraceReader {
         self.stream.decoder.set_sort_budget(bytes);
     }
 
-    /// A NetTrace's allocation ticks (decoded here or by parts of the file, [`crate::parts`]) come
-    /// as batches, the ticks between two other events as one [`crate::event::TickBatch`] (an event
-    /// whose `ticks` is set), instead of one event each (see [`TickLane`]).
-    /// [`crate::gc::ModelBuilder::on_event`] takes both kinds of batch, [`crate::gc::feed`] (the
-    /// model and its insights) those with each tick. A NetPerf file's and an .etl's come one by one
-    /// as before, and so does a tick without a digest (a payload that does not fit its layout).
-    pub fn set_tick_lane(&mut self, lane: TickLane) {
+    /// For [`Consumer`]'s setup of the reader (`consumer.rs`): notes the consumer and the mode of
+    /// the tick lane it reads with.
+    pub(crate) fn note_consumer(&mut self, consumer: Consumer, lane: TickLane) {
+        self.consumer = consumer;
         self.stream.decoder.set_tick_lane(lane);
     }
 
-    /// [`set_tick_lane`](Self::set_tick_lane), builder style.
-    pub fn with_tick_lane(mut self, lane: TickLane) -> Self {
-        self.set_tick_lane(lane);
-        self
+    /// What reads the events ([`set_consumer`](Self::set_consumer)): parts of the file are
+    /// decoded for it too ([`crate::parts::Planner::for_consumer`], [`Consumer::filter`]).
+    pub fn consumer(&self) -> Consumer {
+        self.consumer
     }
 
     /// [`set_filter`](Self::set_filter), builder style.
@@ -331,7 +334,7 @@ impl TraceReader {
         if part.is_empty() {
             return;
         }
-        // The table is the nettrace decoder's, whose own ticks refer to it too (the tick lane).
+        // The table is the nettrace decoder's, whose own ticks refer to it too (those it batches).
         let types = &mut self.stream.decoder.tick_types;
         let map: Vec<u32> = part.names().map(|n| types.index(n).0).collect();
         for d in ticks {

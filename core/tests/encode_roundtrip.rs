@@ -312,7 +312,6 @@ fn ev<'a>(
         stack_id: 0,
         pointer_size: ptr,
         payload,
-        tick: None,
         ticks: None,
     }
 }

@@ -234,7 +234,6 @@ fn check_trace(trace_file: &Path, baseline_file: &Path) -> usize {
             stack_id: 0,
             pointer_size: *pointer_size,
             payload,
-            tick: None,
             ticks: None,
         };
         let decoded = match decode(&ev) {

@@ -14,8 +14,10 @@ use common::split::{
     check_identity, in_parts, in_parts_with, sequential, sequential_with, task_bytes_for, Setup,
     Split,
 };
-use gcscope_core::event::{BatchTick, Event, TickLane};
+use gcscope_core::event::Event;
 use gcscope_core::gc::{self, insights::InsightsBuilder, ModelBuilder};
+use gcscope_core::ticks::BatchTick;
+use gcscope_core::Consumer;
 use gcscope_core::TraceReader;
 use std::path::Path;
 
@@ -26,17 +28,17 @@ const SETUPS: [Setup; 3] = [
     Setup {
         filter: None,
         budget: None,
-        tick_lane: TickLane::Off,
+        consumer: Consumer::EveryEvent,
     },
     Setup {
         filter: Some(gc::interest),
         budget: None,
-        tick_lane: TickLane::Off,
+        consumer: Consumer::EveryEvent,
     },
     Setup {
         filter: Some(gc::interest),
         budget: Some(64 << 10),
-        tick_lane: TickLane::Off,
+        consumer: Consumer::EveryEvent,
     },
 ];
 
@@ -94,8 +96,9 @@ fn fixtures_decode_the_same_in_parts() {
 /// parts, directly and through the wire (as a Web Worker sends them for the model, ticks without
 /// their own payloads), serialize to the same JSON as built sequentially: the ticks' type names,
 /// which parts intern and the merge renumbers, get the same indices in the same order (the order
-/// of their first tick). Also with the tick lane holding each tick ([`TickLane::EachTick`], as the
-/// app and the CLI's insights read), where batches replace the ticks, with the default sort budget
+/// of their first tick). Also with the tick lane holding each tick (a reader for
+/// [`Consumer::ModelAndInsights`], as the app and the CLI's insights read), where batches replace
+/// the ticks, with the default sort budget
 /// and one of 64 KiB (against the sequential reader with the same budget). Returns how many
 /// batches and ticks came through the lane.
 fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
@@ -120,16 +123,16 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
     // (parts, through the wire, the lane, the tasks merged from parts: the rest decoded by the
     // reader itself, its ticks' names interned in the table the parts' were merged into.)
     let variants = [
-        (2u64, false, TickLane::Off, None),
-        (3, true, TickLane::Off, None),
-        (7, false, TickLane::Off, None),
-        (7, true, TickLane::Off, None),
-        (2, false, TickLane::EachTick, None),
-        (3, true, TickLane::EachTick, None),
-        (7, false, TickLane::EachTick, None),
-        (4, true, TickLane::EachTick, Some(2)),
+        (2u64, false, Consumer::EveryEvent, None),
+        (3, true, Consumer::EveryEvent, None),
+        (7, false, Consumer::EveryEvent, None),
+        (7, true, Consumer::EveryEvent, None),
+        (2, false, Consumer::ModelAndInsights, None),
+        (3, true, Consumer::ModelAndInsights, None),
+        (7, false, Consumer::ModelAndInsights, None),
+        (4, true, Consumer::ModelAndInsights, Some(2)),
     ];
-    for (n, wire, tick_lane, parts_until) in variants {
+    for (n, wire, consumer, parts_until) in variants {
         let split = Split {
             task_bytes: task_bytes_for(bytes.len(), n),
             read_extra: 0,
@@ -142,14 +145,14 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
             reuse: n == 7 && !wire,
         };
         // With the lane, also with a 64 KiB sort budget: its cuts release batches early.
-        let budgets: &[Option<usize>] = match tick_lane {
-            TickLane::Off => &[None],
+        let budgets: &[Option<usize>] = match consumer {
+            Consumer::EveryEvent => &[None],
             _ => &[None, Some(64 << 10)],
         };
         for &budget in budgets {
             let setup = Setup {
                 budget,
-                tick_lane,
+                consumer,
                 ..SETUPS[1]
             };
             // Sequentially with the same budget (a cut moves events, and the model sees that).
@@ -171,7 +174,7 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
                 InsightsBuilder::new(),
             );
             in_parts_with(bytes, setup, split, wire, &mut |e| {
-                if let Some(t) = e.ticks {
+                if let Some(t) = e.tick_batch() {
                     // Each tick is in the batch, and its name where it has one.
                     assert_eq!(t.ticks.len() as u64, t.count, "{name}: a batch's ticks");
                     assert!(t.ticks.iter().all(|x| {
@@ -184,7 +187,7 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
             });
             let got = json(b, ib);
             let what = format!(
-                "{name}, {n} parts (wire: {wire}, {tick_lane:?}, budget {budget:?}, \
+                "{name}, {n} parts (wire: {wire}, {consumer:?}, budget {budget:?}, \
                  parts until task {parts_until:?})"
             );
             assert!(got.0 == want.0, "{what}: the model differs");
@@ -194,7 +197,7 @@ fn same_model_and_insights_in_parts(name: &str, bytes: &[u8]) -> (u64, u64) {
     (batches, laned)
 }
 
-/// The tick lane ([`TraceReader::set_tick_lane`], as the CLI reads a trace for the GC model
+/// The tick lane (a reader for [`Consumer::Model`], as the CLI reads a trace for the GC model
 /// alone): the parts' allocation ticks come as batches, and the model built from them, the reader's
 /// stats (events, out-of-order events, bytes...), its counts per event and its result are the
 /// sequential reader's, whose ticks come one by one (without the lane). With the default budget and
@@ -209,11 +212,11 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
         let plain = Setup {
             filter: Some(gc::interest),
             budget,
-            tick_lane: TickLane::Off,
+            consumer: Consumer::EveryEvent,
         };
         let mut b = ModelBuilder::new(&Default::default());
         let want = sequential_with(bytes, plain, 1 << 16, &mut |e| {
-            assert!(e.ticks.is_none(), "{name}: a batch without the lane");
+            assert!(e.tick_batch().is_none(), "{name}: a batch without the lane");
             b.on_event(e)
         });
         let want_model = json(b);
@@ -230,12 +233,12 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
                 reuse,
             };
             let lane = Setup {
-                tick_lane: TickLane::Sums,
+                consumer: Consumer::Model,
                 ..plain
             };
             let mut b = ModelBuilder::new(&Default::default());
             let (got, _) = in_parts_with(bytes, lane, split, wire, &mut |e| {
-                if let Some(t) = e.ticks {
+                if let Some(t) = e.tick_batch() {
                     batches += 1;
                     laned += t.count;
                 }
@@ -252,8 +255,8 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
 }
 
 /// The tick lane of the sequential reader (`--jobs 1`, a .zip or .gz, the part of a file the
-/// parts leave): with [`TickLane::Sums`] and [`TickLane::EachTick`], the default sort budget and
-/// 64 KiB, fed 64 KiB and 4,093-byte chunks, the model (and with each tick its insights, every
+/// parts leave): readers for [`Consumer::Model`] and [`Consumer::ModelAndInsights`], with the
+/// default sort budget and 64 KiB, fed 64 KiB and 4,093-byte chunks, the model (and with each tick its insights, every
 /// tick kept), the reader's stats, counts per event, header facts and result equal those of the
 /// same reader without the lane. Returns how many ticks came through the lane.
 fn same_sequentially_with_tick_lane(name: &str, bytes: &[u8]) -> u64 {
@@ -268,18 +271,18 @@ fn same_sequentially_with_tick_lane(name: &str, bytes: &[u8]) -> u64 {
     let mut laned = 0;
     for budget in [None, Some(64 << 10)] {
         for chunk in [1 << 16, 4093] {
-            for lane in [TickLane::Sums, TickLane::EachTick] {
+            for lane in [Consumer::Model, Consumer::ModelAndInsights] {
                 let plain = Setup {
                     filter: Some(gc::interest),
                     budget,
-                    tick_lane: TickLane::Off,
+                    consumer: Consumer::EveryEvent,
                 };
-                let with_insights = lane == TickLane::EachTick;
+                let with_insights = lane == Consumer::ModelAndInsights;
                 let run = |setup: Setup, laned: &mut u64| {
                     let mut b = ModelBuilder::new(&Default::default());
                     let mut ib = InsightsBuilder::new();
                     let mut seen = sequential_with(bytes, setup, chunk, &mut |e| {
-                        if let Some(t) = e.ticks {
+                        if let Some(t) = e.tick_batch() {
                             *laned += t.count;
                         }
                         if with_insights {
@@ -295,7 +298,7 @@ fn same_sequentially_with_tick_lane(name: &str, bytes: &[u8]) -> u64 {
                 let (want, want_json) = run(plain, &mut 0);
                 let (got, got_json) = run(
                     Setup {
-                        tick_lane: lane,
+                        consumer: lane,
                         ..plain
                     },
                     &mut laned,

@@ -10,8 +10,8 @@ mod common;
 
 use common::split::{in_parts, sequential, task_bytes_for, Setup, Split};
 use gcscope_core::encode::crafted::tiny_events_without_sequence_points;
-use gcscope_core::event::TickLane;
 use gcscope_core::sort::MAX_BUFFERED_BYTES;
+use gcscope_core::Consumer;
 use gcscope_core::TraceReader;
 
 fn crafted(mib: u64) -> (Vec<u8>, u64) {
@@ -77,7 +77,7 @@ fn the_crafted_trace_decodes_the_same_in_parts() {
         let setup = Setup {
             filter,
             budget: None,
-            tick_lane: TickLane::Off,
+            consumer: Consumer::EveryEvent,
         };
         let want = sequential(&bytes, setup, 1 << 20);
         assert!(want.stats.out_of_order_events > 0);

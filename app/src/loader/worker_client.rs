@@ -90,12 +90,10 @@ pub fn remember_asked_workers() {
 
 /// How many workers decode a file (the decoding worker included): the page's `?workers=N` if given
 /// (see [`remember_asked_workers`]), else one. One by default, whatever the cores: the merging
-/// worker's own work (the merge into time order, the GC model) is 55-70% of what one worker does
-/// alone with the tick lane, so with cores to spare N workers could be at most ~1.4-1.8x faster
-/// (unmeasured: no many-core machine with a browser), and on two cores they are ~0.5x as fast,
-/// with 2-3x the memory (docs/performance-log/journal.md, "Several workers in the tab", "The tick
-/// lane for the insights"). `tests/e2e/parallel.test.mjs` checks that more workers show exactly
-/// what one shows.
+/// worker's own work (the merge into time order, the GC model) is most of what one worker does
+/// alone, so more workers gain little where cores are spare and lose where they are not, with
+/// more memory in either case (docs/performance-log/journal.md, "Several workers in the tab,
+/// again"). `tests/e2e/parallel.test.mjs` checks that more workers show exactly what one shows.
 pub fn decoding_workers() -> u32 {
     ASKED_WORKERS
         .with(|a| a.get())

@@ -19,8 +19,9 @@ pub fn finish(shipped: &ShippedInputs, gcs: &[Gc], heaps: &dyn HeapSource) -> Tr
     t
 }
 
-/// Per-heap budget rows built at most: the GCs in the time range, first ones first. Every GC's
-/// (32 heaps' for each of 12,840 GCs in a 1 GiB server trace) took 260 MiB more in the tab.
+/// Per-heap budget rows built at most: the GCs in the time range, first ones first. A row per heap
+/// per GC grows with the trace (a server GC has one heap per core), so every GC's would take the
+/// tab's memory with it (docs/performance-log/journal.md, "Earlier (stop 12)").
 pub const MAX_PER_HEAP_ROWS: usize = 20_000;
 
 /// The budgets per heap of the GCs in a time range, for server GC.
@@ -106,10 +107,10 @@ mod tests {
     use crate::state::heap_store::HeapStore;
     use gcscope_core::gc::insights::{analyze_with_insights, InsightsBuilder};
 
-    /// The worker's way (its reader's tick lane, rows drained as they settle, the insights' records
-    /// shipped through a message, finished by the page with the rows it received) gives the same
-    /// rows and the same views as building everything from the whole model, every event one by
-    /// one, on every fixture.
+    /// The worker's way (its reader for the model and insights, the ticks in batches, rows drained
+    /// as they settle, the insights' records shipped through a message, finished by the page with
+    /// the rows it received) gives the same rows and the same views as building everything from
+    /// the whole model, every event one by one, on every fixture.
     #[test]
     fn finishing_in_the_page_equals_finishing_with_the_whole_model() {
         use gcscope_core::event::TraceInfo;
@@ -149,10 +150,10 @@ mod tests {
                     let ins = bounded(ib.finish(&m));
                     (m, ins)
                 };
-                // As the worker reads now: filtered, the allocation ticks in batches (the lane).
-                let mut reader = gcscope_core::reader::TraceReader::new()
-                    .with_filter(gcscope_core::gc::interest)
-                    .with_tick_lane(gcscope_core::event::TickLane::EachTick);
+                // As the worker reads now: filtered, the allocation ticks in batches.
+                let mut reader = gcscope_core::reader::TraceReader::for_consumer(
+                    gcscope_core::Consumer::ModelAndInsights,
+                );
                 let mut model = ModelBuilder::new(&TraceInfo::default());
                 let mut ib = InsightsBuilder::bounded();
                 let mut rows = Vec::new();

@@ -18,6 +18,7 @@ use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::gc::insights::InsightsBuilder;
 use gcscope_core::gc::{Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
 use gcscope_core::reader::TraceReader;
+use gcscope_core::Consumer;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent, MessagePort};
@@ -38,8 +39,9 @@ const PROGRESS_EVERY_MS: f64 = 100.0;
 /// Minimum interval between batches of settled GC rows after the first (which goes out at once):
 /// every batch makes the page rebuild its tables, which competes with decoding for the CPU.
 const ROWS_EVERY_MS: f64 = 1000.0;
-/// ... or sooner once this many rows wait: a second of a GC-dense trace is ~25,000 rows (60 MB
-/// in the worker, in the message and again while the page decodes it).
+/// ... or sooner once this many rows wait: a GC-dense trace settles many rows a second, and each
+/// batch is held in the worker, in the message and again while the page decodes it, so the
+/// batch's size bounds that memory.
 const ROWS_PER_BATCH: usize = 2048;
 
 thread_local! {
@@ -303,11 +305,7 @@ async fn read(
     let total = blob.size();
     // Only what the GC model and insights read is delivered (and the kernel's process events,
     // which name the processes); the rest is counted by the reader.
-    // The ticks the parts decoded come in batches between the other events, each tick in order
-    // for the insights (the merge's biggest cost is otherwise a tick's way through the sort buffer).
-    let mut reader = TraceReader::with_entry(entry)
-        .with_filter(gcscope_core::gc::interest)
-        .with_tick_lane(gcscope_core::event::TickLane::EachTick);
+    let mut reader = TraceReader::with_entry(entry).with_consumer(Consumer::ModelAndInsights);
     // Bounded insights: allocation ticks folded into time bins, none kept one by one.
     let mut router = ProcessRouter::bounded();
     let mut kept = Kept::new(budget);
@@ -323,8 +321,7 @@ async fn read(
     let (mut last_progress, mut last_rows) = (0.0, 0.0);
     // A .zip's other traces are read by this worker alone (their entries are not split).
     let count = if entry == 0 { workers.count } else { 1 };
-    let filter = Some(gcscope_core::gc::interest as gcscope_core::parts::FilterFn);
-    let mut source = Source::open(blob, count, workers.ports.clone(), filter)?;
+    let mut source = Source::open(blob, count, workers.ports.clone(), reader.consumer())?;
     let error = loop {
         source.note_workers();
         let mut feed = |info: &TraceInfo, e: &Event<'_>| {

@@ -5,16 +5,16 @@
 //! from the file themselves, and merges their results in file order into the one reader, which
 //! delivers the events to the GC model here, exactly as decoding the file here would. N workers are
 //! this one and N - 1 part workers. This worker's own share (planning, copying the parts' results
-//! in, the merge and the model) is 60-90% of what one worker does alone, which bounds what more
-//! workers can gain (docs/performance-log/journal.md, "Several workers in the tab").
+//! in, the merge and the model) is most of what one worker does alone, which bounds what more
+//! workers can gain (docs/performance-log/journal.md, "Several workers in the tab, again").
 //!
-//! No memory is shared: a task and its result are `ArrayBuffer`s that are transferred, and the
-//! file a `Blob` that every worker reads (so plain static hosting, without cross-origin
-//! isolation, works). The file's bytes do not pass through this worker: reading them here and
-//! transferring them took this worker 0.6 s of a 1 GiB trace, more than the parts saved it
-//! (docs/performance-log/journal.md, "Ticks through their digest on one worker, two workers
-//! measured again"). A compressed file (.zip, .gz), and whatever the parts leave (a damaged block,
-//! the end of the file), is read here, from where the merge says, as a one-worker read does.
+//! No memory is shared: a task and its result are `ArrayBuffer`s that are transferred, and the file
+//! a `Blob` that every worker reads (so plain static hosting, without cross-origin isolation,
+//! works). The file's bytes do not pass through this worker: reading them here and transferring
+//! them would cost this worker more than the parts save it (docs/performance-log/journal.md,
+//! "Several workers in the tab, again"). A compressed file (.zip, .gz), and whatever the parts
+//! leave (a damaged block, the end of the file), is read here, from where the merge says, as a
+//! one-worker read does.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -22,6 +22,7 @@ use gcscope_core::container::{sniff, Kind};
 use gcscope_core::decode::Sink;
 use gcscope_core::parts::{self, wire, FilterFn, Merged, Planner, Task};
 use gcscope_core::reader::TraceReader;
+use gcscope_core::Consumer;
 use web_sys::{Blob, MessagePort};
 
 use super::chunks::{js_err, release, ChunkSource, Pumped};
@@ -43,19 +44,19 @@ pub(super) enum Source {
 
 impl Source {
     /// Reads `blob` with up to `workers` workers (this one included): parts when there are two or
-    /// more and part workers' `ports` (see [`Pool`]), else this worker alone. `filter` is the
-    /// reader's.
+    /// more and part workers' `ports` (see [`Pool`]), else this worker alone. `consumer` is the
+    /// reader's ([`gcscope_core::TraceReader::consumer`]): the parts are decoded for it.
     pub(super) fn open(
         blob: &Blob,
         workers: u32,
         mut ports: Vec<MessagePort>,
-        filter: Option<FilterFn>,
+        consumer: Consumer,
     ) -> Result<Source, String> {
         ports.truncate(workers.saturating_sub(1) as usize);
         if ports.is_empty() {
             return Ok(Source::One(ChunkSource::new(blob)?));
         }
-        Ok(Source::Parts(Box::new(Parts::new(blob, ports, filter)?)))
+        Ok(Source::Parts(Box::new(Parts::new(blob, ports, consumer)?)))
     }
 
     /// Reads and decodes the next piece of the file into `reader` (see [`ChunkSource::pump`]).
@@ -146,18 +147,13 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    fn new(
-        blob: &Blob,
-        ports: Vec<MessagePort>,
-        filter: Option<FilterFn>,
-    ) -> Result<Parts, String> {
+    fn new(blob: &Blob, ports: Vec<MessagePort>, consumer: Consumer) -> Result<Parts, String> {
         let waker = Waker::default();
         Ok(Parts {
             blob: blob.clone(),
             total: blob.size(),
-            filter,
-            // The worker builds the insights: the parts intern the ticks' type names for them.
-            planner: Planner::new(filter).interning_types(),
+            filter: consumer.filter(),
+            planner: Planner::for_consumer(consumer),
             feed: Some(Feed::new(ChunkSource::new(blob)?)),
             planned: VecDeque::new(),
             assigned: BTreeMap::new(),

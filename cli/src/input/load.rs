@@ -4,12 +4,11 @@
 
 use crate::args::Input;
 use gcscope_core::error::{Error, ErrorKind};
-use gcscope_core::event::{Event, TickLane, TraceInfo};
+use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::gc::insights::InsightsBuilder;
 use gcscope_core::gc::packed::PackedHeaps;
-use gcscope_core::gc::{self, processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
-use gcscope_core::parts::FilterFn;
-use gcscope_core::{DecodeStats, TraceReader};
+use gcscope_core::gc::{processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
+use gcscope_core::{Consumer, DecodeStats, TraceReader};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
@@ -24,45 +23,36 @@ pub fn read_trace(
     input: &Input,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    read_trace_with(input, None, false, TickLane::Off, sink)
+    read_trace_with(input, Consumer::EveryEvent, sink)
 }
 
-/// [`read_trace`] for the GC model and its insights: only the events they read are delivered (the
-/// rest are counted in the stats, which `ModelBuilder::finish` takes them from). With `insights`,
-/// the threads that decode parts of the file also intern the allocation ticks' type names, which
-/// the insights read (the model alone does not: it would only slow them down).
+/// [`read_trace`] for the GC model, and with `insights` its insights ([`Consumer`]): only the
+/// events they read are delivered (the rest are counted in the stats, which `ModelBuilder::finish`
+/// takes them from), the allocation ticks in batches (`Event::ticks`).
 pub fn read_trace_for_model(
     input: &Input,
     insights: bool,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
-    // The parts' ticks come as batches: their sums for the model alone, which only adds them up;
-    // each of them for the insights, which bin them by time and type.
-    let lane = if insights {
-        TickLane::EachTick
+    let consumer = if insights {
+        Consumer::ModelAndInsights
     } else {
-        TickLane::Sums
+        Consumer::Model
     };
-    read_trace_with(input, Some(gc::interest), insights, lane, sink)
+    read_trace_with(input, consumer, sink)
 }
 
 fn read_trace_with(
     input: &Input,
-    filter: Option<FilterFn>,
-    intern_types: bool,
-    tick_lane: TickLane,
+    consumer: Consumer,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
     let path = input.file.as_str();
-    let mut reader = match filter {
-        Some(f) => TraceReader::new().with_filter(f),
-        None => TraceReader::new(),
-    };
-    reader.set_tick_lane(tick_lane);
+    let mut reader = TraceReader::for_consumer(consumer);
     let mut file = File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
     let jobs = input.jobs();
     let result = if jobs > 1 {
-        crate::input::parallel::read(&file, path, &mut reader, filter, intern_types, jobs, sink)?
+        crate::input::parallel::read(&file, path, &mut reader, jobs, sink)?
     } else {
         let mut buf = vec![0u8; CHUNK];
         loop {
@@ -298,12 +288,10 @@ fn route(
                 }
             }
             router.on_event(info, e);
-            // A batch of ticks (the tick lane) counts as the events it stands for: draining as
-            // often as without it keeps each drain small, so the rows it copies fit in memory the
-            // merging thread has already touched (docs/performance-log/journal.md, "The tick lane
-            // for the GC model alone").
+            // A batch of ticks counts as the events it stands for: the drains come as often as
+            // with one event per tick, so each stays small and reuses the memory of the last.
             let n = e
-                .ticks
+                .tick_batch()
                 .map_or(1, |t| u32::try_from(t.count).unwrap_or(u32::MAX));
             since_drain = since_drain.saturating_add(n);
             if since_drain < rows.drain_every() {

@@ -37,19 +37,18 @@ const STEAL_UP_TO: usize = 2;
 /// Bytes the sequential tail is read in.
 const TAIL_READ: usize = 1 << 20;
 
-/// Reads `file` through `reader` (filtered with `filter`, as the parts are) on `jobs` threads (at
-/// least 2: this one and the decoding ones), delivering events to `sink`; the parts intern the
-/// ticks' type names if `intern_types` (for a sink that builds the insights). Returns the reader's
-/// result (an I/O error is the outer `Err`).
+/// Reads `file` through `reader` on `jobs` threads (at least 2: this one and the decoding ones),
+/// the parts decoded for the reader's consumer (its filter, and what it reads of the ticks),
+/// delivering events to `sink`. Returns the reader's result (an I/O error is the outer `Err`).
 pub fn read(
     file: &File,
     path: &str,
     reader: &mut TraceReader,
-    filter: Option<FilterFn>,
-    intern_types: bool,
     jobs: usize,
     sink: &mut Sink<'_>,
 ) -> Result<DecodeResult<()>, String> {
+    let consumer = reader.consumer();
+    let filter = consumer.filter();
     let decoders = jobs.max(2) - 1;
     // Tasks planned and not merged yet: enough to keep every thread busy while the merge waits
     // for the oldest, few enough to bound the memory (a task is 4 MiB of blocks and its records).
@@ -72,12 +71,9 @@ pub fn read(
         }
         drop(out_tx);
         let mut planner = match task_bytes() {
-            Some(b) => Planner::with_task_bytes(filter, b),
-            None => Planner::new(filter),
+            Some(b) => Planner::with_task_bytes(consumer, b),
+            None => Planner::for_consumer(consumer),
         };
-        if intern_types {
-            planner = planner.interning_types();
-        }
         let mut planned: VecDeque<Arc<Task>> = VecDeque::new();
         let mut done: BTreeMap<u64, Output> = BTreeMap::new();
         let mut head = vec![0u8; PLAN_READ];

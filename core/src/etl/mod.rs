@@ -550,8 +550,7 @@ fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mu
         pointer_size: h.pointer_size,
         process_id: h.process_id,
         payload: &b.bytes[start..start + h.payload_len as usize],
-        tick: b.tick(h),
-        ticks: None,
+        ticks: b.tick(h).map(crate::ticks::Ticks::One),
     };
     sink(info, &ev);
 }

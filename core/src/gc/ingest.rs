@@ -146,7 +146,7 @@ pub(crate) fn add_filtered(b: &mut ModelBuilder, stats: &DecodeStats) {
 /// event left for [`clr::decode`]: then [`apply`] or [`on_payload_error`] (or nothing, when
 /// decode has no layout for it) completes it.
 pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
-    if let Some(t) = e.ticks {
+    if let Some(t) = e.tick_batch() {
         on_tick_batch(b, t);
         return false;
     }
@@ -213,7 +213,7 @@ pub(crate) fn tick_digest<'a>(
     slot: &'a mut Option<(clr::gc::TickDigest, Option<u32>)>,
     known: impl FnOnce(&[u8]) -> Option<u32>,
 ) -> Option<(&'a clr::gc::TickDigest, Option<u32>)> {
-    match e.tick {
+    match e.tick() {
         Some(t) => Some((t, None)),
         None if clr::is_allocation_tick(e.provider, e.event_id) => {
             *slot = clr::gc::TickDigest::of_known(e.payload, e.version, e.pointer_size, known);
@@ -223,11 +223,11 @@ pub(crate) fn tick_digest<'a>(
     }
 }
 
-/// What [`begin`] and [`apply_tick`] do with each tick of a batch (a reader with the tick lane,
-/// [`crate::TraceReader::with_tick_lane`]), for all of them at once: the counts, the first and
+/// What [`begin`] and [`apply_tick`] do with each tick of a batch (a reader for the GC model,
+/// [`crate::ticks::Ticks::Batch`]), for all of them at once: the counts, the first and
 /// latest times (the latest tick's time is the largest, as `max` over each would give), and the
 /// running totals per allocation kind (saturating sums add up the same in one step).
-fn on_tick_batch(b: &mut ModelBuilder, t: &crate::event::TickBatch) {
+fn on_tick_batch(b: &mut ModelBuilder, t: &crate::ticks::TickBatch) {
     if t.count == 0 {
         return;
     }

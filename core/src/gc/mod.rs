@@ -41,6 +41,7 @@ use crate::error::Result;
 use crate::event::{Event, TraceInfo};
 use crate::filter::Interest;
 use crate::reader::{DecodeStats, TraceReader};
+use crate::ticks::Consumer;
 use insights::InsightsBuilder;
 
 impl ModelBuilder {
@@ -78,7 +79,7 @@ impl ModelBuilder {
 pub fn feed(model: &mut ModelBuilder, insights: &mut InsightsBuilder, event: &Event<'_>) {
     if !ingest::begin(model, event) {
         // (A batch of ticks is the model's once `begin` added it up.)
-        if let Some(batch) = event.ticks {
+        if let Some(batch) = event.tick_batch() {
             insights.on_tick_batch(batch);
         }
         return;
@@ -111,7 +112,7 @@ pub fn wants(provider: &str, event_id: u32) -> bool {
     ingest::wants(provider, event_id)
 }
 
-/// [`wants`] as a reader filter: `TraceReader::new().with_filter(gc::interest)`.
+/// [`wants`] as a reader filter: the one of a reader for the model ([`Consumer::Model`]).
 pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
     if wants(provider, event_id) {
         Interest::Deliver
@@ -122,7 +123,7 @@ pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
 
 /// Decodes a whole trace file (nettrace/netperf, zipped or gzipped) and builds its model.
 pub fn analyze(bytes: &[u8]) -> Result<GcModel> {
-    let mut reader = TraceReader::new().with_filter(interest);
+    let mut reader = TraceReader::for_consumer(Consumer::Model);
     // Event times come precomputed from the decoder; the header only adds process facts.
     let mut b = ModelBuilder::new(&TraceInfo::default());
     {

@@ -3,9 +3,10 @@
 
 use super::metadata::MetadataStore;
 use crate::decode::Sink;
-use crate::event::{Event, TickBatch, TraceInfo};
+use crate::event::{Event, TraceInfo};
 use crate::filter::Tally;
 use crate::sort::{Release, Released};
+use crate::ticks::{TickBatch, Ticks};
 
 /// For a payload-named entry: the event's name when it is not the entry's.
 pub(super) fn renamed(
@@ -87,7 +88,7 @@ fn emit_ticks(
         process_id: info.process_id,
         processor: u32::MAX,
         pointer_size,
-        ticks: Some(b),
+        ticks: Some(Ticks::Batch(b)),
         ..Event::default()
     };
     sink(info, &ev);
@@ -125,8 +126,7 @@ fn emit_event(
         stack_id: p.stack_id,
         pointer_size,
         payload,
-        tick,
-        ticks: None,
+        ticks: tick.map(Ticks::One),
     };
     if m.payload_named {
         if let Some(n) = renamed(meta, p.metadata, p.version, pointer_size, payload) {

@@ -23,10 +23,11 @@ use crate::clr::gc::TypeIndex;
 use crate::container::NETTRACE_MAGIC;
 use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
-use crate::event::{TickLane, TraceInfo};
+use crate::event::TraceInfo;
 use crate::filter::{EventCount, Filter, Tally};
 use crate::read::Cursor;
 use crate::sort::Sorter;
+use crate::ticks::TickLane;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -107,7 +108,7 @@ pub struct Decoder {
     /// The type names of the allocation ticks: the parts' names, renumbered into it by the
     /// reader's merge ([`crate::TraceReader`]; an .etl's too, the reader has one table), and with
     /// [`TickLane::EachTick`] those of the ticks decoded here. Digests refer to it with
-    /// [`TypeRef::merged`], and so does the tick lane's [`crate::event::BatchTick::type_slot`].
+    /// [`TypeRef::merged`], and so does the tick lane's [`crate::ticks::BatchTick::type_slot`].
     pub(crate) tick_types: TypeIndex,
 }
 

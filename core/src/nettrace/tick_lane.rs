@@ -4,15 +4,16 @@
 
 use super::Decoder;
 use crate::clr::gc::{TickDigest, TypeRef};
-use crate::event::TickLane;
 use crate::sort::Pending;
+use crate::ticks::TickLane;
 
 impl Decoder {
-    /// Delivers the allocation ticks as [`crate::event::TickBatch`]es: the ticks between two other
-    /// events as one (see [`crate::sort::Sorter::set_tick_lane`] and [`TickLane`]). Those that
-    /// parts of the file decoded ([`Self::apply_piece`]) come with their digests; for those decoded
-    /// here the digest is made as the event is buffered (`lane_digest`).
-    pub fn set_tick_lane(&mut self, lane: TickLane) {
+    /// Delivers the allocation ticks as [`crate::ticks::TickBatch`]es: the ticks between two other
+    /// events as one (see [`crate::sort::Sorter::set_tick_lane`] and [`TickLane`]; the reader's
+    /// consumer picks the mode, [`crate::ticks::Consumer`]). Those that parts of the file
+    /// decoded ([`Self::apply_piece`]) come with their digests; for those decoded here the digest
+    /// is made as the event is buffered (`lane_digest`).
+    pub(crate) fn set_tick_lane(&mut self, lane: TickLane) {
         self.tick_lane = lane;
     }
 

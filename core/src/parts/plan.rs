@@ -2,13 +2,12 @@
 //! only block headers and the small blocks that change what later blocks mean (see the module docs
 //! of [`crate::parts`]).
 
-use super::{
-    FilterFn, Format, Task, TaskStep, FIRST_TASK_BYTES, FORMAT_BYTES, HEADER_BYTES, TASK_BYTES,
-};
+use super::{Format, Task, TaskStep, FIRST_TASK_BYTES, FORMAT_BYTES, HEADER_BYTES, TASK_BYTES};
 use crate::container::{sniff, Kind};
 use crate::decode::DecodeStats;
 use crate::etl;
 use crate::nettrace::{self, part::PartContext, Frame, Step};
+use crate::ticks::Consumer;
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -32,9 +31,9 @@ pub struct Planner {
     target: u64,
     /// Bytes the open task's blocks take once decoded beyond their bytes in the file (compressed
     /// ETL buffers): a task is full when its bytes plus these reach `target`, so a part holds about
-    /// `target` bytes of records however well the file compresses (a compressed file's records are
-    /// several times its bytes, so tasks sized by file bytes alone would hold that many times the
-    /// memory: docs/performance-log/journal.md, "Sixteen cores").
+    /// `target` bytes of records however well the file compresses (sized by file bytes alone, the
+    /// tasks in flight of a compressed file hold several times their bytes in the file:
+    /// docs/performance-log/journal.md, "Sixteen cores").
     decoded_extra: u64,
     max_task: u64,
     context: Option<(u64, Arc<PartContext>)>,
@@ -49,31 +48,27 @@ pub struct Planner {
 }
 
 impl Planner {
-    /// A planner for a reader filtered with `filter` (None: every event delivered). The merge's
+    /// A planner for a reader of `consumer` ([`crate::TraceReader::consumer`]): its tasks are
+    /// decoded with the consumer's filter ([`Consumer::filter`], which the parts are given too) and,
+    /// for the insights, intern their ticks' type names ([`Task::intern_types`]). The merge's
     /// reader must be filtered the same way. Tasks grow from [`FIRST_TASK_BYTES`] to [`TASK_BYTES`].
-    pub fn new(filter: Option<FilterFn>) -> Self {
-        Self::build(filter, FIRST_TASK_BYTES, TASK_BYTES)
+    pub fn for_consumer(consumer: Consumer) -> Self {
+        Self::build(consumer, FIRST_TASK_BYTES, TASK_BYTES)
     }
 
-    /// [`new`](Self::new) with every task of `bytes` bytes of blocks (at least one block).
-    pub fn with_task_bytes(filter: Option<FilterFn>, bytes: u64) -> Self {
-        Self::build(filter, bytes, bytes)
+    /// [`for_consumer`](Self::for_consumer) with every task of `bytes` bytes of blocks (at least
+    /// one block).
+    pub fn with_task_bytes(consumer: Consumer, bytes: u64) -> Self {
+        Self::build(consumer, bytes, bytes)
     }
 
     /// A planner whose tasks end where the caller's bytes do ([`set_limit`](Self::set_limit)): a
     /// caller that reads the file in pieces and hands each piece to a part whole (the app reads a
     /// `Blob` once and transfers its buffers to the workers) gets tasks that fit its pieces.
-    pub fn cut_at_limits(filter: Option<FilterFn>) -> Self {
-        let mut p = Self::build(filter, u64::MAX, u64::MAX);
+    pub fn cut_at_limits(consumer: Consumer) -> Self {
+        let mut p = Self::build(consumer, u64::MAX, u64::MAX);
         p.limit = Some(0);
         p
-    }
-
-    /// Its tasks ask the parts to intern their ticks' type names ([`Task::intern_types`]): for a
-    /// merge whose sink builds the insights.
-    pub fn interning_types(mut self) -> Self {
-        self.intern_types = true;
-        self
     }
 
     /// The caller's piece of the file (the one the bytes it gives end in) ends at `end`. A block
@@ -84,9 +79,9 @@ impl Planner {
         self.limit = Some(end);
     }
 
-    fn build(filter: Option<FilterFn>, first: u64, max: u64) -> Self {
+    fn build(consumer: Consumer, first: u64, max: u64) -> Self {
         let mut net = nettrace::Decoder::new();
-        if let Some(f) = filter {
+        if let Some(f) = consumer.filter() {
             net.set_filter(Some(Box::new(f)));
         }
         let max_task = max.max(1);
@@ -106,7 +101,7 @@ impl Planner {
             etl_started: false,
             limit: None,
             task_limit: None,
-            intern_types: false,
+            intern_types: consumer.interns_types(),
         }
     }
 

@@ -1,14 +1,14 @@
 //! The tick lane: allocation ticks that came with their digest, held apart from the other buffered
 //! events and released as [`TickBatch`]es (see [`Sorter::set_tick_lane`](super::Sorter::set_tick_lane)).
 //!
-//! A tick in the buffer cost the merging thread a 64-byte record copied in, sorted and gathered, an
-//! `Event` built and dispatched, for a consumer (the GC model without insights) that only adds it
-//! up: ticks were ~80% of its work (docs/performance-log/journal.md, "What free allocation ticks
-//! would buy"). In the lane a tick is a small record; at a flush the lane's ticks are sorted on
-//! their own by key (timestamp, then file order) and the ticks between two other events go out as
-//! one batch, in the place the buffer would have released them. Everything the buffer decides
-//! (early flushes, the budget, late events) counts a lane tick as the record and payload it
-//! replaces, so the events and batches come out exactly where the ticks would have.
+//! A tick in the buffer costs the merging thread a 64-byte record copied in, sorted and gathered,
+//! an `Event` built and dispatched, for a consumer (the GC model without insights) that only adds
+//! it up, and ticks are most of a GC trace's events (docs/performance-log/journal.md, "What free
+//! allocation ticks would buy"). In the lane a tick is a small record; at a flush the lane's ticks
+//! are sorted on their own by key (timestamp, then file order) and the ticks between two other
+//! events go out as one batch, in the place the buffer would have released them. Everything the
+//! buffer decides (early flushes, the budget, late events) counts a lane tick as the record and
+//! payload it replaces, so the events and batches come out exactly where the ticks would have.
 //!
 //! For the insights, which bin each tick by time and type, a batch also holds the ticks themselves
 //! in that order ([`TickBatch::ticks`]), and the names of their types: a tick is taken only where
@@ -18,7 +18,7 @@
 use super::radix::TimeOrder;
 use super::{Emit, Pending, Release, Sorter, ARENA, NO_TICK};
 use crate::clr::gc::TickDigest;
-use crate::event::{BatchTick, TickBatch};
+use crate::ticks::{BatchTick, TickBatch};
 use alloc::vec::Vec;
 
 /// A tick in the lane.
@@ -37,8 +37,8 @@ pub(super) struct LaneTick {
 }
 
 /// What a batch that holds each tick ([`TickBatch::ticks`]) needs of a lane tick besides its
-/// [`LaneTick`]: apart, so that a lane for sums alone moves 32 bytes a tick, not 48 (3-4% of
-/// `summary --jobs 4`'s CPU on 1 GiB).
+/// [`LaneTick`]: apart, so that a lane for sums alone moves 32 bytes a tick, not 48
+/// (docs/performance-log/journal.md, "The tick lane for the insights").
 #[derive(Debug, Clone, Copy)]
 pub(super) struct TickExtra {
     /// The raw AllocationKind.
@@ -191,16 +191,16 @@ impl Sorter {
     /// lane: they are released as [`Release::Ticks`], the ticks between two other events summed as
     /// one batch, in the place the buffer would have released each (see the module docs). For a consumer
     /// that only adds ticks up (the GC model without insights), or with `each` one that reads each
-    /// tick in order ([`TickBatch::ticks`](crate::event::TickBatch::ticks): the insights).
+    /// tick in order ([`TickBatch::ticks`]: the insights).
     /// `sync_time_qpc`, `pointer_size`: the trace's.
-    pub fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
+    pub(crate) fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
         if self.lane.is_none() {
             self.lane = Some(Lane::new(sync_time_qpc, each, pointer_size));
         }
     }
 
     /// Whether ticks go to the lane.
-    pub fn has_tick_lane(&self) -> bool {
+    pub(crate) fn has_tick_lane(&self) -> bool {
         self.lane.is_some()
     }
 

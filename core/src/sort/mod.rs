@@ -19,21 +19,21 @@
 //!
 //! **The tick lane.** For a consumer that only adds ticks up (the GC model without insights), a
 //! tick that came with its digest can wait apart instead, in a small record, and go out with the
-//! other ticks before the same event as one [`TickBatch`](crate::event::TickBatch) ([`Sorter::set_tick_lane`], `lane`):
-//! released where each tick would have been, and counted as the record it replaces, so every
-//! decision above is the same. For the insights, which read each tick, a batch can hold them
-//! one by one, in the order they would have come.
+//! other ticks before the same event as one [`TickBatch`](crate::ticks::TickBatch) (`lane`, set by
+//! the reader for its [`Consumer`](crate::ticks::Consumer)): released where each tick would have
+//! been, and counted as the record it replaces, so every decision above is the same. For the
+//! insights, which read each tick, a batch can hold them one by one, in the order they would have
+//! come.
 //!
-//! **Memory bound.** A region is bounded by the writer's sequence points, and real traces hold at
-//! most a few MB (the reference traces: 4.8 MB and 14k events; the 29 MB HeartRateMonitor trace
-//! decodes in 8.5 MB RSS). A file without sequence points or IsSorted flags would make the whole
-//! trace one region, and 2-byte events cost 64 bytes each here: so past [`MAX_BUFFERED_BYTES`] the
-//! oldest events are released in timestamp order ([`Sorter::budget_cut`]) until half of it is left,
-//! and every event buffered after that with a timestamp earlier than one released is counted
-//! ([`Sorter::late`]): it is delivered out of order, and the consumer can say so. Ordering wins
-//! below the budget (emitting unsorted would break every consumer that pairs Start/Stop events);
-//! memory wins above it. Keeping stacks or activity ids per event would multiply the buffer, which
-//! is why the records hold only what `Event` exposes.
+//! **Memory bound.** A region is bounded by the writer's sequence points, and a region of the
+//! reference traces holds at most a few MB. A file without sequence points or IsSorted flags would
+//! make the whole trace one region, and 2-byte events cost 64 bytes each here: so past
+//! [`MAX_BUFFERED_BYTES`] the oldest events are released in timestamp order
+//! ([`Sorter::budget_cut`]) until half of it is left, and every event buffered after that with a
+//! timestamp earlier than one released is counted ([`Sorter::late`]): it is delivered out of order,
+//! and the consumer can say so. Ordering wins below the budget (emitting unsorted would break every
+//! consumer that pairs Start/Stop events); memory wins above it. Keeping stacks or activity ids per
+//! event would multiply the buffer, which is why the records hold only what `Event` exposes.
 
 mod lane;
 mod radix;
@@ -52,7 +52,7 @@ pub const EARLY_FLUSH_BYTES: usize = 1 << 20;
 
 /// The sort buffer's budget (records plus the bytes they point into, as accounted by
 /// [`Sorter::buffered_bytes`]): past it the oldest events are released (see the module docs).
-/// 64 MiB is 13x the largest region of the reference traces and 9x the generated traces' regions.
+/// 64 MiB is many times the largest region of the reference traces and of the generated traces.
 pub const MAX_BUFFERED_BYTES: usize = 64 << 20;
 
 /// Spent chunks kept for reuse (see [`Sorter::take_spent`]): a few tasks' bytes.
@@ -438,8 +438,8 @@ impl Sorter {
     /// of its `order` (prepared by the caller) between them as batches. The records (and their
     /// digests) are first copied out [`GATHER`] at a time in a loop that does nothing else, so the
     /// CPU has many of these random reads in flight at once; read one at a time between calls to
-    /// the consumer, each cache miss was waited for alone (a third of the merging thread's time on
-    /// a 1 GiB trace, most of it stalled on these two loads).
+    /// the consumer, each cache miss would be waited for alone (docs/performance-log/journal.md, "A
+    /// stall in the sort buffer, rows on their own thread, compressed per-heap histories").
     fn emit_gathered(&mut self, order: impl Iterator<Item = usize>, emit: &mut Emit<'_>) {
         let mut batch = core::mem::take(&mut self.gathered);
         let mut ticks = core::mem::take(&mut self.gathered_ticks);

@@ -2,7 +2,7 @@
 //! ([`Pending`]), an event as released ([`Released`]), and a release of either kind ([`Release`]).
 
 use crate::clr::gc::TickDigest;
-use crate::event::TickBatch;
+use crate::ticks::TickBatch;
 
 /// Chunk number of the sorter's own arena in [`Pending::chunk`]; adopted chunks count from 1.
 pub const ARENA: u32 = 0;
@@ -17,7 +17,7 @@ pub struct Released<'a> {
 }
 
 /// What the buffer releases: an event, or the lane's ticks between two events as one batch (see
-/// [`Sorter::set_tick_lane`](super::Sorter::set_tick_lane)).
+/// the tick lane in the [`crate::sort`] docs).
 pub enum Release<'a> {
     Event(Released<'a>),
     Ticks(&'a mut TickBatch),

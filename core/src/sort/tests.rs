@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::clr::gc::TypeRef;
-use crate::event::BatchTick;
+use crate::ticks::BatchTick;
 
 fn p(ts: i64, tid: u64) -> Pending {
     Pending {
@@ -115,7 +115,7 @@ enum Out {
 /// its batches).
 struct Collect {
     out: Vec<Out>,
-    open: Option<crate::event::TickBatch>,
+    open: Option<crate::ticks::TickBatch>,
     each: bool,
     merge: bool,
     ticks: Vec<Each>,

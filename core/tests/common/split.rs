@@ -1,8 +1,9 @@
 //! Decoding a trace the sequential way and in parts ([`gcscope_core::parts`]), recording everything
 //! a consumer can see, so that the two can be compared.
 
-use gcscope_core::event::{Event, TickLane, TraceInfo};
+use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::parts::{self, FilterFn, Merged, Planner, Task, TaskStep};
+use gcscope_core::Consumer;
 use gcscope_core::{DecodeStats, TraceReader};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -77,20 +78,23 @@ pub struct Setup {
     pub filter: Option<FilterFn>,
     /// The sort buffer's budget (None: the default).
     pub budget: Option<usize>,
-    /// The reader's tick lane ([`TraceReader::set_tick_lane`]): the parts' ticks come as batches,
-    /// so the events differ from the sequential reader's (compare what consumers build instead).
-    pub tick_lane: TickLane,
+    /// The reader's consumer ([`TraceReader::set_consumer`]); with [`Consumer::EveryEvent`],
+    /// `filter` narrows it. For the GC model's consumers the parts' ticks come as batches, so the
+    /// events differ from the sequential reader's (compare what consumers build instead), and
+    /// `filter` must be theirs (`gc::interest`).
+    pub consumer: Consumer,
 }
 
 fn reader(setup: Setup) -> TraceReader {
-    let mut r = match setup.filter {
-        Some(f) => TraceReader::new().with_filter(f),
-        None => TraceReader::new(),
-    };
+    let mut r = TraceReader::for_consumer(setup.consumer);
+    match (setup.consumer, setup.filter) {
+        (Consumer::EveryEvent, Some(f)) => r.set_filter(f),
+        (Consumer::EveryEvent, None) => {}
+        (c, f) => assert!(f.is_some(), "{c:?}: its filter is the consumer's own"),
+    }
     if let Some(b) = setup.budget {
         r.set_sort_budget(b);
     }
-    r.set_tick_lane(setup.tick_lane);
     r
 }
 
@@ -169,7 +173,7 @@ pub struct Split {
     /// The caller reads the file in pieces of this many bytes, in order, and the tasks end where
     /// its pieces do ([`Planner::cut_at_limits`], as the app does); `task_bytes` is then unused.
     pub pieces: Option<usize>,
-    /// The parts intern their ticks' type names ([`Planner::interning_types`]).
+    /// The parts intern their ticks' type names, as for the insights (see [`planned_for`]).
     pub intern_types: bool,
     /// Only the first this-many tasks (and those up to the next that starts with a part's block)
     /// are merged from parts; the reader decodes the rest of the file itself, as where a part
@@ -181,15 +185,24 @@ pub struct Split {
     pub reuse: bool,
 }
 
+/// The consumer the parts are planned for: the one whose filter is `filter` (None or
+/// `gc::interest`), for the insights where `split` interns the ticks' type names (which only they
+/// do: with no filter, the parts do not intern).
+pub fn planned_for(filter: Option<FilterFn>, split: Split) -> Consumer {
+    match (filter, split.intern_types) {
+        (None, _) => Consumer::EveryEvent,
+        (Some(_), false) => Consumer::Model,
+        (Some(_), true) => Consumer::ModelAndInsights,
+    }
+}
+
 /// The planner, fed as a caller reading the file where it asks would: returns the tasks.
 pub fn plan(bytes: &[u8], filter: Option<FilterFn>, split: Split) -> (Vec<Task>, Planner) {
+    let consumer = planned_for(filter, split);
     let mut planner = match split.pieces {
-        Some(_) => Planner::cut_at_limits(filter),
-        None => Planner::with_task_bytes(filter, split.task_bytes),
+        Some(_) => Planner::cut_at_limits(consumer),
+        None => Planner::with_task_bytes(consumer, split.task_bytes),
     };
-    if split.intern_types {
-        planner = planner.interning_types();
-    }
     let mut tasks = Vec::new();
     // With pieces: the bytes read so far end here.
     let mut held = 0usize;
@@ -246,7 +259,7 @@ fn check_digest(
     for_model: bool,
 ) {
     use gcscope_core::clr::{self, ClrEvent};
-    let plain = Event { tick: None, ..*e };
+    let plain = Event { ticks: None, ..*e };
     let Some(Ok(decoded)) = clr::decode(&plain) else {
         panic!("a digest on an event that does not decode: {e:?}");
     };
@@ -290,6 +303,7 @@ pub fn in_parts_with(
 ) -> (Seen, Went) {
     let filter = setup.filter;
     let (tasks, planner) = plan(bytes, filter, split);
+    let interned = planned_for(filter, split) == Consumer::ModelAndInsights;
     if let Some(piece) = split.pieces {
         // Every block of a task ends in the same piece (so a caller can hand the piece on whole).
         for t in &tasks {
@@ -367,8 +381,8 @@ pub fn in_parts_with(
         if gcscope_core::clr::is_allocation_tick(e.provider, e.event_id) {
             ticks += 1;
         }
-        if let Some(d) = &e.tick {
-            check_digest(e, d, split.intern_types, for_model);
+        if let Some(d) = e.tick() {
+            check_digest(e, d, interned, for_model);
             digests += 1;
         }
         also(e);

@@ -38,7 +38,6 @@ impl Owned {
             stack_id: 0,
             pointer_size: 8,
             payload: &self.payload,
-            tick: None,
             ticks: None,
         }
     }

@@ -13,8 +13,9 @@ use super::types::*;
 use crate::clr::enums::GcSegmentType;
 use crate::clr::gc::{BulkKind, DynamicPayload, TickDigest, TypeIndex};
 use crate::clr::{self, ClrEvent, Utf16Str};
-use crate::event::{Event, TickBatch};
+use crate::event::Event;
 use crate::gc::GcModel;
+use crate::ticks::TickBatch;
 
 /// Collects the records the insights are made of. Feed it the same events as the model.
 #[derive(Debug, Default)]
@@ -77,9 +78,9 @@ fn reserved_slot<'a>(b: &'a mut SegmentBytes, kind: &str) -> &'a mut u64 {
 
 impl InsightsBuilder {
     /// Keeps every allocation tick (`Allocations::samples`: exact figures for any time range).
-    /// Memory grows with the ticks (~40 bytes each: 330 MB for the 7.9 M ticks of a generated
-    /// 1 GiB trace): for a bounded one, [`bounded`](Self::bounded) or
-    /// [`keeping_samples_in`](Self::keeping_samples_in).
+    /// Memory grows with the ticks (a sample each; docs/performance-log/journal.md, "Outputs
+    /// decoded into again; the CLI's insights bounded"): for a bounded one,
+    /// [`bounded`](Self::bounded) or [`keeping_samples_in`](Self::keeping_samples_in).
     pub fn new() -> InsightsBuilder {
         Self::keeping_samples_in(f64::NEG_INFINITY, f64::INFINITY)
     }
@@ -107,7 +108,7 @@ impl InsightsBuilder {
         if !clr::names::is_runtime_provider(e.provider) {
             return;
         }
-        if let Some(tick) = &e.tick {
+        if let Some(tick) = e.tick() {
             return self.on_tick(e, tick);
         }
         let Some(Ok(ev)) = clr::decode(e) else {
@@ -312,10 +313,10 @@ impl InsightsBuilder {
         );
     }
 
-    /// A batch of allocation ticks (a reader with
-    /// [`TickLane::EachTick`](crate::event::TickLane::EachTick)): what [`on_tick`](Self::on_tick)
-    /// does with each, in order. A batch without its ticks (a reader with
-    /// [`TickLane::Sums`](crate::event::TickLane::Sums), meant for the model alone) is a caller's
+    /// A batch of allocation ticks (a reader for
+    /// [`Consumer::ModelAndInsights`](crate::ticks::Consumer::ModelAndInsights)): what
+    /// [`on_tick`](Self::on_tick) does with each, in order. A batch without its ticks (a reader for
+    /// [`Consumer::Model`](crate::ticks::Consumer::Model), the model alone) is a caller's
     /// mistake the insights cannot make up for: they would miss its ticks.
     pub fn on_tick_batch(&mut self, batch: &TickBatch) {
         debug_assert_eq!(
@@ -337,7 +338,7 @@ impl InsightsBuilder {
     }
 
     /// The index of the type at slot `m` of the merge's table (a batch's
-    /// [`BatchTick::type_slot`](crate::event::BatchTick::type_slot) is that index), named `name`:
+    /// [`BatchTick::type_slot`](crate::ticks::BatchTick::type_slot) is that index), named `name`:
     /// interned when the first of its ticks arrives, as [`merged_type`](Self::merged_type) does.
     #[inline]
     fn slot_type(&mut self, m: u32, name: &[u8]) -> u32 {

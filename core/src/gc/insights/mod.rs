@@ -40,18 +40,16 @@ use super::{Gc, GcModel, ModelBuilder};
 use crate::error::Result;
 use crate::event::Event;
 use crate::reader::TraceReader;
+use crate::ticks::Consumer;
 
 /// Decodes a whole trace and builds both the GC model and its insights.
 pub fn analyze_with_insights(bytes: &[u8]) -> Result<(GcModel, Insights)> {
     // Only what the model and the insights read is delivered (`gc::wants`); the rest is counted.
-    let mut reader = TraceReader::new().with_filter(super::interest);
+    let mut reader = TraceReader::for_consumer(Consumer::ModelAndInsights);
     let mut b = ModelBuilder::new(&crate::event::TraceInfo::default());
     let mut ib = InsightsBuilder::new();
     {
-        let mut sink = |e: &Event<'_>| {
-            b.on_event(e);
-            ib.on_event(e);
-        };
+        let mut sink = |e: &Event<'_>| super::feed(&mut b, &mut ib, e);
         reader.push(bytes, &mut sink)?;
         reader.finish(&mut sink)?;
     }
