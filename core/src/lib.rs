@@ -10,6 +10,8 @@
 //! - [`read`] (tier 1): the bounds-checked little-endian byte cursor that knows absolute offsets.
 //! - [`clr`] (tier 1): the runtime's providers: event names, value maps, typed GC payloads.
 //! - [`event`] (tier 1): the container-independent [`event::Event`] and the trace header's facts.
+//! - [`ticks`] (tier 1): the allocation ticks' special case: the [`Consumer`] a reader is for, and
+//!   the ticks an `Event` carries already decoded, one or a batch.
 //! - [`decode`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
 //! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
 //! - [`etl`] (tier 3): ETW log files (.etl, PerfView's relogged ones), machine-wide, → events.
@@ -23,10 +25,13 @@
 //! - [`findings`] (tier 8): what is wrong with the process's GC, the evidence, what to change.
 //! - [`latency`] (tier 8): pause percentiles, histogram, CDF, budget, utilization, exact MMU.
 //! - [`compare`] (tier 9): two traces' summaries and latency side by side, B - A.
+//! - `consumer` (tier 9): what each [`Consumer`] sets up in a reader and in the parts of a file
+//!   (its filter, how ticks come, type-name interning); it adds methods to [`Consumer`] and
+//!   [`TraceReader`] and exports nothing of its own.
 //!
-//! `clr` and `event` share a tier because each names the other (an `Event` carries a
-//! `clr::gc::TickDigest`; `clr::decode` reads an `Event`); the table in `core/tests/layers.rs`
-//! says so.
+//! `clr`, `event` and `ticks` share a tier because they name each other (an `Event` carries
+//! `ticks::Ticks` of `clr::gc::TickDigest`s; `clr::decode` reads an `Event`); the table in
+//! `core/tests/layers.rs` says so.
 //!
 //! Terms a newcomer meets:
 //!
@@ -41,7 +46,8 @@
 //! - **tick**: a GCAllocationTick event; its *digest* ([`clr::gc::TickDigest`]) is what the model
 //!   and insights read of it, made by the part that decoded it.
 //! - **tick lane**: where the sort buffer keeps digested ticks apart; the ticks between two other
-//!   events reach the consumer as one [`event::TickBatch`].
+//!   events reach the consumer as one [`ticks::TickBatch`]; which consumers get it is
+//!   [`Consumer`]'s choice, made in one place (`consumer.rs`).
 //! - **insights**: the views beyond the GC table (allocations, budgets, roots, suspensions,
 //!   counters...), built beside the model ([`gc::insights`]).
 //! - **findings**: ranked problems, each from one *rule* of one table ([`findings::rules`]).
