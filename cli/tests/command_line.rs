@@ -325,3 +325,25 @@ fn gcs_prints_nothing_on_stdout_when_the_read_fails() {
     assert!(text(&out.stdout).starts_with("[\n  {"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A .nettrace cut right after its Trace object (an aborted `dotnet-trace`: no block, no end tag)
+/// is said to be cut off, where, with what it holds, instead of read as a complete empty trace.
+#[test]
+fn a_trace_cut_after_its_trace_object_says_so() {
+    let bytes = std::fs::read(fixture("net8.0", "loh")).expect("fixture");
+    // The Trace object's end, by the format's framing: "Nettrace", the 24-byte serialization
+    // header, then the object's header (its type name's length at +11) and its fixed body.
+    let pos = 8 + 24;
+    let name_len = u32::from_le_bytes(bytes[pos + 11..pos + 15].try_into().unwrap()) as usize;
+    let cut = pos + 16 + name_len + 16 + 8 + 8 + 4 * 4 + 1;
+    let path = std::env::temp_dir().join(format!("gcscope-cut-{}.nettrace", std::process::id()));
+    std::fs::write(&path, &bytes[..cut]).expect("write");
+    let out = gcscope(&["summary", path.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("cut off at byte {cut}")) && err.contains("Trace object"),
+        "{err}"
+    );
+    std::fs::remove_file(&path).ok();
+}

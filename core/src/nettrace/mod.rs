@@ -276,6 +276,19 @@ impl Decoder {
             };
         }
         self.flush(stats, sink);
+        // A writer ends every NetTrace stream with blocks after its Trace object (metadata at
+        // least) and an end tag: one that ends right after the Trace object was cut off there (an
+        // aborted `dotnet-trace`), however cleanly, and says so rather than read as an empty trace.
+        if clean
+            && matches!(self.stage, Stage::Objects | Stage::V6Blocks)
+            && self.info.is_some()
+            && stats.blocks == 0
+        {
+            return Err(Error::truncated(
+                end,
+                "the first block after the Trace object",
+            ));
+        }
         if clean {
             return Ok(());
         }
