@@ -32,7 +32,7 @@ if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1; then
 fi
 if [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
   echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION"
-  cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
+  "$ROOT/scripts/tool-install.sh" cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
 fi
 
 mkdir -p "$FUZZ_DIR/findings"

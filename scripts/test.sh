@@ -34,34 +34,30 @@ if [ ! -d ../shared ]; then
   echo "note: ../shared is absent: tests that compare with TraceEvent's reference traces will say so and skip"
 fi
 
-step "format and lints"
+step "format and import cycles"
 cargo fmt --all -- --check
-step "clippy: core and cli"
-cargo clippy -p gcscope-core -p gcscope-cli --all-targets -- -D warnings
-cargo clippy -p gcscope-core --no-default-features -- -D warnings
-cargo clippy -p gcscope-core --features encode --all-targets -- -D warnings
-step "clippy: the app (wasm32)"
-cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
-# No module imports a module that imports it back (each layer depends only on those below it).
+# No module imports a module that imports it back (each layer depends only on those below it;
+# core/tests/layers.rs and app/tests/layers.rs check the tiers themselves).
 python3 scripts/check-cycles.py core/src cli/src app/src
 
-step "core builds for wasm32 without std"
-cargo build -p gcscope-core --no-default-features --target wasm32-unknown-unknown
+step "clippy: core and cli, every target (the test-only encoder with them)"
+cargo clippy -p gcscope-core -p gcscope-cli --all-targets -- -D warnings
+step "clippy: core for wasm32 without std"
+# The no_std core as the browser's target type-checks it; the app's release build compiles it.
+cargo clippy -p gcscope-core --no-default-features --target wasm32-unknown-unknown -- -D warnings
+step "clippy: the app (wasm32)"
+cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 step "native tests (core, cli, app logic)"
+# Every test, the encoder's included (core's tests get the `encode` feature from its
+# dev-dependency on itself): round trips, the ETL writer, parallel decoding's identity and the
+# sort budget, comparisons and the findings' thresholds on crafted traces. core is optimised in
+# the dev profile, with overflow checks and debug assertions on.
 cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
-step "native tests, release: encoder, compare, thresholds"
-# The test-only encoder round-trips (in release: one of them writes and reads back 300 MB),
-# comparisons of generated traces whose differences are known, and the findings' thresholds on
-# traces it crafts just below and just above each.
-cargo test --release -p gcscope-core --features encode --test encode_roundtrip --test compare --test findings_thresholds
-step "native tests, release: the ETL writer"
-# The ETL writer's files: round trips, the merge window, truncation and corruption (~40 s).
-cargo test --release -p gcscope-core --features encode --test etl_writer
-step "native tests, release: parts identity, sort budget"
-# Parallel decoding gives the sequential result on generated NetTrace and ETW traces too, and the
-# ordering buffer's budget holds on the crafted trace it is for (~1 min).
-cargo test --release -p gcscope-core --features encode --test parts_identity --test sort_budget
+step "native tests, release: the 300 MB round trip"
+# Ignored in debug builds for its size. The release build of core it makes is the one the
+# end-to-end tests' writers below use.
+cargo test --release -p gcscope-core --test encode_roundtrip
 
 # DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON
 step "release CLI"
