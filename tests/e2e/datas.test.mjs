@@ -12,7 +12,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, ENGINE, OUT, serveDist, launch, openApp } from './harness.mjs';
+import { ROOT, ENGINE, OUT, serveDist, launch, openApp, figuresOnly } from './harness.mjs';
 
 const GCSCOPE = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target'), 'release/gcscope');
 const FIX = (name) => path.join(ROOT, 'fixtures/traces', `${name}.nettrace`);
@@ -118,7 +118,7 @@ function expected(j, keep = () => true) {
   return { changes, decisions, samples, perGc, why };
 }
 
-test('DATAS tab: changes, decisions, samples and heap counts equal `gcscope datas --json`; heap counts equal TraceEvent\'s', async () => {
+test('DATAS tab: changes, decisions, samples and heap counts equal `gcscope datas --json`; heap counts equal TraceEvent\'s', { skip: figuresOnly('the DATAS figures against the CLI and TraceEvent') }, async () => {
   for (const name of DATAS) {
     const file = FIX(name);
     const j = cliJson(file);
@@ -240,7 +240,7 @@ test('a ?trace=...&tab=datas link reopens the tab with its time range and a tabl
   await context.close();
 });
 
-test('DATAS tab on traces without DATAS: says so, with the GC mode\'s evidence, and how to enable and capture it', async () => {
+test('DATAS tab on traces without DATAS: says so, with the GC mode\'s evidence, and how to enable and capture it', { skip: figuresOnly('the DATAS figures against the CLI and TraceEvent') }, async () => {
   for (const name of ['net10.0/wks-concurrent', 'net8.0/server', 'netcore3.1/server']) {
     const { page, context, problems } = await openApp(browser, server.base);
     const file = FIX(name);

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, SHARED, ENGINE, OUT, serveDist, launch, openApp } from './harness.mjs';
+import { ROOT, SHARED, ENGINE, OUT, serveDist, launch, openApp, figuresOnly } from './harness.mjs';
 import { BIGTRACE, GCSCOPE, TARGET, ensureTrace } from '../bench/scale-lib.mjs';
 
 const PERFVIEW = path.join(SHARED, 'traces/perfview');
@@ -118,7 +118,7 @@ async function gcTableRows(page) {
   return num(t.match(/of ([\d,]+)/)[1]);
 }
 
-test('each PerfView .etl.zip: the process shown, the picker\'s processes, GC counts and pauses as the CLI and TraceEvent count them', { skip: noShared }, async () => {
+test('each PerfView .etl.zip: the process shown, the picker\'s processes, GC counts and pauses as the CLI and TraceEvent count them', { skip: (noShared) || figuresOnly('the ETW processes\' figures against the CLI and TraceEvent') }, async () => {
   for (const trace of THREE) {
     const file = ETL(trace);
     const cli = cliProcesses(file);
@@ -211,7 +211,7 @@ test('switching process: the picker, Back and Forward, and a ?pid= link, from wh
   await context.close();
 });
 
-test('a cut-off .etl.zip: the processes and GCs before the cut, and a message that says where it ends', { skip: noShared }, async () => {
+test('a cut-off .etl.zip: the processes and GCs before the cut, and a message that says where it ends', { skip: (noShared) || figuresOnly('the ETW processes\' figures against the CLI and TraceEvent') }, async () => {
   // 1,000,000 bytes of the 3.8 MB zip: about half of the test app's GCs, and PerfView's one GC.
   const cut = path.join(tmp, 'net.4.5.2.x64.cut.etl.zip');
   await writeFile(cut, (await readFile(ETL('net.4.5.2.x64'))).subarray(0, 1_000_000));
@@ -231,7 +231,7 @@ test('a cut-off .etl.zip: the processes and GCs before the cut, and a message th
   await context.close();
 });
 
-test('a machine-wide trace of three .NET processes (generated): each process as its own trace\'s TraceEvent analysis counts it', async () => {
+test('a machine-wide trace of three .NET processes (generated): each process as its own trace\'s TraceEvent analysis counts it', { skip: figuresOnly('the ETW processes\' figures against the CLI and TraceEvent') }, async () => {
   const procs = [[5012, 'Shop.Api', 'server'], [6100, 'Worker', 'wks-concurrent'], [7200, 'Batch', 'induced']];
   const file = path.join(tmp, 'three.etl');
   // A session that lost events (its logfile header says how many): every count may be short.
@@ -317,7 +317,7 @@ test('while reading, the page shows the process leading in GC pause, and only th
   await context.close();
 });
 
-test('no GCs in a machine-wide trace: which processes it has, and what to collect; an EventPipe trace has no picker', async () => {
+test('no GCs in a machine-wide trace: which processes it has, and what to collect; an EventPipe trace has no picker', { skip: figuresOnly('the ETW processes\' figures against the CLI and TraceEvent') }, async () => {
   // No .NET process at all: Windows' own processes (the generator's list).
   const file = path.join(tmp, 'no-dotnet.etl');
   const written = JSON.parse(run(ETL_MACHINE, [file]).stdout);

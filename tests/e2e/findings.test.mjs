@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
-import { ROOT, SHARED, ENGINE, OUT, serveDist, launch, openApp } from './harness.mjs';
+import { ROOT, SHARED, ENGINE, OUT, serveDist, launch, openApp, figuresOnly } from './harness.mjs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { GCSCOPE, TARGET, ensureTrace } from '../bench/scale-lib.mjs';
 import { FIXTURES, openWithFixtures } from './inputs.mjs';
@@ -88,7 +88,7 @@ const expected = (report) => report.findings.map((f) => ({
   rule: f.rule, severity: f.severity, summary: f.summary, gcs: f.evidence.gcs.length,
 }));
 
-test('the panel shows the findings gcscope findings --json gives, on four workloads', async () => {
+test('the panel shows the findings gcscope findings --json gives, on four workloads', { skip: figuresOnly('the findings against the CLI') }, async () => {
   const { page, context, problems } = await openApp(browser, server.base);
   for (const [v, name] of [['net8.0', 'induced'], ['net8.0', 'mempressure'], ['net9.0', 'datas'], ['netcore3.1', 'pinning']]) {
     const file = FIX(v, name);
@@ -153,7 +153,7 @@ test('goal and pause budget set in the page reach the rules and the address bar'
   await c2.close();
 });
 
-test('a trace with nothing wrong says so and lists every rule it checked', async () => {
+test('a trace with nothing wrong says so and lists every rule it checked', { skip: figuresOnly('the findings against the CLI') }, async () => {
   // A generated trace with a GC every ~100 MB: well under 5% of its time paused.
   const { file } = ensureTrace(4, { extra: ['--gc-every-kib', '100000'], tag: 'quiet' });
   const want = cli(file);
@@ -171,7 +171,7 @@ test('a trace with nothing wrong says so and lists every rule it checked', async
   await context.close();
 });
 
-test('an ETW trace: the picked process\'s findings, as gcscope findings --pid gives them', { skip: !existsSync(PERFVIEW_X64) && 'no ../shared here (the PerfView .etl.zip files)' }, async () => {
+test('an ETW trace: the picked process\'s findings, as gcscope findings --pid gives them', { skip: (!existsSync(PERFVIEW_X64) && 'no ../shared here (the PerfView .etl.zip files)') || figuresOnly('the findings against the CLI') }, async () => {
   const pids = cliPids(PERFVIEW_X64);
   assert.equal(pids.length, 2, 'the test app and PerfView');
   // A 5 ms budget for latency: PerfView's one GC pauses longer, the test app's do not.
@@ -194,7 +194,7 @@ test('an ETW trace: the picked process\'s findings, as gcscope findings --pid gi
   await context.close();
 });
 
-test('a machine-wide ETW trace that lost events: each process\'s findings name what the loss may hide or fake', async () => {
+test('a machine-wide ETW trace that lost events: each process\'s findings name what the loss may hide or fake', { skip: figuresOnly('the findings against the CLI') }, async () => {
   const procs = [[5012, 'Shop.Api', 'server'], [7200, 'Batch', 'induced'], [6100, 'Worker', 'mempressure']];
   const file = path.join(tmp, 'lost.etl');
   const r = spawnSync(ETL_MACHINE, [file, '--lost', '123', ...procs.map(([pid, name, fix]) => `${pid}:${name}:${FIX('net8.0', fix)}`)], { encoding: 'utf8' });

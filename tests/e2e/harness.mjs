@@ -2,7 +2,8 @@
 // static host), the browser engine of this run, and the test inputs.
 //
 // Every test runs in Chromium, Firefox and WebKit (tests/run-e2e.mjs runs the suite once per
-// engine, GCSCOPE_ENGINE names it). Write tests against what `launch()` and `openApp()` give:
+// engine, GCSCOPE_ENGINE names it), but for those whose checks are all of the core's figures
+// (`figuresOnly`), which run in Chromium alone. Write tests against what `launch()` and `openApp()` give:
 // Playwright's Browser/BrowserContext/Page/Locator API, the part listed in engines/page.mjs, with
 // every method async (`await page.url()`). Do not import a driver (playwright-core, puppeteer-core,
 // selenium-webdriver) in a test: what a driver cannot do in some engine is done in the page or by
@@ -21,6 +22,18 @@ export const DIST = process.env.GCSCOPE_DIST ? path.resolve(process.env.GCSCOPE_
 export const SHARED = path.resolve(ROOT, '../shared');
 /** Screenshots and other output of this run's engine. */
 export const OUT = path.join(ROOT, 'tests/output', ENGINE);
+/**
+ * A test's `skip` when every check it makes is of figures the core computes (a view's numbers
+ * against TraceEvent, the runtime or the CLI): the wasm is the same in every engine, so such a
+ * test runs in Chromium alone, and what an engine can change (the ways in, the worker and its
+ * messages, drawing, links, the address, exports, screenshots) is checked in every engine by the
+ * tests that do not call this. `GCSCOPE_E2E_EVERY_ENGINE=1` runs them everywhere.
+ */
+export function figuresOnly(what) {
+  if (ENGINE === 'chromium' || process.env.GCSCOPE_E2E_EVERY_ENGINE === '1') return false;
+  return `figures only (${what}): the same wasm in every engine, checked in Chromium`;
+}
+
 /** dist/ is served under this prefix to prove relative asset URLs. */
 export const PREFIX = '/some/prefix/';
 

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, SHARED, serveDist, launch, openApp } from './harness.mjs';
+import { ROOT, SHARED, serveDist, launch, openApp, figuresOnly } from './harness.mjs';
 import { GCSCOPE } from '../bench/scale-lib.mjs';
 
 let server, browser;
@@ -130,7 +130,7 @@ async function dragChart(page, id, a, b) {
 const GEN = { 0: 'gen0', 1: 'gen1', 2: 'gen2' };
 const genName = (g) => (g === null || g === undefined ? '' : GEN[g] ?? 'other');
 
-test('allocations (LOH workload): ticks as TraceEvent counts them, Large bytes as the program requested, types as the CLI; a dragged range gives the CLI figures for it', async () => {
+test('allocations (LOH workload): ticks as TraceEvent counts them, Large bytes as the program requested, types as the CLI; a dragged range gives the CLI figures for it', { skip: figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const file = FIX('net8.0', 'loh');
   const [ref, orc] = [await te(file), await oracle(file)];
   const { page, context, problems } = await openTab(file, 'allocs');
@@ -170,7 +170,7 @@ test('allocations (LOH workload): ticks as TraceEvent counts them, Large bytes a
   await context.close();
 });
 
-test('allocations (pinning workload, .NET 8): the pinned object heap arrays show as Pinned bytes of System.Byte[]', async () => {
+test('allocations (pinning workload, .NET 8): the pinned object heap arrays show as Pinned bytes of System.Byte[]', { skip: figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const file = FIX('net8.0', 'pinning');
   const orc = await oracle(file);
   assert.ok(orc.pinned_object_heap_arrays > 0);
@@ -182,7 +182,7 @@ test('allocations (pinning workload, .NET 8): the pinned object heap arrays show
   await context.close();
 });
 
-test('allocations (TraceEvent 3.0 trace, many types): ticks as the baseline counts them; a dragged range gives exactly the CLI\'s per-tick figures for the bins it covers', { skip: noShared }, async () => {
+test('allocations (TraceEvent 3.0 trace, many types): ticks as the baseline counts them; a dragged range gives exactly the CLI\'s per-tick figures for the bins it covers', { skip: (noShared) || figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const { page, context, problems } = await openTab(SHARED_ZIP, 'allocs');
   assert.equal(await fact(page, 'alloc-ticks'), await baselineCount('Microsoft-Windows-DotNETRuntime/GC/AllocationTick'));
   // The first tick (baseline): System.Object[], Small, 104,096 bytes; the whole table as the CLI.
@@ -207,7 +207,7 @@ test('allocations (TraceEvent 3.0 trace, many types): ticks as the baseline coun
   await context.close();
 });
 
-test('budgets (server GC): one row per GC, one per GC and heap with the oracle heap count, exceeded counts recomputed from the CLI; a range keeps the GCs that started in it', async () => {
+test('budgets (server GC): one row per GC, one per GC and heap with the oracle heap count, exceeded counts recomputed from the CLI; a range keeps the GCs that started in it', { skip: figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const file = FIX('net8.0', 'server');
   const orc = await oracle(file);
   const heaps = orc.gc_settings_at_start.heap_count;
@@ -248,7 +248,7 @@ test('budgets (server GC): one row per GC, one per GC and heap with the oracle h
   await context.close();
 });
 
-test('budgets (workstation GC): no per-heap table for one heap', async () => {
+test('budgets (workstation GC): no per-heap table for one heap', { skip: figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const { page, context, problems } = await openTab(FIX('net8.0', 'pinning'), 'budgets');
   await page.locator('table#budgets').waitFor();
   assert.equal(await page.locator('#budgets-per-heap').count(), 0);
@@ -257,7 +257,7 @@ test('budgets (workstation GC): no per-heap table for one heap', async () => {
   await context.close();
 });
 
-test('roots and compaction (TraceEvent 3.0 trace): event counts and GC 1 as the baseline has them, tables as the CLI', { skip: noShared }, async () => {
+test('roots and compaction (TraceEvent 3.0 trace): event counts and GC 1 as the baseline has them, tables as the CLI', { skip: (noShared) || figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const { page, context, problems } = await openTab(SHARED_ZIP, 'roots');
   // GC/MarkWithType 1912 and GC/BulkMovedObjectRanges 478 in TraceEvent's baseline.
   assert.equal(await fact(page, 'roots-events'), await baselineCount('Microsoft-Windows-DotNETRuntime/GC/MarkWithType'));
@@ -285,7 +285,7 @@ test('roots and compaction (TraceEvent 3.0 trace): event counts and GC 1 as the 
   await context.close();
 });
 
-test('roots (fixture): MarkWithType count as TraceEvent; compaction says why it is empty', async () => {
+test('roots (fixture): MarkWithType count as TraceEvent; compaction says why it is empty', { skip: figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const file = FIX('net8.0', 'loh');
   const ref = await te(file);
   const { page, context, problems } = await openTab(file, 'roots');
@@ -295,7 +295,7 @@ test('roots (fixture): MarkWithType count as TraceEvent; compaction says why it 
   await context.close();
 });
 
-test('suspensions (TraceEvent 3.0 trace): count and the first non-GC suspension as the baseline has them; reasons and per-GC times as the CLI', { skip: noShared }, async () => {
+test('suspensions (TraceEvent 3.0 trace): count and the first non-GC suspension as the baseline has them; reasons and per-GC times as the CLI', { skip: (noShared) || figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const { page, context, problems } = await openTab(SHARED_ZIP, 'suspensions');
   assert.equal(await fact(page, 'suspensions-count'), await baselineCount('Microsoft-Windows-DotNETRuntime/GC/SuspendEEStart'));
   // First SuspendEEStart: 17.9124 ms, SuspendOther, thread 3444; its SuspendEEStop at 18.0222 and
@@ -325,7 +325,7 @@ test('suspensions (TraceEvent 3.0 trace): count and the first non-GC suspension 
   await context.close();
 });
 
-test('memory (pressure workload): pressure calls and bytes as the program made them; finalization and segments as TraceEvent and the CLI', async () => {
+test('memory (pressure workload): pressure calls and bytes as the program made them; finalization and segments as TraceEvent and the CLI', { skip: figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const file = FIX('net8.0', 'mempressure');
   const [ref, orc] = [await te(file), await oracle(file)];
   const o = orc.memory_pressure;
@@ -355,7 +355,7 @@ test('memory (pressure workload): pressure calls and bytes as the program made t
   await context.close();
 });
 
-test('counters (pinning workload): one sample per GCHeapStats with TraceEvent\'s sizes and counts, induced GCs as the program\'s GC.Collect calls, definitions on hover', async () => {
+test('counters (pinning workload): one sample per GCHeapStats with TraceEvent\'s sizes and counts, induced GCs as the program\'s GC.Collect calls, definitions on hover', { skip: figuresOnly('the insights\' figures against TraceEvent, the runtime and the CLI') }, async () => {
   const file = FIX('net8.0', 'pinning');
   const [ref, orc] = [await te(file), await oracle(file)];
   const { page, context, problems } = await openTab(file, 'counters');

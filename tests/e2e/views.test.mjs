@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, SHARED, serveDist, launch, openApp, dropFile, paste } from './harness.mjs';
+import { ROOT, SHARED, serveDist, launch, openApp, dropFile, paste, figuresOnly } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serveDist(); browser = await launch(); });
@@ -73,7 +73,7 @@ function parseCsv(text) {
   return rows;
 }
 
-test('overview: process facts, GC count and the worst pause match the runtime and TraceEvent (server GC)', async () => {
+test('overview: process facts, GC count and the worst pause match the runtime and TraceEvent (server GC)', { skip: figuresOnly('the views\' figures against TraceEvent and the runtime') }, async () => {
   const file = FIX('net8.0', 'server');
   const [ref, orc] = [await te(file), await oracle(file)];
   const { page, context, problems } = await openApp(browser, server.base);
@@ -108,7 +108,7 @@ test('overview: process facts, GC count and the worst pause match the runtime an
   await context.close();
 });
 
-test('overview: a DATAS trace\'s GC mode (.NET 9 and 10) as the runtime and TraceEvent say it', async () => {
+test('overview: a DATAS trace\'s GC mode (.NET 9 and 10) as the runtime and TraceEvent say it', { skip: figuresOnly('the views\' figures against TraceEvent and the runtime') }, async () => {
   for (const v of ['net9.0', 'net10.0']) {
     const file = FIX(v, 'datas');
     const [ref, orc] = [await te(file), await oracle(file)];
@@ -205,7 +205,7 @@ async function columnCells(page, col) {
 // way PerfView's GCStats shows Pause Start.
 const TRACE_MS = /^\d{1,3}(,\d{3})*\.\d{3} ms$/;
 
-test('time columns: Pause start in ms to the microsecond on every row, as TraceEvent has it; an insights table\'s too', async () => {
+test('time columns: Pause start in ms to the microsecond on every row, as TraceEvent has it; an insights table\'s too', { skip: figuresOnly('the views\' figures against TraceEvent and the runtime') }, async () => {
   const file = FIX('net8.0', 'server');
   const ref = await te(file);
   const byNumber = new Map(ref.gcs.map((g) => [g.Number, g]));
@@ -246,7 +246,7 @@ const TE_CONDITION = {
   Internal_Tuning: 'low_card', Expand_Heap: 'expand_fullgc', GC_Before_OOM: 'before_oom',
 };
 
-test('condemn reasons: counts per generation equal TraceEvent\'s per-GC reasons; a cell filters the GC table', async () => {
+test('condemn reasons: counts per generation equal TraceEvent\'s per-GC reasons; a cell filters the GC table', { skip: figuresOnly('the views\' figures against TraceEvent and the runtime') }, async () => {
   const file = FIX('net8.0', 'pinning');
   const ref = await te(file);
   const { page, context, problems } = await openApp(browser, server.base);
@@ -301,7 +301,7 @@ test('condemn reasons: counts per generation equal TraceEvent\'s per-GC reasons;
   await context.close();
 });
 
-test('pinning & handles: pinned types and handle kinds agree with what the program did (oracle)', async () => {
+test('pinning & handles: pinned types and handle kinds agree with what the program did (oracle)', { skip: figuresOnly('the views\' figures against TraceEvent and the runtime') }, async () => {
   const file = FIX('net8.0', 'pinning');
   const orc = await oracle(file);
   const { page, context, problems } = await openApp(browser, server.base);
