@@ -7,12 +7,12 @@
 //!
 //! - [`error`] (tier 0): one error type, with the byte offset where the input went wrong.
 //! - [`filter`] (tier 0): which events the reader delivers ([`Interest`]); the rest only counted.
-//! - [`read`] (tier 1): the bounds-checked little-endian byte cursor that knows absolute offsets.
+//! - [`bytes`] (tier 1): the bounds-checked little-endian byte cursor that knows absolute offsets.
 //! - [`clr`] (tier 1): the runtime's providers: event names, value maps, typed GC payloads.
 //! - [`event`] (tier 1): the container-independent [`event::Event`] and the trace header's facts.
 //! - [`ticks`] (tier 1): the allocation ticks' special case: the [`Consumer`] a reader is for, and
 //!   the ticks an `Event` carries already decoded, one or a batch.
-//! - [`decode`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
+//! - [`sink`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
 //! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
 //! - [`etl`] (tier 3): ETW log files (.etl, PerfView's relogged ones), machine-wide, → events.
 //! - [`container`] (tier 4): sniffs the input, unwraps `.zip` and gzip into the trace stream.
@@ -64,11 +64,11 @@
 
 extern crate alloc;
 
+pub mod bytes;
 pub mod clr;
 pub mod compare;
 mod consumer;
 pub mod container;
-pub mod decode;
 #[cfg(feature = "encode")]
 pub mod encode;
 pub mod error;
@@ -80,8 +80,8 @@ pub mod gc;
 pub mod latency;
 pub mod nettrace;
 pub mod parts;
-pub mod read;
 pub mod reader;
+pub mod sink;
 pub mod sort;
 pub mod ticks;
 

@@ -19,7 +19,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 // Defined below the decoders (which fill them) and re-exported here, where callers meet them.
-pub use crate::decode::{DecodeStats, Sink};
+pub use crate::sink::{DecodeStats, Sink};
 
 /// Streaming trace reader. See the crate docs for the layers.
 pub struct TraceReader {
@@ -295,7 +295,7 @@ impl TraceReader {
     pub(crate) fn apply_etl_buffer(
         &mut self,
         piece: &etl::part::BufferPiece,
-        events: impl Iterator<Item = etl::merge::Held>,
+        events: impl Iterator<Item = etl::interleave::Held>,
         bytes: Vec<u8>,
         ticks: Vec<crate::clr::gc::TickDigest>,
         len: u64,

@@ -240,7 +240,7 @@ fn merge_window_orders_late_buffers_and_counts_what_it_cannot() {
     // late; it is delivered and counted, and the reader held at most the window and one buffer.
     assert_eq!(stats.out_of_order_events, 1);
     assert!(
-        held <= gcscope_core::etl::merge::WINDOW_BYTES + 2 * 4096,
+        held <= gcscope_core::etl::interleave::WINDOW_BYTES + 2 * 4096,
         "held {held}"
     );
     assert!(got.iter().any(|e| e.payload == b"early"));

@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("error", 0),
     ("filter", 0),
-    ("read", 1),
+    ("bytes", 1),
     ("clr", 1),
     ("event", 1),
     ("ticks", 1),
-    ("decode", 2),
+    ("sink", 2),
     ("sort", 2),
     ("etl", 3),
     ("container", 4),

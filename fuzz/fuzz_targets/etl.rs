@@ -5,7 +5,7 @@
 #![no_main]
 
 use gcscope_core::etl::buffer::MAX_BUFFER;
-use gcscope_core::etl::merge::WINDOW_BYTES;
+use gcscope_core::etl::interleave::WINDOW_BYTES;
 use gcscope_core::gc::{self, ProcessRouter};
 use gcscope_core::TraceReader;
 use gcscope_fuzz::Chunker;

@@ -1,7 +1,7 @@
 //! Reading the dropped file a chunk at a time, the next read in flight while the decoder works.
 
-use gcscope_core::decode::Sink;
 use gcscope_core::reader::TraceReader;
+use gcscope_core::sink::Sink;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

@@ -19,9 +19,9 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use gcscope_core::container::{sniff, Kind};
-use gcscope_core::decode::Sink;
 use gcscope_core::parts::{self, wire, FilterFn, Merged, Planner, Task};
 use gcscope_core::reader::TraceReader;
+use gcscope_core::sink::Sink;
 use gcscope_core::Consumer;
 use web_sys::{Blob, MessagePort};
 

@@ -10,9 +10,9 @@
 //! A .zip or .gz, and whatever the parts leave, is read by the calling thread from the offset the
 //! merge says.
 
-use gcscope_core::decode::Sink;
 use gcscope_core::error::Result as DecodeResult;
 use gcscope_core::parts::{self, FilterFn, Merged, Output, Planner, Task};
+use gcscope_core::sink::Sink;
 use gcscope_core::TraceReader;
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;

@@ -78,13 +78,13 @@ pub type PResult<T> = core::result::Result<T, PayloadError>;
 
 /// Sequential little-endian reader over one payload. Fields are packed (no alignment).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Reader<'a> {
+pub(crate) struct PayloadCursor<'a> {
     buf: &'a [u8],
     pos: usize,
     ptr: u8,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> PayloadCursor<'a> {
     pub fn new(buf: &'a [u8], pointer_size: u8) -> PResult<Self> {
         if pointer_size != 4 && pointer_size != 8 {
             return Err(PayloadError {
@@ -92,7 +92,7 @@ impl<'a> Reader<'a> {
                 kind: PayloadErrorKind::BadPointerSize(pointer_size),
             });
         }
-        Ok(Reader {
+        Ok(PayloadCursor {
             buf,
             pos: 0,
             ptr: pointer_size,
@@ -291,25 +291,28 @@ mod tests {
     #[test]
     fn reader_bounds_and_offsets() {
         let b = [1u8, 0, 2, 0, 0, 0, 3];
-        let mut r = Reader::new(&b, 8).unwrap();
+        let mut r = PayloadCursor::new(&b, 8).unwrap();
         assert_eq!(r.u16("a").unwrap(), 1);
         assert_eq!(r.u32("b").unwrap(), 2);
         let e = r.u16("c").unwrap_err();
         assert_eq!(e.offset, 6);
         assert_eq!(e.kind, PayloadErrorKind::Truncated { field: "c" });
         assert_eq!(e.at(100).offset, 106);
-        assert!(Reader::new(&b, 2).is_err());
+        assert!(PayloadCursor::new(&b, 2).is_err());
     }
 
     #[test]
     fn pointers_follow_pointer_size() {
         let b = [0x78u8, 0x56, 0x34, 0x12, 0xEF, 0xCD, 0xAB, 0x90];
-        assert_eq!(Reader::new(&b, 4).unwrap().ptr("p").unwrap(), 0x1234_5678);
         assert_eq!(
-            Reader::new(&b, 8).unwrap().ptr("p").unwrap(),
+            PayloadCursor::new(&b, 4).unwrap().ptr("p").unwrap(),
+            0x1234_5678
+        );
+        assert_eq!(
+            PayloadCursor::new(&b, 8).unwrap().ptr("p").unwrap(),
             0x90AB_CDEF_1234_5678
         );
-        assert!(Reader::new(&b[..7], 8).unwrap().ptr("p").is_err());
+        assert!(PayloadCursor::new(&b[..7], 8).unwrap().ptr("p").is_err());
     }
 
     #[test]
@@ -327,7 +330,7 @@ mod tests {
     fn utf16_strings() {
         // "Ab" then NUL, then a lone high surrogate string.
         let b = [b'A', 0, b'b', 0, 0, 0, 0x00, 0xD8, 0, 0, 9];
-        let mut r = Reader::new(&b, 8).unwrap();
+        let mut r = PayloadCursor::new(&b, 8).unwrap();
         let s = r.utf16z("s").unwrap();
         assert_eq!(s.to_string_lossy(), "Ab");
         assert!(s.eq_str("Ab"));
@@ -338,7 +341,7 @@ mod tests {
         let e = r.utf16z("u").unwrap_err();
         assert_eq!(e.offset, 11);
         // Odd trailing byte with no terminator.
-        let mut r = Reader::new(&[b'x', 0, b'y'], 8).unwrap();
+        let mut r = PayloadCursor::new(&[b'x', 0, b'y'], 8).unwrap();
         assert!(r.utf16z("v").is_err());
     }
 
@@ -354,7 +357,7 @@ mod tests {
                     b.extend_from_slice(&units[k % units.len()].to_le_bytes());
                 }
                 b.extend_from_slice(&[0, 0, 0x41, 0]);
-                let mut r = Reader::new(&b, 8).unwrap();
+                let mut r = PayloadCursor::new(&b, 8).unwrap();
                 for _ in 0..lead {
                     r.u16("lead").unwrap();
                 }
@@ -363,7 +366,7 @@ mod tests {
                 assert_eq!(r.pos(), 2 * lead + 2 * len + 2);
                 // Without its terminator the same bytes are an error, not a shorter string.
                 let cut = &b[..2 * lead + 2 * len];
-                let mut r = Reader::new(cut, 8).unwrap();
+                let mut r = PayloadCursor::new(cut, 8).unwrap();
                 for _ in 0..lead {
                     r.u16("lead").unwrap();
                 }

@@ -8,7 +8,7 @@
 //! * [`record`]: the record header kinds (EVENT_HEADER with its extended items, classic, system,
 //!   compact and perfinfo headers), each sized exactly;
 //! * [`names`] and [`catalog`]: provider and event names, TraceEvent's where cheap;
-//! * [`merge`]: the per-processor buffers merged by timestamp in a bounded window;
+//! * [`interleave`]: the per-processor buffers merged by timestamp in a bounded window;
 //! * [`kernel`]: the kernel's process events (name, command line), which name the processes.
 //!
 //! The [`Decoder`] is fed the file's bytes in chunks of any size; it holds at most one incomplete
@@ -21,26 +21,26 @@
 pub mod buffer;
 pub mod catalog;
 pub mod guid;
+pub mod interleave;
 pub mod kernel;
 pub mod logfile;
 pub mod lz77;
-pub mod merge;
 pub mod names;
 pub mod part;
 pub mod record;
 
-use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter};
+use crate::sink::{DecodeStats, Sink};
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use buffer::{BufferHeader, HEADER_LEN};
 use catalog::Catalog;
+use interleave::{Held, HeldBuffer, Window};
 use logfile::LogfileHeader;
-use merge::{Held, HeldBuffer, Window};
 use record::Source;
 
 /// What the decoder counted, in its own units (buffers, record timestamps); [`Decoder::update_stats`]
@@ -57,7 +57,7 @@ pub struct Counters {
     pub skipped_records: u64,
     /// Buffers whose records stopped early because one could not be read.
     pub damaged_buffers: u64,
-    /// Events delivered after a later one (see [`merge`]).
+    /// Events delivered after a later one (see [`interleave`]).
     pub out_of_order: u64,
     /// Smallest and largest record timestamps seen.
     pub first_timestamp: Option<i64>,

@@ -10,7 +10,7 @@
 
 use super::buffer::{BufferHeader, HEADER_LEN};
 use super::catalog::{Catalog, Key};
-use super::merge::{Held, HeldBuffer};
+use super::interleave::{Held, HeldBuffer};
 use super::{lz77, read_records, Counters};
 use crate::clr::gc::{TickDigest, TypeIndex};
 use crate::filter::Filter;

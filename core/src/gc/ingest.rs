@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 
 use super::builder::{GlobalHistoryInput, HeapStatsInput, ModelBuilder, PerHeapInput};
 use crate::clr::{self, ClrEvent};
-use crate::decode::DecodeStats;
 use crate::event::Event;
+use crate::sink::DecodeStats;
 
 /// Generation records per heap we keep (gen0, gen1, gen2, LOH, POH).
 const MAX_GENS: usize = 5;

@@ -12,9 +12,9 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
 use super::{derive, reasons, Gc, HeapGen, HeapHistory, Name};
+use crate::bytes::Cursor;
 use crate::clr::enums::{CompactReason, ExpandMechanism};
 use crate::error::{Error, Result};
-use crate::read::Cursor;
 
 /// Mechanism byte: none, a named value (1 + its place in the enum's `ALL`), or a string.
 const MECH_NONE: u8 = 0;

@@ -19,10 +19,10 @@
 use super::insights::{Insights, InsightsBuilder};
 use super::{GcModel, ModelBuilder};
 use crate::clr::names::is_runtime_provider;
-use crate::decode::DecodeStats;
 use crate::etl::kernel;
 use crate::etl::names::{hooks, KERNEL_PROVIDER};
 use crate::event::{Event, TraceInfo};
+use crate::sink::DecodeStats;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;

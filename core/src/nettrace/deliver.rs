@@ -2,9 +2,9 @@
 //! payload-named event, and the counts every delivered event adds to.
 
 use super::metadata::MetadataStore;
-use crate::decode::Sink;
 use crate::event::{Event, TraceInfo};
 use crate::filter::Tally;
+use crate::sink::Sink;
 use crate::sort::{Release, Released};
 use crate::ticks::{TickBatch, Ticks};
 

@@ -1,8 +1,8 @@
 //! EventBlock / MetadataBlock contents (V4+): the block header and the per-event headers, compressed
 //! (delta-encoded against the previous event of the same block) or not.
 
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::read::Cursor;
 use alloc::format;
 
 /// The block header's size in the runtime's writer (and the minimum TraceEvent accepts).

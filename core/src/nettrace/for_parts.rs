@@ -6,8 +6,8 @@ use super::framing::{self, ObjectKind, Peek};
 use super::Decoder;
 use super::{part, v6, Frame, Stage};
 use crate::clr::gc::TickDigest;
-use crate::decode::{DecodeStats, Sink};
 use crate::error::Result;
+use crate::sink::{DecodeStats, Sink};
 use crate::sort::Pending;
 use alloc::vec::Vec;
 

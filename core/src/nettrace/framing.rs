@@ -1,8 +1,8 @@
 //! FastSerialization framing (V1-V5): the stream header and the object envelope
 //! `Begin <type object> body End`, where the type object is `Begin NullRef version minReader name End`.
 
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::read::Cursor;
 use alloc::format;
 
 /// FastSerialization tags that occur in EventPipe streams.

@@ -19,13 +19,13 @@ mod tick_lane;
 pub mod trace;
 pub mod v6;
 
+use crate::bytes::Cursor;
 use crate::clr::gc::TypeIndex;
 use crate::container::NETTRACE_MAGIC;
-use crate::decode::{DecodeStats, Sink};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::TraceInfo;
 use crate::filter::{EventCount, Filter, Tally};
-use crate::read::Cursor;
+use crate::sink::{DecodeStats, Sink};
 use crate::sort::Sorter;
 use crate::ticks::TickLane;
 use alloc::boxed::Box;

@@ -6,9 +6,9 @@
 
 use super::deliver::emit;
 use super::{framing, metadata, Stage, Step};
-use crate::decode::{DecodeStats, Sink};
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::read::Cursor;
+use crate::sink::{DecodeStats, Sink};
 use crate::sort::{Pending, Release, Released, ARENA};
 use alloc::format;
 

@@ -6,9 +6,9 @@
 
 use super::event_block::{self, Dialect, EventHeader};
 use super::Decoder;
-use crate::decode::{DecodeStats, Sink};
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::read::Cursor;
+use crate::sink::{DecodeStats, Sink};
 use crate::sort::{Pending, ARENA};
 
 /// Delivered events of one block between two checks of the sort buffer's budget (7 MiB of records):

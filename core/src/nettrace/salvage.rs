@@ -4,9 +4,9 @@ use super::event_block::Dialect;
 use super::framing::{self, ObjectKind, Peek};
 use super::v6;
 use super::Decoder;
-use crate::decode::{DecodeStats, Sink};
+use crate::bytes::Cursor;
 use crate::error::Result;
-use crate::read::Cursor;
+use crate::sink::{DecodeStats, Sink};
 
 impl Decoder {
     /// At a cut inside an EventBlock (V4/V5): decode the events that are wholly present.

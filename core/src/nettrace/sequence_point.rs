@@ -1,8 +1,8 @@
 //! Sequence numbers and sequence points: per capture thread, events are numbered 1, 2, 3, ... including
 //! those the runtime had to drop; a gap (or a sequence point listing a higher number) counts drops.
 
+use crate::bytes::Cursor;
 use crate::error::Result;
-use crate::read::Cursor;
 use alloc::collections::BTreeMap;
 
 /// Last sequence number seen per capture thread. A map (not a list) so that a file with very many

@@ -2,8 +2,8 @@
 //! Events refer to stacks by id; gcscope's consumers do not use stacks yet, so the block is validated
 //! and counted, not kept (keeping it would be the place for a stack cache).
 
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::read::Cursor;
 use alloc::format;
 
 /// Returns the number of stacks in the block.

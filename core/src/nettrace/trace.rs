@@ -1,8 +1,8 @@
 //! The Trace object (V1-V5) and the V6 TraceBlock: clock, pointer size, process facts.
 
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::event::TraceInfo;
-use crate::read::Cursor;
 use alloc::format;
 use alloc::string::String;
 

@@ -7,9 +7,9 @@
 use super::event_block::Dialect;
 use super::sequence_point::SequenceTracker;
 use super::{metadata, stack, trace, Stage, Step};
-use crate::decode::{DecodeStats, Sink};
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::read::Cursor;
+use crate::sink::{DecodeStats, Sink};
 use alloc::collections::BTreeMap;
 use alloc::format;
 

@@ -3,11 +3,11 @@
 //! [`crate::parts`]).
 
 use super::{Output, Task, TaskStep};
-use crate::decode::Sink;
 use crate::error::Result;
 use crate::etl;
 use crate::nettrace;
 use crate::reader::TraceReader;
+use crate::sink::Sink;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
@@ -155,7 +155,7 @@ fn merge_etw(
             return false;
         }
         let map = remap.get_or_insert_with(|| reader.absorb_etl_catalog(&catalog));
-        let held = held.iter().map(|h| etl::merge::Held {
+        let held = held.iter().map(|h| etl::interleave::Held {
             entry: map[h.entry as usize],
             ..*h
         });

@@ -4,9 +4,9 @@
 
 use super::{Format, Task, TaskStep, FIRST_TASK_BYTES, FORMAT_BYTES, HEADER_BYTES, TASK_BYTES};
 use crate::container::{sniff, Kind};
-use crate::decode::DecodeStats;
 use crate::etl;
 use crate::nettrace::{self, part::PartContext, Frame, Step};
+use crate::sink::DecodeStats;
 use crate::ticks::Consumer;
 use alloc::boxed::Box;
 use alloc::sync::Arc;

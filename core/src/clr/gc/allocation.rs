@@ -3,7 +3,7 @@
 
 use super::type_index::{TypeIndex, TypeRef};
 use crate::clr::enums::GcAllocationKind;
-use crate::clr::payload::{PResult, Reader, Utf16Str};
+use crate::clr::payload::{PResult, PayloadCursor, Utf16Str};
 
 /// GCAllocationTick (id 10), versions 0-4.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -33,7 +33,7 @@ impl<'a> GcAllocationTick<'a> {
     /// AllocationAmount64, ptr TypeID, UTF-16 TypeName, u32 HeapIndex; v3: + ptr Address;
     /// v4: + u64 ObjectSize.
     pub fn parse(payload: &'a [u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let mut t = GcAllocationTick {
             allocation_amount: r.u32("GCAllocationTick.AllocationAmount")?,
             kind: GcAllocationKind::from_raw(r.u32("GCAllocationTick.AllocationKind")?),
@@ -239,7 +239,7 @@ impl<'a> AllocationSampled<'a> {
     /// 0 u32 AllocationKind, 4 u16 ClrInstanceID, 6 ptr TypeID, UTF-16 TypeName, ptr Address,
     /// u64 ObjectSize, u64 SampledByteOffset.
     pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(AllocationSampled {
             kind: GcAllocationKind::from_raw(r.u32("AllocationSampled.AllocationKind")?),
             clr_instance_id: r.u16("AllocationSampled.ClrInstanceID")?,
@@ -268,7 +268,7 @@ impl GcSampledObjectAllocation {
     /// ptr Address, ptr TypeID, u32 ObjectCountForTypeSample, u64 TotalSizeForTypeSample,
     /// u16 ClrInstanceID.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcSampledObjectAllocation {
             address: r.ptr("GCSampledObjectAllocation.Address")?,
             type_id: r.ptr("GCSampledObjectAllocation.TypeID")?,

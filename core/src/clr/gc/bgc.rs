@@ -3,7 +3,7 @@
 //! decode as [`crate::clr::gc::lifecycle::GcNoUserData`].
 
 use crate::clr::enums::BgcAllocWaitReason;
-use crate::clr::payload::{PResult, Reader};
+use crate::clr::payload::{PResult, PayloadCursor};
 
 /// BGCDrainMark (private id 20).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -16,7 +16,7 @@ pub struct BgcDrainMark {
 impl BgcDrainMark {
     /// u64 Objects, u16 ClrInstanceID.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(BgcDrainMark {
             objects: r.u64("BGCDrainMark.Objects")?,
             clr_instance_id: r.u16("BGCDrainMark.ClrInstanceID")?,
@@ -37,7 +37,7 @@ pub struct BgcRevisit {
 impl BgcRevisit {
     /// u64 Pages, u64 Objects, u32 IsLarge, u16 ClrInstanceID.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(BgcRevisit {
             pages: r.u64("BGCRevisit.Pages")?,
             objects: r.u64("BGCRevisit.Objects")?,
@@ -62,7 +62,7 @@ pub struct BgcOverflow {
 impl BgcOverflow {
     /// u64 Min, u64 Max, u64 Objects, u32 IsLarge, u16 ClrInstanceID [, v1: u32 GenNumber].
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(BgcOverflow {
             min: r.u64("BGCOverflow.Min")?,
             max: r.u64("BGCOverflow.Max")?,
@@ -88,7 +88,7 @@ pub struct BgcAllocWait {
 impl BgcAllocWait {
     /// u32 Reason, u16 ClrInstanceID.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(BgcAllocWait {
             reason: BgcAllocWaitReason::from_raw(r.u32("BGCAllocWait.Reason")?),
             clr_instance_id: r.u16("BGCAllocWait.ClrInstanceID")?,
@@ -109,7 +109,7 @@ pub struct GcFullNotify {
 impl GcFullNotify {
     /// u32 GenNumber, u32 IsAlloc [, v1: u16 ClrInstanceID].
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcFullNotify {
             gen_number: r.u32("GCFullNotify.GenNumber")?,
             is_alloc: r.u32("GCFullNotify.IsAlloc")?,
@@ -132,7 +132,7 @@ pub struct Bgc1stSweepEnd {
 impl Bgc1stSweepEnd {
     /// u32 GenNumber, u16 ClrInstanceID.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(Bgc1stSweepEnd {
             gen_number: r.u32("BGC1stSweepEnd.GenNumber")?,
             clr_instance_id: r.u16("BGC1stSweepEnd.ClrInstanceID")?,

@@ -3,7 +3,7 @@
 //! names the type ids those events (and FinalizeObject) refer to.
 
 use crate::clr::enums::GcRootKind;
-use crate::clr::payload::{PResult, PayloadError, Reader, Utf16Str};
+use crate::clr::payload::{PResult, PayloadCursor, PayloadError, Utf16Str};
 
 /// Which GCBulk event a [`GcBulk`] came from; fixes the element layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -163,7 +163,7 @@ pub struct StaticVarRoot<'a> {
 
 impl<'a> GcBulk<'a> {
     pub fn parse(payload: &'a [u8], kind: BulkKind, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let (index, count, app_domain_id, clr_instance_id);
         match kind {
             BulkKind::RootCcw | BulkKind::Rcw => {
@@ -217,17 +217,17 @@ impl<'a> GcBulk<'a> {
     }
 
     /// Element `i` as a reader, if this is a fixed-size kind and `i < count`.
-    fn element(&self, i: usize) -> Option<Reader<'a>> {
+    fn element(&self, i: usize) -> Option<PayloadCursor<'a>> {
         let stride = self.kind.stride(self.pointer_size)?;
         let start = i.checked_mul(stride)?;
         let bytes = self.values.get(start..start.checked_add(stride)?)?;
-        Reader::new(bytes, self.pointer_size).ok()
+        PayloadCursor::new(bytes, self.pointer_size).ok()
     }
 
     fn elements<T: 'a>(
         &self,
         want: BulkKind,
-        read: fn(&mut Reader<'a>) -> PResult<T>,
+        read: fn(&mut PayloadCursor<'a>) -> PResult<T>,
     ) -> impl Iterator<Item = T> + 'a {
         let this = self.clone();
         let n = if self.kind == want {
@@ -319,7 +319,7 @@ impl<'a> GcBulk<'a> {
         } else {
             0
         };
-        let mut r = Reader::new(self.values, self.pointer_size).ok();
+        let mut r = PayloadCursor::new(self.values, self.pointer_size).ok();
         (0..n).map_while(move |_| {
             let r = r.as_mut()?;
             Some(StaticVarRoot {
@@ -394,7 +394,7 @@ impl TypeDescription<'_> {
     }
 }
 
-fn read_type<'a>(r: &mut Reader<'a>) -> PResult<TypeDescription<'a>> {
+fn read_type<'a>(r: &mut PayloadCursor<'a>) -> PResult<TypeDescription<'a>> {
     let type_id = r.u64("BulkType.TypeID")?;
     let module_id = r.u64("BulkType.ModuleID")?;
     let type_name_id = r.u32("BulkType.TypeNameID")?;
@@ -422,7 +422,7 @@ impl<'a> BulkType<'a> {
     /// u32 TypeNameID, u32 Flags, u8 CorElementType, UTF-16 TypeName, u32 TypeParameterCount,
     /// TypeParameterCount × u64. Elements are checked when parsed.
     pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let count = r.u32("BulkType.Count")?;
         let clr_instance_id = r.u16("BulkType.ClrInstanceID")?;
         let start = r.pos();
@@ -437,7 +437,7 @@ impl<'a> BulkType<'a> {
     }
 
     pub fn types(&self) -> impl Iterator<Item = TypeDescription<'a>> + 'a {
-        let mut r = Reader::new(self.values, 8).ok();
+        let mut r = PayloadCursor::new(self.values, 8).ok();
         (0..self.count).map_while(move |_| read_type(r.as_mut()?).ok())
     }
 

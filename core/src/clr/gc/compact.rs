@@ -3,7 +3,7 @@
 //! they include C struct padding.
 
 use crate::clr::enums::GcBucketKind;
-use crate::clr::payload::{PResult, PayloadError, Reader};
+use crate::clr::payload::{PResult, PayloadCursor, PayloadError};
 
 /// GCLOHCompact (id 208): LOH compaction, one element per heap.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -28,7 +28,7 @@ impl<'a> LohHeaps<'a> {
         self.bytes
             .chunks_exact(GcLohCompact::stride(ptr))
             .map_while(move |c| {
-                let mut r = Reader::new(c, ptr).ok()?;
+                let mut r = PayloadCursor::new(c, ptr).ok()?;
                 let time_plan = r.u32("TimePlan").ok()?;
                 let time_compact = r.u32("TimeCompact").ok()?;
                 let time_relocate = r.u32("TimeRelocate").ok()?;
@@ -75,7 +75,7 @@ impl<'a> GcLohCompact<'a> {
 
     /// 0 u16 ClrInstanceID, 2 u16 Count, 4 Count × element.
     pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let clr_instance_id = r.u16("GCLOHCompact.ClrInstanceID")?;
         let count = r.u16("GCLOHCompact.Count")?;
         let values = r.bytes(
@@ -122,7 +122,7 @@ impl<'a> FitBuckets<'a> {
         self.bytes
             .chunks_exact(GcFitBucketInfo::stride(ptr))
             .map_while(move |c| {
-                let mut r = Reader::new(c, ptr).ok()?;
+                let mut r = PayloadCursor::new(c, ptr).ok()?;
                 // Index is a u16 followed by 2 bytes of (uninitialised) padding.
                 let index = r.u16("Index").ok()?;
                 r.u16("padding").ok()?;
@@ -160,7 +160,7 @@ impl<'a> GcFitBucketInfo<'a> {
 
     /// 0 u16 ClrInstanceID, 2 u16 BucketKind, 4 u64 TotalSize, 12 u16 Count, 14 Count × element.
     pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let clr_instance_id = r.u16("GCFitBucketInfo.ClrInstanceID")?;
         let bucket_kind = GcBucketKind::from_raw(r.u16("GCFitBucketInfo.BucketKind")?);
         let total_size = r.u64("GCFitBucketInfo.TotalSize")?;

@@ -9,7 +9,7 @@
 //! [`GcDynamicEvent::extra`]; a name this decoder does not know is [`DynamicPayload::Other`].
 
 use super::tuning_codes::{AdjustMetric, ChangeDecision};
-use crate::clr::payload::{PResult, PayloadError, Reader, Utf16Str};
+use crate::clr::payload::{PResult, PayloadCursor, PayloadError, Utf16Str};
 
 /// GCDynamicEvent: Name (UTF-16), u32 DataSize, Data, u16 ClrInstanceID.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -129,7 +129,7 @@ impl CommittedUsage {
     /// Blob: 0 u16 Version, 2 u64 TotalCommittedInUse, 10 InGlobalDecommit, 18 InFree,
     /// 26 InGlobalFree, 34 TotalBookkeepingCommitted (42 bytes). Offsets are within the blob.
     pub fn parse(data: &[u8]) -> PResult<Self> {
-        let mut r = Reader::new(data, 8)?;
+        let mut r = PayloadCursor::new(data, 8)?;
         Ok(CommittedUsage {
             version: r.u16("CommittedUsage.Version")?,
             total_committed_in_use: r.u64("CommittedUsage.TotalCommittedInUse")?,
@@ -179,7 +179,7 @@ impl SizeAdaptationSample {
     /// 18 u32 SOHMSLWaitTime, 22 u32 UOHMSLWaitTime, 26 u64 TotalSOHStableSize,
     /// 34 u32 Gen0BudgetPerHeap (38 bytes).
     pub fn parse(data: &[u8]) -> PResult<Self> {
-        let mut r = Reader::new(data, 8)?;
+        let mut r = PayloadCursor::new(data, 8)?;
         Ok(SizeAdaptationSample {
             version: r.u16("SizeAdaptationSample.Version")?,
             gc_index: r.u64("SizeAdaptationSample.GCIndex")?,
@@ -244,7 +244,7 @@ impl SizeAdaptationTuning {
     /// 47 u16 ChangeDecision, 49 u16 AdjReason, 51 u16 HcChangeFreqFactor, 53 u16 HcFreqReason,
     /// 55 u8 AdjMetric (56 bytes).
     pub fn parse(data: &[u8]) -> PResult<Self> {
-        let mut r = Reader::new(data, 8)?;
+        let mut r = PayloadCursor::new(data, 8)?;
         Ok(SizeAdaptationTuning {
             version: r.u16("SizeAdaptationTuning.Version")?,
             new_heap_count: r.u16("SizeAdaptationTuning.NewNHeaps")?,
@@ -294,7 +294,7 @@ impl SizeAdaptationFullGcTuning {
     /// 16 u32 NumGen2sSinceLastChange, then three (u32 GC-index distance, f32 GC %) at 20, 28, 36
     /// (44 bytes).
     pub fn parse(data: &[u8]) -> PResult<Self> {
-        let mut r = Reader::new(data, 8)?;
+        let mut r = PayloadCursor::new(data, 8)?;
         let version = r.u16("SizeAdaptationFullGCTuning.Version")?;
         let new_heap_count = r.u16("SizeAdaptationFullGCTuning.NewNHeaps")?;
         let gc_index = r.u64("SizeAdaptationFullGCTuning.CurrentGCIndex")?;
@@ -335,7 +335,7 @@ impl HeapCountSample {
     /// 26 u64 MslWaitTime (34 bytes). The order after GCIndex follows 9.0's SizeAdaptationSample
     /// (elapsed, pause, waits); 8.0.30 traces agree (the index counts GCs, pause < elapsed).
     pub fn parse(data: &[u8]) -> PResult<Self> {
-        let mut r = Reader::new(data, 8)?;
+        let mut r = PayloadCursor::new(data, 8)?;
         Ok(HeapCountSample {
             version: r.u16("HeapCountSample.Version")?,
             gc_index: r.u64("HeapCountSample.GCIndex")?,
@@ -366,7 +366,7 @@ impl HeapCountTuning {
     /// OverheadIncreasePerStepDown, SpaceCostIncreasePerStepUp, SpaceCostDecreasePerStepDown
     /// (36 bytes).
     pub fn parse(data: &[u8]) -> PResult<Self> {
-        let mut r = Reader::new(data, 8)?;
+        let mut r = PayloadCursor::new(data, 8)?;
         Ok(HeapCountTuning {
             version: r.u16("HeapCountTuning.Version")?,
             new_heap_count: r.u16("HeapCountTuning.NewHeapCount")?,
@@ -385,7 +385,7 @@ impl HeapCountTuning {
 
 impl<'a> GcDynamicEvent<'a> {
     pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let name = r.utf16z("GCDynamicEvent.Name")?;
         let size_at = r.pos();
         let size = r.u32("GCDynamicEvent.DataSize")?;

@@ -2,7 +2,7 @@
 //! and pinned plugs (private provider).
 
 use crate::clr::enums::GcHandleKind;
-use crate::clr::payload::{PResult, Reader, Utf16Str};
+use crate::clr::payload::{PResult, PayloadCursor, Utf16Str};
 
 /// SetGCHandle (id 30; private PrvSetGCHandle id 194): a handle was created or set.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -20,7 +20,7 @@ impl SetGcHandle {
     /// ptr HandleID, ptr ObjectID, u32 Kind, u32 Generation, u64 AppDomainID, u16
     /// ClrInstanceID: 34 bytes on x64, 26 on x86.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(SetGcHandle {
             handle_id: r.ptr("SetGCHandle.HandleID")?,
             object_id: r.ptr("SetGCHandle.ObjectID")?,
@@ -42,7 +42,7 @@ pub struct DestroyGcHandle {
 impl DestroyGcHandle {
     /// ptr HandleID, u16 ClrInstanceID.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(DestroyGcHandle {
             handle_id: r.ptr("DestroyGCHandle.HandleID")?,
             clr_instance_id: r.u16("DestroyGCHandle.ClrInstanceID")?,
@@ -64,7 +64,7 @@ pub struct PinObjectAtGcTime<'a> {
 impl<'a> PinObjectAtGcTime<'a> {
     /// ptr HandleID, ptr ObjectID, u64 ObjectSize, UTF-16 TypeName, u16 ClrInstanceID.
     pub fn parse(payload: &'a [u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(PinObjectAtGcTime {
             handle_id: r.ptr("PinObjectAtGCTime.HandleID")?,
             object_id: r.ptr("PinObjectAtGCTime.ObjectID")?,
@@ -88,7 +88,7 @@ pub struct PinPlugAtGcTime {
 impl PinPlugAtGcTime {
     /// ptr PlugStart, ptr PlugEnd, ptr GapBeforeSize, u16 ClrInstanceID.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(PinPlugAtGcTime {
             plug_start: r.ptr("PinPlugAtGCTime.PlugStart")?,
             plug_end: r.ptr("PinPlugAtGCTime.PlugEnd")?,

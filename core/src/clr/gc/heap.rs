@@ -2,7 +2,7 @@
 //! GC settings reported at rundown.
 
 use crate::clr::enums::GcSegmentType;
-use crate::clr::payload::{PResult, Reader};
+use crate::clr::payload::{PResult, PayloadCursor};
 
 /// GCHeapStats (id 4): heap sizes right after a GC.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -31,7 +31,7 @@ impl GcHeapStats {
     /// u64 FinalizationPromotedCount, 3 × u32 = 92 bytes; v1 adds ClrInstanceID at 92; v2 appends
     /// GenerationSize4 (94) and TotalPromotedSize4 (102) **after** ClrInstanceID = 110 bytes.
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let mut generation_size = [0u64; 4];
         let mut total_promoted_size = [0u64; 4];
         for g in 0..4 {
@@ -101,7 +101,7 @@ pub struct GcCreateSegment {
 impl GcCreateSegment {
     /// u64 Address, u64 Size, u32 Type [, v1: u16 ClrInstanceID]: 20 / 22 bytes.
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcCreateSegment {
             address: r.u64("GCCreateSegment.Address")?,
             size: r.u64("GCCreateSegment.Size")?,
@@ -125,7 +125,7 @@ pub struct GcFreeSegment {
 impl GcFreeSegment {
     /// u64 Address [, v1: u16 ClrInstanceID]: 8 / 10 bytes.
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcFreeSegment {
             address: r.u64("GCFreeSegment.Address")?,
             clr_instance_id: if version >= 1 {
@@ -155,7 +155,7 @@ impl GcGenerationRange {
     /// u8 Generation, ptr RangeStart, u64 RangeUsedLength, u64 RangeReservedLength, u16
     /// ClrInstanceID: 27 bytes on x64, 23 on x86.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcGenerationRange {
             generation: r.u8("GCGenerationRange.Generation")?,
             range_start: r.ptr("GCGenerationRange.RangeStart")?,
@@ -177,7 +177,7 @@ pub struct MemoryPressure {
 impl MemoryPressure {
     /// u64 Bytes, u16 ClrInstanceID: 10 bytes.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(MemoryPressure {
             bytes: r.u64("MemoryPressure.Bytes")?,
             clr_instance_id: r.u16("MemoryPressure.ClrInstanceID")?,
@@ -203,7 +203,7 @@ impl GcSettings {
     /// u64 SegmentSize, u64 LargeObjectSegmentSize, u32 ServerGC [, v1: u16 ClrInstanceID]:
     /// 20 / 22 bytes.
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcSettings {
             segment_size: r.u64("GCSettings.SegmentSize")?,
             large_object_segment_size: r.u64("GCSettings.LargeObjectSegmentSize")?,
@@ -243,7 +243,7 @@ impl GcSettingsRundown {
 
     /// 5 × u64, 2 × u32, u16: 50 bytes.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcSettingsRundown {
             hard_limit: r.u64("GCSettingsRundown.HardLimit")?,
             loh_threshold: r.u64("GCSettingsRundown.LOHThreshold")?,

@@ -5,7 +5,7 @@ use crate::clr::enums::{
     compact_reason, expand_mechanism, CompactReason, CondemnReasons, ExpandMechanism, GcPauseMode,
     GcReason, GlobalMechanisms,
 };
-use crate::clr::payload::{PResult, PayloadError, Reader, U32Array};
+use crate::clr::payload::{PResult, PayloadCursor, PayloadError, U32Array};
 
 /// Number of pointer-sized values in one generation record of GCPerHeapHistory_V3.
 pub const GEN_DATA_FIELDS: usize = 10;
@@ -149,7 +149,7 @@ impl<'a> GcPerHeapHistory<'a> {
         if version < 3 {
             return Err(PayloadError::unsupported_version(version));
         }
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let clr_instance_id = r.u16("GCPerHeapHistory.ClrInstanceID")?;
         let free_list_allocated = r.ptr("GCPerHeapHistory.FreeListAllocated")?;
         let free_list_rejected = r.ptr("GCPerHeapHistory.FreeListRejected")?;
@@ -308,7 +308,7 @@ impl<'a> GcGlobalHeapHistory<'a> {
     /// 30 u32 PauseMode, 34 u32 MemoryPressure (v2), 38 u32 CondemnReasons0, 42 u32
     /// CondemnReasons1 (v3), 46 u32 Count, 50 Count × u32 (v4).
     pub fn parse(payload: &'a [u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let mut h = GcGlobalHeapHistory {
             final_youngest_desired: r.u64("GCGlobalHeapHistory.FinalYoungestDesired")?,
             num_heaps: r.u32("GCGlobalHeapHistory.NumHeaps")?,

@@ -2,7 +2,7 @@
 //! finalizers and the background GC thread.
 
 use crate::clr::enums::{GcReason, GcSuspendEeReason, GcType};
-use crate::clr::payload::{PResult, Reader, Utf16Str};
+use crate::clr::payload::{PResult, PayloadCursor, Utf16Str};
 
 /// GCStart (id 1): a collection begins.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -25,7 +25,7 @@ impl GcStart {
     /// v2 = v1 + ClientSequenceNumber (26). Like TraceEvent, a version 0 payload of 16+ bytes is
     /// read with the v1 layout (some v0 events carried it).
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let count = r.u32("GCStart.Count")?;
         if version == 0 && payload.len() < 16 {
             let reason = GcReason::from_raw(r.u32("GCStart.Reason")?);
@@ -75,7 +75,7 @@ pub struct GcEnd {
 impl GcEnd {
     /// v0 = Count u32, Depth **u16** (6 bytes); v1 = Count, Depth u32, ClrInstanceID (10).
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let count = r.u32("GCEnd.Count")?;
         if version == 0 {
             let depth = u32::from(r.u16("GCEnd.Depth")?);
@@ -103,7 +103,7 @@ pub struct GcNoUserData {
 
 impl GcNoUserData {
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let clr_instance_id = if version >= 1 {
             Some(r.u16("ClrInstanceID")?)
         } else {
@@ -126,7 +126,7 @@ pub struct GcSuspendEeBegin {
 impl GcSuspendEeBegin {
     /// v0 = Reason **u16** (2 bytes); v1 = Reason u32, Count u32, ClrInstanceID (10).
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         if version == 0 {
             let reason = GcSuspendEeReason::from_raw(u32::from(r.u16("GCSuspendEE.Reason")?));
             return Ok(GcSuspendEeBegin {
@@ -153,7 +153,7 @@ pub struct GcTriggered {
 impl GcTriggered {
     /// v0 = Reason u32, ClrInstanceID u16 (6 bytes).
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcTriggered {
             reason: GcReason::from_raw(r.u32("GCTriggered.Reason")?),
             clr_instance_id: r.u16("GCTriggered.ClrInstanceID")?,
@@ -172,7 +172,7 @@ pub struct GcFinalizersEnd {
 impl GcFinalizersEnd {
     /// v0 = Count u32 (4 bytes); v1 = Count, ClrInstanceID (6).
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let count = r.u32("GCFinalizersEnd.Count")?;
         let clr_instance_id = if version >= 1 {
             Some(r.u16("GCFinalizersEnd.ClrInstanceID")?)
@@ -206,7 +206,7 @@ impl<'a> GcFinalizeObject<'a> {
         _version: u32,
         pointer_size: u8,
     ) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcFinalizeObject {
             type_id: r.ptr("FinalizeObject.TypeID")?,
             object_id: r.ptr("FinalizeObject.ObjectID")?,

@@ -2,7 +2,7 @@
 //! join points.
 
 use crate::clr::enums::{GcJoinTime, GcJoinType, GcRootKind};
-use crate::clr::payload::{PResult, Reader};
+use crate::clr::payload::{PResult, PayloadCursor};
 
 /// GCMarkWithType (id 202): bytes marked from one kind of root on one heap.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -18,7 +18,7 @@ pub struct GcMarkWithType {
 impl GcMarkWithType {
     /// 0 u32 HeapNum, 4 u16 ClrInstanceID, 6 u32 Type, 10 u64 Bytes: 18 bytes.
     pub fn parse(payload: &[u8], _version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcMarkWithType {
             heap_num: r.u32("GCMarkWithType.HeapNum")?,
             clr_instance_id: r.u16("GCMarkWithType.ClrInstanceID")?,
@@ -45,7 +45,7 @@ impl GcMark {
         _version: u32,
         pointer_size: u8,
     ) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         Ok(GcMark {
             root_kind,
             heap_num: r.u32("GCMark.HeapNum")?,
@@ -69,7 +69,7 @@ pub struct GcJoin {
 impl GcJoin {
     /// 0 u32 Heap, 4 u32 JoinTime, 8 u32 JoinType, [12 u16 ClrInstanceID (v1+)], [14 u32 JoinID (v2)].
     pub fn parse(payload: &[u8], version: u32, pointer_size: u8) -> PResult<Self> {
-        let mut r = Reader::new(payload, pointer_size)?;
+        let mut r = PayloadCursor::new(payload, pointer_size)?;
         let heap = r.u32("GCJoin.Heap")?;
         let join_time = GcJoinTime::from_raw(r.u32("GCJoin.JoinTime")?);
         let join_type = GcJoinType::from_raw(r.u32("GCJoin.JoinType")?);

@@ -6,9 +6,9 @@
 //! Managed EventSources name their events in metadata; TraceEvent then derives an opcode (explicit tag,
 //! or implied by a `...Start`/`...Stop` suffix which is then stripped) and shows `Name/Opcode`.
 
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Interest};
-use crate::read::Cursor;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;

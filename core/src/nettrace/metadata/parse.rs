@@ -3,8 +3,8 @@
 //! they are shown under are in the parent module.
 
 use super::{Metadata, MetadataStore};
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::read::Cursor;
 use alloc::format;
 use alloc::string::{String, ToString};
 

@@ -4,13 +4,13 @@ use super::ticks::{
     ticks_from_bytes, ticks_to_bytes, types_from_bytes, types_to_bytes, TICK_RECORD,
 };
 use super::{count, opt, ETW, NONE, W};
+use crate::bytes::Cursor;
 use crate::error::Result;
 use crate::etl::catalog::Key;
 use crate::etl::guid::Guid;
-use crate::etl::merge::Held;
+use crate::etl::interleave::Held;
 use crate::etl::part::{BufferPiece, EtlOutput};
 use crate::etl::Counters;
-use crate::read::Cursor;
 use alloc::vec::Vec;
 
 pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {

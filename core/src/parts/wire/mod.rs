@@ -15,11 +15,11 @@ mod net;
 mod ticks;
 
 use super::{Format, Output, Task, TaskStep};
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::nettrace::metadata::MetaView;
 use crate::nettrace::part::{BlockKind, PartContext};
 use crate::nettrace::v6::V6State;
-use crate::read::Cursor;
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;

@@ -4,9 +4,9 @@ use super::ticks::{
     ticks_from_bytes, ticks_to_bytes, types_from_bytes, types_to_bytes, TICK_RECORD,
 };
 use super::{count, opt, NET, NONE, W};
+use crate::bytes::Cursor;
 use crate::error::Result;
 use crate::nettrace::part::{BlockKind, BlockPiece, NetPart, SeqRun, SkipCount};
-use crate::read::Cursor;
 use crate::sort::{Pending, ARENA};
 use alloc::boxed::Box;
 use alloc::vec::Vec;

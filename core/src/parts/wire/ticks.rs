@@ -2,10 +2,10 @@
 //! the payload bytes a merge for the GC model needs ([`super::output_to_bytes_for_model`]).
 
 use super::{count, W};
+use crate::bytes::Cursor;
 use crate::clr::gc::{TickDigest, TypeIndex, TypeRef};
 use crate::error::{Error, Result};
 use crate::nettrace::part::NetPart;
-use crate::read::Cursor;
 use alloc::vec::Vec;
 
 /// Bytes of one [`TickDigest`].

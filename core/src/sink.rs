@@ -40,7 +40,7 @@ pub struct DecodeStats {
     /// an unreadable one in the same buffer).
     pub skipped_events: u64,
     /// Events delivered after a later event: in ETL files, because their buffer came too late for
-    /// the merge window (see [`crate::etl::merge`]); in EventPipe files, because the time-ordering
+    /// the merge window (see [`crate::etl::interleave`]); in EventPipe files, because the time-ordering
     /// buffer reached its budget and released later events first (see [`crate::sort`]; only a
     /// region far larger than the runtime writes, e.g. a file without sequence points, does).
     #[serde(default)]
