@@ -152,3 +152,48 @@ fn gcs_streams_the_chosen_process_as_with_its_pid() {
         "{err}"
     );
 }
+
+/// A machine-wide trace with no .NET process (what a CPU profile looks like to a GC tool): the
+/// summary shows no phantom process, and its event count is the whole trace's: the twelve
+/// process records written here and the logfile header.
+#[test]
+fn a_trace_without_a_dotnet_process_says_so() {
+    use gcscope_core::encode::etl::{process_payload, EtlWriter, Options};
+    use gcscope_core::etl::names::hooks;
+    let opts = Options::default();
+    let t0 = opts.header_timestamp;
+    let mut w = EtlWriter::new(opts);
+    for i in 0..12u32 {
+        let pid = 100 + 4 * i;
+        let p = process_payload(8, pid, 4, &format!("C:\\Windows\\svc{i}.exe"), "");
+        w.kernel(
+            0,
+            hooks::PROCESS_DC_START,
+            4,
+            0,
+            0,
+            t0 + 10 + i64::from(i),
+            &p,
+        );
+    }
+    let path = std::env::temp_dir().join(format!("gcscope-nodotnet-{}.etl", std::process::id()));
+    std::fs::write(&path, w.finish()).expect("write");
+    let out = gcscope_ok(&["summary", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Process    none: no process in the trace wrote .NET runtime events"),
+        "{text}"
+    );
+    assert!(!text.contains("pid 0"), "{text}");
+    assert!(text.contains("Events     13 in the trace"), "{text}");
+    let json = gcscope_ok(&["summary", path.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["process"]["events"], 13);
+    let note = v["notes"][0].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("no process in this machine-wide trace"),
+        "{note}"
+    );
+    assert!(note.contains("12 processes named by the kernel"), "{note}");
+    std::fs::remove_file(&path).ok();
+}

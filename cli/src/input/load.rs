@@ -391,7 +391,22 @@ impl Pass {
             None => {
                 let mut b = ModelBuilder::new(&info);
                 b.set_info(&info);
-                (b.finish(Some(&stats)), InsightsBuilder::bounded())
+                let mut model = b.finish(Some(&stats));
+                if machine_wide(&info) {
+                    // No process to count for: the counts are the whole trace's, and say so.
+                    let all = router.all_processes(0);
+                    model.process.events = stats.events;
+                    model.notes.insert(
+                        0,
+                        format!(
+                            "no process in this machine-wide trace wrote .NET runtime events: \
+                             its {} events are the kernel's and other providers' ({} processes \
+                             named by the kernel; `gcscope events` counts them)",
+                            stats.events, all.other_count
+                        ),
+                    );
+                }
+                (model, InsightsBuilder::bounded())
             }
             Some(pid) => router
                 .finish_parts(pid, Some(&stats))

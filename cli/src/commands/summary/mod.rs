@@ -123,17 +123,32 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
         .process_name
         .as_deref()
         .map_or(String::new(), |n| format!("{n}, "));
-    s.push_str(&format!(
-        "Process    {name}pid {}, {} CPUs, {}-bit{}\n",
-        p.process_id,
-        p.processor_count,
-        p.pointer_size as u32 * 8,
-        if os.is_empty() {
-            String::new()
-        } else {
-            format!(", {os}")
-        }
-    ));
+    // A machine-wide trace without a .NET process has no process to show (pid 0 is the idle
+    // process, never a .NET one): say so rather than show a phantom one.
+    let no_process = p.format.starts_with("etl") && p.process_id == 0 && p.runtime_events == 0;
+    if no_process {
+        s.push_str(&format!(
+            "Process    none: no process in the trace wrote .NET runtime events ({} CPUs{})\n",
+            p.processor_count,
+            if os.is_empty() {
+                String::new()
+            } else {
+                format!(", {os}")
+            }
+        ));
+    } else {
+        s.push_str(&format!(
+            "Process    {name}pid {}, {} CPUs, {}-bit{}\n",
+            p.process_id,
+            p.processor_count,
+            p.pointer_size as u32 * 8,
+            if os.is_empty() {
+                String::new()
+            } else {
+                format!(", {os}")
+            }
+        ));
+    }
     s.push_str(&format!("Runtime    {}\n", or(&p.runtime_version)));
     if let Some(c) = &p.command_line {
         s.push_str(&format!("Command    {}\n", table::clip(c, 88)));
@@ -148,14 +163,22 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
     if let Some(l) = p.hard_limit_bytes {
         s.push_str(&format!("Hard limit {} MB\n", table::mb(Some(l))));
     }
-    s.push_str(&format!(
-        "Events     {} ({} runtime, {} used by the GC model, {} undecodable), dropped: {}\n",
-        p.events,
-        p.runtime_events,
-        p.gc_events,
-        p.payload_errors,
-        table::num(p.dropped_events)
-    ));
+    if no_process {
+        s.push_str(&format!(
+            "Events     {} in the trace, none of them a .NET runtime's, dropped: {}\n",
+            p.events,
+            table::num(p.dropped_events)
+        ));
+    } else {
+        s.push_str(&format!(
+            "Events     {} ({} runtime, {} used by the GC model, {} undecodable), dropped: {}\n",
+            p.events,
+            p.runtime_events,
+            p.gc_events,
+            p.payload_errors,
+            table::num(p.dropped_events)
+        ));
+    }
     if p.out_of_order_events > 0 {
         s.push_str(&format!(
             "           {} events came after later ones (the trace holds more than the decoder \
