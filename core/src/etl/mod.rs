@@ -535,7 +535,7 @@ pub(crate) fn read_records(
 fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mut Sink<'_>) {
     let e = catalog.entry(h.entry);
     let start = h.payload_start as usize;
-    let ev = Event {
+    let mut ev = Event {
         provider: catalog.provider(e.provider),
         event_id: e.event_id,
         version: e.version,
@@ -552,6 +552,13 @@ fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mu
         payload: &b.bytes[start..start + h.payload_len as usize],
         ticks: b.tick(h).map(crate::ticks::Ticks::One),
     };
+    // GCDynamicEvent is named by its payload (`GC/SizeAdaptationTuning`, ...), as the EventPipe
+    // decoder names it (`nettrace::deliver`), so both formats count the same kinds.
+    if ev.event_id == crate::clr::ids::runtime::GC_DYNAMIC_EVENT {
+        if let Some(name) = crate::clr::event_name_for(&ev) {
+            ev.name = name;
+        }
+    }
     sink(info, &ev);
 }
 
