@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn an_axis_has_one_unit() {
-        // The suspensions chart once read "0.000 ms, 9,645 ms, 19.29 s, 28.94 s".
+        // One unit for every tick, never "0.000 ms, 9,645 ms, 19.29 s, 28.94 s".
         let t = [0.0, 9645.2, 19290.4, 28935.6, 38580.8];
         assert_eq!(
             axis_ms(&t),

@@ -1,5 +1,5 @@
 //! The decoding worker. It receives a `Blob` (a dropped `File` or a fetched sample), reads it in
-//! chunks with `FileReaderSync` + `Blob.slice` (so a 2 GB file never sits in memory), feeds the
+//! chunks (`worker::chunks`, so a 2 GB file never sits in memory), feeds the
 //! streaming decoder, and posts progress and the final analysis back. Cancelling = the UI terminates
 //! this worker and starts a new one, so the loop needs no cancellation checks.
 

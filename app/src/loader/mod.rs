@@ -151,10 +151,10 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             app.gcs
                 .update_untracked(|v| append_batch(v, batch, read, total));
             app.heaps.update_value(|h| h.push(heaps));
-            // The views see new rows at once the first time (first rows within a second), then at
-            // most every ROWS_SHOWN_EVERY_MS: redrawing the table and its filters for every batch
-            // took a core from the worker on a 2-core machine (1 GiB: 3.6-4.1 s with the GC table
-            // shown while loading, 2.9 s with the events tab). Done shows the rest.
+            // The views see new rows at once the first time, then at most every
+            // ROWS_SHOWN_EVERY_MS: redrawing the table and its filters for every batch takes a core
+            // from the worker on a 2-core machine
+            // (docs/performance-log/journal.md, "Earlier (stop 11)"). Done shows the rest.
             let now = js_sys::Date::now();
             if first || now - LAST_SHOWN.get() >= ROWS_SHOWN_EVERY_MS {
                 LAST_SHOWN.set(now);

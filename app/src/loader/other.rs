@@ -2,7 +2,8 @@
 //! (`?compare=URL`), it decodes in a worker of its own (`Slot::Compare`) while the first stays
 //! shown. What the figures' comparison needs of its rows (pauses and heap points,
 //! `compare::RowLog`) is taken from each batch as it comes; the rows themselves are kept without
-//! their per-heap histories (~1.7 KB a GC, as `gcscope compare` keeps them) for B's findings.
+//! their per-heap histories, as `gcscope compare` keeps them, for B's findings (a row's size so:
+//! docs/performance-log/journal.md, "Findings (issue 22)").
 
 use std::cell::RefCell;
 use std::sync::Arc;

@@ -2,11 +2,11 @@
 //! whole rows, as it travels beside the rows (`ToUi::Gcs`); the page keeps them so in
 //! `heap_store::HeapStore` and decompresses a frame when a view reads one of its rows.
 //!
-//! Why compressed: a 32-heap Server GC's packed heaps are ~4 KB per GC, most of the page's memory
-//! on a long trace (108 MB of a 2 GiB generated trace's 158 MiB of page wasm). Consecutive heaps
-//! and GCs repeat most of their numbers: LZ4 takes the packed bytes of the generated 32-heap trace
-//! to 1/12 and those of the real 2-heap fixtures (40 GCs each) to about 1/2, and decompresses a frame in
-//! microseconds. Frames of about [`FRAME_BYTES`] keep a visit to one GC (the detail panel) cheap.
+//! Why compressed: a Server GC's packed heaps grow with its heap count and are most of the page's
+//! memory on a long trace. Consecutive heaps and GCs repeat most of their numbers, which LZ4 finds,
+//! and a frame decompresses quickly (the ratios and sizes:
+//! docs/performance-log/journal.md, "A stall in the sort buffer"). Frames of about
+//! [`FRAME_BYTES`] keep a visit to one GC (the detail panel) cheap.
 
 use gcscope_core::gc::packed;
 use gcscope_core::gc::{Gc, Name};

@@ -52,7 +52,7 @@ pub fn bounded(mut ins: Insights) -> TraceInsights {
     *p = decimate(std::mem::take(p), MAX_PRESSURE_POINTS);
     let pressure_points_dropped = (before - p.len()) as u64;
     // One heap (workstation GC): its per-heap budgets repeat the GC's totals and the view shows
-    // none, so they stay home (~0.6 KB per GC, in the message and in the page).
+    // none, so they stay home (one record per GC less, in the message and in the page).
     for b in &mut ins.budgets {
         if b.heaps.len() == 1 {
             b.heaps = Vec::new();

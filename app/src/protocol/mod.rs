@@ -4,9 +4,9 @@
 //! On the wire a message is a small JS object `{ type, bytes, ... }`: `type` names the variant (so
 //! tools and tests can follow the conversation), `bytes` is an ArrayBuffer holding the message in
 //! postcard ([`wire`]), *transferred* to the page (moved, not copied). Bytes rather than one JS
-//! object per field (serde-wasm-bindgen) because a trace with 30,000 GCs made ~150 MiB of
-//! short-lived JS objects on each side; the bytes are ~0.5 KiB per GC and decode straight into the
-//! page's structs.
+//! object per field (serde-wasm-bindgen), whose short-lived objects on each side grow with the GCs
+//! (docs/performance-log/journal.md, "Why, and what was changed"); the bytes are one compact
+//! buffer per message and decode straight into the page's structs.
 
 use gcscope_core::gc::{Gc, GcModel};
 use serde::{Deserialize, Serialize};

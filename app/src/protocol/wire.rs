@@ -35,8 +35,9 @@ pub fn encode_into<T: Serialize>(value: &T, mut w: impl Write) -> postcard::Resu
 }
 
 /// Encodes into the writer `make` gives for the exact length (the worker's messages: a JS buffer
-/// of that size). One serializer counts and then writes, so the worker holds one copy of each
-/// message's serializer rather than two (2.7 KB of gzipped wasm).
+/// of that size). One serializer counts and then writes, so the worker's wasm holds one copy of
+/// each message's serializer rather than two
+/// (docs/performance-log/journal.md, "Issue 18: postcard messages").
 pub fn encode_sized<T: Serialize, W: Write>(
     value: &T,
     make: impl FnOnce(usize) -> W,
@@ -77,7 +78,8 @@ impl<W: Write> postcard::ser_flavors::Flavor for Out<'_, W> {
         match self {
             Out::Count(n) => *n += data.len(),
             // The common case inline, the rest out of line: the count pass stays as fast as
-            // postcard's own `Size` (3x slower with the whole write inline in every field).
+            // postcard's own `Size`, which the whole write inline in every field would slow
+            // (docs/performance-log/journal.md, "Issue 18: postcard messages").
             Out::Write { buf, .. } if buf.len() + data.len() <= WINDOW => {
                 buf.extend_from_slice(data)
             }
@@ -225,7 +227,7 @@ impl<'de, R: Read + 'de> Flavor<'de> for Streamed<'de, R> {
 /// `#[serde(with = "wire::byte_chunks")]`). As one byte string, a batch's packed heaps (megabytes
 /// in a server trace) would be copied into a scratch buffer of its size while the page decodes it;
 /// in pieces each is copied straight onto the end of the vector. (Serde's default for `Vec<u8>`,
-/// a sequence of single bytes, was a call per byte.)
+/// a sequence of single bytes, is a call per byte.)
 pub mod byte_chunks {
     use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
     use serde::ser::{SerializeSeq, Serializer};

@@ -36,9 +36,10 @@ pub fn App() -> impl IntoView {
 
     let dragging = RwSignal::new(false);
     // What the page's main area shows, as memos: the closure below runs `Results` again whenever
-    // what it reads changes, and read directly it depended on the rows, the analysis and every
-    // progress message, so the results (every view's state and memos) were made twice for each
-    // trace, the first ones disposed while the trace was still loading. The views follow the rows
+    // what it reads changes. Reading the rows, the analysis or the progress directly, it would make
+    // the results (every view's state and memos) again while the trace loads, disposing the ones
+    // shown; behind these memos they are made once per trace
+    // (docs/performance-log/journal.md, "The WebKit tab's memory"). The views follow the rows
     // themselves.
     let has_data = Memo::new(move |_| app.has_data());
     let idle = Memo::new(move |_| app.loading.with(|l| l.is_none()));

@@ -1,8 +1,10 @@
 //! Each GC's per-heap histories (GCPerHeapHistory), kept packed and compressed beside the rows
 //! rather than in them. A 32-heap server GC has 32 histories per GC: as `HeapHistory` structs they
-//! were 97% of a row (~25 KB in the page, ~21 KB as bincode, the wire format then), 280 MB of
-//! messages and 520+ MiB of tab for a 1 GiB trace. Packed (core `gc::packed`) they are ~5x
-//! smaller, and LZ4 frames of whole rows (`protocol::heaps`) take that to 1/2-1/12; they travel as
+//! are most of a row, and the messages and the tab grow by them with every GC
+//! (docs/performance-log/journal.md, "Earlier (stop 12)"). Packed (core `gc::packed`) they are
+//! several times smaller (docs/performance-log/journal.md, "Latest (stop 13)"), and LZ4 frames of
+//! whole rows (`protocol::heaps`) shrink that again (the ratios:
+//! docs/performance-log/journal.md, "A stall in the sort buffer"); they travel as
 //! one byte string per batch (`protocol::heaps::HeapBatch`), and are decompressed and unpacked only
 //! where a view needs them: the detail panel (one GC), the budgets (while the insights are finished,
 //! one GC at a time; per heap for the rows shown). The last frame decompressed is kept, so reading
@@ -291,10 +293,9 @@ mod tests {
         assert!(store.unpack(rows.len()).is_empty() && store.words(rows.len()).is_empty());
         // Few distinct word sets, however many rows.
         assert!(store.sets.len() < rows.len());
-        // Much smaller than the same heaps as structs in the page (what the rows carried before:
+        // Much smaller than the same heaps as structs in the page (as a `Gc` row holds them:
         // counted here without the strings' own bytes, so a lower bound), and than the same heaps
-        // in the wire format (postcard: its varints already shrink them about half as much as
-        // packing does; bincode's fixed-width integers were 3x the packed bytes).
+        // in the wire format (postcard: its varints shrink them too, less than packing does).
         let structs: usize = rows
             .iter()
             .flat_map(|g| &g.heaps)

@@ -134,7 +134,7 @@ mod tests {
                 let Ok(bytes) = std::fs::read(format!("{dir}/{rt}/{w}.nettrace")) else {
                     continue;
                 };
-                // As the worker did before: every row kept, the insights finished with the model.
+                // The whole model as reference: every row kept, the insights finished with it.
                 let (whole, old) = {
                     let mut reader = gcscope_core::reader::TraceReader::new();
                     let mut model = ModelBuilder::new(&TraceInfo::default());

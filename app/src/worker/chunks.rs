@@ -18,8 +18,9 @@ const SEGMENT: f64 = 16.0 * 1024.0 * 1024.0;
 /// Reads a Blob front to back, one chunk at a time, while the caller decodes the previous one.
 ///
 /// Preferably through a BYOB ("bring your own buffer") reader of `Blob.stream()`, so every chunk
-/// lands in the same JS buffer: `Blob.arrayBuffer()` per slice made a fresh ArrayBuffer per chunk,
-/// and ~80 MiB of them waited for the garbage collector while a 1 GB file was read. Browsers
+/// lands in the same JS buffer: `Blob.arrayBuffer()` per slice makes a fresh ArrayBuffer per chunk,
+/// each left for the garbage collector
+/// (docs/performance-log/journal.md, "Issue 7: decode throughput"). Browsers
 /// without BYOB reading of a Blob stream (WebKit) read the file in [`SEGMENT`]s, each a Blob slice
 /// read through its stream's default reader, each chunk freed once copied; browsers without
 /// `Blob.stream()` read `Blob.slice().arrayBuffer()`s.
@@ -228,8 +229,8 @@ impl ChunkSource {
 ///
 /// Whether it can is asked of an empty Blob first: WebKit's `Blob.stream()` is not a byte stream
 /// (its BYOB reader throws), and the stream made to find that out starts reading the whole file
-/// into its queue all the same. Probing the dropped file itself grew WebKit's web process by the
-/// file's size (1.1 GiB for a 1 GiB trace) and made reading it ~1.7x slower
+/// into its queue all the same. Probing the dropped file itself would grow WebKit's web process by
+/// the file's size and slow the read, that stream competing with the slices for the disk
 /// (docs/performance-log/journal.md, "The WebKit tab's memory";
 /// `tests/bench/read-bench.mjs --ways slice,probe-slice`).
 pub(super) fn byob_reader(blob: &Blob) -> Option<JsValue> {
@@ -280,8 +281,8 @@ pub(super) fn reader_read(
 
 /// Frees a slice's or a stream chunk's ArrayBuffer now that it is copied: `transfer(0)` detaches
 /// it, which lets go of its bytes at once instead of when the garbage collector next runs, which
-/// JavaScriptCore does rarely for a worker that spends its time in wasm: the worker alone grew
-/// WebKit's web process by ~240 MiB reading a 1 GiB trace, and grows it by ~50 MiB with this
+/// JavaScriptCore does rarely for a worker that spends its time in wasm, so without it the slices
+/// read pile up in WebKit's web process
 /// (docs/performance-log/journal.md, "The WebKit tab's memory"). Engines without `transfer` leave
 /// the buffer to the collector.
 pub(super) fn release(buffer: &JsValue) {

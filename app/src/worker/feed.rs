@@ -3,8 +3,8 @@
 //! has one), each chunk copied into wasm memory once and let go of when the planner is past it.
 //! The planner reads a few bytes per block of them; the part workers read their tasks' bytes
 //! themselves (`Blob.slice`), so no file bytes leave this worker. (Handing the planner a few bytes
-//! per block out of JS buffers cost this worker 0.5 s of a 1 GiB trace in JS calls; one copy per
-//! chunk costs a memcpy.)
+//! per block out of JS buffers costs JS calls per block; one copy per chunk costs a memcpy:
+//! docs/performance-log/journal.md, "Several workers in the tab, again".)
 
 use std::collections::VecDeque;
 

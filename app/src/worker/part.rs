@@ -182,8 +182,8 @@ pub(super) async fn read_task(
         at += n;
     }
     // Read to its length, not to its end: closed now, or the browser keeps what it read ahead for
-    // it until the collector runs (Chromium: the tab grew by ~0.3 MiB a task, 440 MiB on a 1 GiB
-    // trace).
+    // it until the collector runs, and in Chromium the tab grows by that with every task
+    // (docs/performance-log/journal.md, "Several workers in the tab, again").
     cancel(&reader);
     // Copied into a new Vec without zeroing it first (`to_vec`).
     let bytes = js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, 0, at as u32).to_vec();

@@ -50,9 +50,10 @@ struct PartWorker {
 }
 
 /// The part workers, each the other end of a `MessagePort`. The page starts them, not this worker:
-/// in Firefox, a worker creating workers hung now and then inside the `Worker` constructor, for
-/// good (3-10% of openings of a 36 MB .etl on three workers: made one at a time or all at once,
-/// before any read of the file or while one was pending). The page's never did (0 of 120).
+/// in Firefox, a worker creating workers can hang inside the `Worker` constructor, for good, made
+/// one at a time or all at once, before any read of the file or during one; none is seen to hang
+/// when the page makes them
+/// (docs/performance-log/journal.md, "The part workers started by the page: a hang in Firefox").
 pub(super) struct Pool {
     shared: Rc<RefCell<Shared>>,
     workers: Vec<PartWorker>,
@@ -153,8 +154,9 @@ impl Pool {
 
     /// Sends a result's payload buffer back to part worker `i`, which reads its next task into it
     /// (a buffer detached instead, where it cannot be sent). The same few buffers go round: in
-    /// Chromium, buffers that a worker received and detached were freed only when the collector
-    /// ran, and the tab peaked at 420-880 MiB on a 1 GiB trace.
+    /// Chromium, buffers that a worker receives and detaches are freed only when the collector
+    /// runs, so a new buffer per task grows the tab with the file
+    /// (docs/performance-log/journal.md, "Several workers in the tab, again").
     pub(super) fn give_back(&self, i: usize, buffer: &js_sys::ArrayBuffer) {
         let msg = js_sys::Object::new();
         let _ = js_sys::Reflect::set(

@@ -150,8 +150,8 @@ mod tests {
         assert_eq!(summarize(&r, "t", 0.0).etl, None);
     }
 
-    /// What the worker used to compute per delivered event: counts by provider and name, GC starts
-    /// of the runtime provider only, the latest event time.
+    /// The same counts taken independently, per delivered event: counts by provider and name, GC
+    /// starts of the runtime provider only, the latest event time.
     fn per_event(bytes: &[u8]) -> (BTreeMap<String, f64>, f64, f64, f64) {
         let mut counts = BTreeMap::new();
         let (mut events, mut gc_starts, mut last) = (0.0, 0.0, 0.0f64);
