@@ -3,6 +3,11 @@
 //! shell (and the tab list itself) uses `views`. Read from the sources' `crate::` paths, so a new
 //! module that breaks the picture fails here, before it becomes an import cycle.
 
+// The same source reading as core's layer test.
+#[path = "../../core/tests/source_scan/mod.rs"]
+mod source_scan;
+
+use source_scan::{code, crate_paths, files};
 use std::path::{Path, PathBuf};
 
 /// Each top-level module's layer: a module may use modules of a lower layer, and its own.
@@ -31,42 +36,6 @@ fn layer(module: &str) -> u8 {
         .find(|(m, _)| *m == module)
         .unwrap_or_else(|| panic!("src/{module}: add it to LAYERS (and to lib.rs's picture)"))
         .1
-}
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("src dir").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// The source without its comments (so a doc mentioning a module is not a use of it).
-fn code(text: &str) -> String {
-    text.lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The modules `crate::X` names in `text`.
-fn crate_paths(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if !name.is_empty() {
-            out.push(name);
-        }
-    }
-    out
 }
 
 /// `src/` and every `.rs` file below it.

@@ -4,6 +4,9 @@
 //! its module), so a new import that breaks the order fails here, before it becomes a cycle; and
 //! lib.rs's list is checked against the table, so the documented order is the enforced one.
 
+mod source_scan;
+
+use source_scan::{code, crate_paths, files};
 use std::path::{Path, PathBuf};
 
 /// Each top-level module and its tier, lowest first, in the order of lib.rs's header. The tiers
@@ -46,68 +49,6 @@ const ONE_TIER: &[(&str, &str)] = &[
 
 fn tier(module: &str) -> Option<u8> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, t)| *t)
-}
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("src dir").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// The source without its comments (so a doc mentioning a module is not a use of it).
-fn code(text: &str) -> String {
-    text.lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn ident(s: &str) -> String {
-    s.trim_start()
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect()
-}
-
-/// The top-level modules `crate::X` and `crate::{X, Y::..}` name in `text`.
-fn crate_paths(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // The names at depth 0 of the braces, each before its `::` or `,`.
-            let mut depth = 0;
-            let mut start = true;
-            for (j, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => start = true,
-                    _ if start && !c.is_whitespace() => {
-                        start = false;
-                        let name = ident(&group[j..]);
-                        if !name.is_empty() && name != "self" {
-                            out.push(name);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                out.push(name);
-            }
-        }
-    }
-    out
 }
 
 /// `src/` and every `.rs` file below it.
