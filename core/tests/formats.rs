@@ -457,7 +457,8 @@ fn v6_rejects_newer_major_versions_and_blocks_before_the_trace_block() {
     assert_eq!(e.offset, 20);
 }
 
-/// Cut a stream at and around every unit boundary: a cut exactly at a boundary is a clean end;
+/// Cut a stream at and around every unit boundary: a cut exactly at a boundary is a clean end (but
+/// for one right after the Trace object, before any block, which is a truncation there);
 /// a cut inside a unit is `Truncated` at the cut, after at least the events of the clean cut before
 /// it, and the complete events of a cut EventBlock are delivered too: a cut one byte before the next
 /// boundary loses at most `lost_at_last_byte` events (0 for FastSerialization streams, where that
@@ -467,7 +468,23 @@ fn check_truncations(name: &str, bytes: &[u8], boundaries: &[usize], lost_at_las
     let mut prev_events = 0;
     for (i, &b) in boundaries.iter().enumerate() {
         let (res, at_b, _) = decode(&bytes[..b], b);
-        assert!(res.is_ok(), "{name}: clean cut at {b} gave {res:?}");
+        match res {
+            // Right after the Trace object no block has begun: the stream was cut off there.
+            Err(e) if i == 0 => {
+                assert_eq!(
+                    (e.offset, e.kind.clone()),
+                    (
+                        b as u64,
+                        ErrorKind::Truncated {
+                            what: "the first block after the Trace object"
+                        }
+                    ),
+                    "{name}: a cut before the first block"
+                );
+                assert!(at_b.is_empty(), "{name}");
+            }
+            res => assert!(res.is_ok(), "{name}: clean cut at {b} gave {res:?}"),
+        }
         assert!(
             at_b.len() >= prev_events,
             "{name}: fewer events at a later cut"
