@@ -48,7 +48,6 @@ impl<'a> Record<'a> {
             stack_id: 0,
             pointer_size: self.pointer_size,
             payload: self.payload,
-            tick: None,
             ticks: None,
         }
     }
