@@ -12,8 +12,11 @@ trap '[ $? = 0 ] || echo "check-fresh: FAILED; traces kept in $OUT" >&2' EXIT
 start=$SECONDS
 "$HERE/generate.sh" "$OUT"
 gen=$((SECONDS - start))
-(cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test -p gcscope-core --test generated_traces -- --ignored --nocapture fresh_traces)
+# The packages scripts/test.sh's native tests select, so that cargo resolves the same features and
+# reuses that build of core instead of making another (one package alone unifies fewer features).
+PKGS=(-p gcscope-core -p gcscope-cli -p gcscope-app)
+(cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test "${PKGS[@]}" --test generated_traces -- --ignored --nocapture fresh_traces)
 # The findings on them: each workload's designed behaviour, against its fresh oracle and raw events.
-(cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test -p gcscope-core --test findings_workloads -- --nocapture fresh_traces)
+(cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test "${PKGS[@]}" --test findings_workloads -- --nocapture fresh_traces)
 echo "check-fresh: generated in ${gen}s, generated + tested in $((SECONDS - start))s ($OUT)"
 [ "$KEEP" = 1 ] || rm -rf "$OUT"
