@@ -119,6 +119,7 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
         .flatten()
         .collect::<Vec<_>>()
         .join(" ");
+    let os = if os.is_empty() { os } else { format!(", {os}") };
     let name = p
         .process_name
         .as_deref()
@@ -129,12 +130,7 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
     if no_process {
         s.push_str(&format!(
             "Process    none: no process in the trace wrote .NET runtime events ({} CPUs{})\n",
-            p.processor_count,
-            if os.is_empty() {
-                String::new()
-            } else {
-                format!(", {os}")
-            }
+            p.processor_count, os
         ));
     } else {
         s.push_str(&format!(
@@ -142,11 +138,7 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
             p.process_id,
             p.processor_count,
             p.pointer_size as u32 * 8,
-            if os.is_empty() {
-                String::new()
-            } else {
-                format!(", {os}")
-            }
+            os
         ));
     }
     s.push_str(&format!("Runtime    {}\n", or(&p.runtime_version)));
