@@ -170,6 +170,7 @@ impl TraceReader {
             }
         }
         self.stream.update_stats(&mut self.stats);
+        self.note_left_out();
         r.map_err(|e| self.fail(e))
     }
 
@@ -197,6 +198,7 @@ impl TraceReader {
         let container = unwrap.finish(&mut |data| stream.feed(data, stats, sink));
         let trace = stream.finish(stats, sink);
         self.stream.update_stats(&mut self.stats);
+        self.note_left_out();
         container.and(trace).map_err(|e| self.fail(e))?;
         if self.info().is_none() {
             let e = Error::new(
@@ -208,6 +210,30 @@ impl TraceReader {
             return Err(self.fail(e));
         }
         Ok(())
+    }
+
+    /// Names the companion files the ETL decoder left out, in [`DecodeStats::left_out_files`].
+    fn note_left_out(&mut self) {
+        let Some(etl) = &self.stream.etl else {
+            return;
+        };
+        if etl.left_out().len() == self.stats.left_out_files.len() {
+            return;
+        }
+        let members = self.unwrap.members().unwrap_or(&[]);
+        self.stats.left_out_files = etl
+            .left_out()
+            .iter()
+            .map(|(n, why)| {
+                let name = members.get(*n as usize).map_or_else(
+                    || alloc::format!("file {}", n + 1),
+                    |m| alloc::format!("'{m}'"),
+                );
+                alloc::format!(
+                    "{name} is left out: {why}; gcscope reads it on its own if it is a trace alone"
+                )
+            })
+            .collect();
     }
 
     fn fail(&mut self, e: Error) -> Error {
@@ -313,6 +339,7 @@ impl TraceReader {
         self.stats.bytes_in += len;
         self.stats.trace_bytes += len;
         self.stream.update_stats(&mut self.stats);
+        self.note_left_out();
     }
 
     /// The bytes of a part (an EventPipe task's, see [`crate::parts`]) that the reader no longer

@@ -45,4 +45,23 @@ pub struct DecodeStats {
     /// region far larger than the runtime writes, e.g. a file without sequence points, does).
     #[serde(default)]
     pub out_of_order_events: u64,
+    /// Files of a .zip that were not read as part of the trace, each with why: an `.etl` entry
+    /// whose logfile header shows another recording than the first `.etl`'s.
+    /// Of `filtered_events`, those of each process (ETW traces only, which hold many), by process id.
+    #[serde(default)]
+    pub filtered_by_process: alloc::vec::Vec<FilteredProcess>,
+    #[serde(default)]
+    pub left_out_files: alloc::vec::Vec<alloc::string::String>,
+}
+
+/// The events of one process that the consumer's filter skipped (see
+/// [`DecodeStats::filtered_by_process`]).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FilteredProcess {
+    pub process_id: u32,
+    pub events: u64,
+    /// Of them, the runtime providers' events.
+    pub runtime_events: u64,
+    pub first_event_ms: f64,
+    pub last_event_ms: f64,
 }

@@ -86,6 +86,9 @@ fn read_trace_with(
         }
         Err(e) => return Err(describe_error(path, &e)),
     }
+    for n in &reader.stats().left_out_files {
+        eprintln!("gcscope: note: in '{path}', {n}");
+    }
     let info = reader
         .info()
         .cloned()

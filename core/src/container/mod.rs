@@ -61,6 +61,14 @@ impl Unwrapper {
         }
     }
 
+    /// For a .zip: the entries whose bytes were given out (the trace, then its `.etl` companions).
+    pub fn members(&self) -> Option<&[String]> {
+        match &self.state {
+            State::Zip(z) => Some(z.members()),
+            _ => None,
+        }
+    }
+
     /// What the input turned out to be, once known.
     pub fn kind(&self) -> Option<Kind> {
         match self.state {

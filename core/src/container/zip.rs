@@ -1,8 +1,10 @@
 //! `.zip` archives, streamed front to back through the local file headers (no central directory, so no
 //! seeking). The first entry named `*.nettrace` / `*.netperf` / `*.etl` is the trace. When it is an
-//! ETW main file `X.etl`, the entries after it named `X.*.etl` in the same folder (PerfView's
-//! unmerged `X.kernel.etl`, `X.clrRundown.etl`, `X.user.etl` companions) are read too, each after an
-//! empty chunk that tells the reader a new file of the same trace begins; other entries are skipped
+//! `.etl`, every `.etl` entry after it, whatever its name or folder, is offered as another file of the
+//! same recording (PerfView's unmerged `X.kernel.etl` and `X.clrRundown.etl`, a Diagnostics Hub
+//! session's `diaghub.kernel.1.etl` and `diaghub.user_paged.1.etl`), each after an empty chunk that
+//! tells the reader a new file begins; the ETL decoder reads each one's logfile header and leaves out
+//! a file of another recording (`etl::Decoder::left_out`). Other entries are skipped
 //! (deflated ones are inflated and discarded, since with a data descriptor their size is only known at
 //! the end). Stored and deflated entries are read; data descriptors (flag bit 3) and zip64 sizes are
 //! handled. CRCs are not verified: damaged deflate data is still caught by the inflater, and damaged
@@ -53,9 +55,10 @@ pub struct ZipReader {
     want: usize,
     /// Names of the trace entries seen so far (all of them once the archive has been read).
     traces: Vec<String>,
-    /// The chosen entry is an ETW main file `dir/stem.etl`: `dir/stem.` (lowercase), the prefix of
-    /// its companions.
-    etl_group: Option<String>,
+    /// The chosen entry is an `.etl`: later `.etl` entries are its companions.
+    etl_chosen: bool,
+    /// The chosen entry and its companions, in the order their bytes are given out.
+    members: Vec<String>,
     /// A companion entry starts: say so (an empty chunk) before its first bytes.
     boundary_pending: bool,
 }
@@ -70,7 +73,8 @@ impl ZipReader {
             names: Vec::new(),
             want: n,
             traces: Vec::new(),
-            etl_group: None,
+            etl_chosen: false,
+            members: Vec::new(),
             boundary_pending: false,
         }
     }
@@ -79,6 +83,11 @@ impl ZipReader {
     /// chosen one are skipped, not decoded, to list them).
     pub fn trace_entries(&self) -> &[String] {
         &self.traces
+    }
+
+    /// The entries whose bytes were given out: the chosen one, then its `.etl` companions.
+    pub fn members(&self) -> &[String] {
+        &self.members
     }
 
     pub fn push(
@@ -254,14 +263,13 @@ impl ZipReader {
                 .ok_or_else(|| Error::malformed(hstart, "zip: zip64 entry without a zip64 size"))?;
         }
         let is_trace = is_trace_name(&name);
-        let companion = self.found
-            && self
-                .etl_group
-                .as_deref()
-                .is_some_and(|g| is_companion(&name, g));
+        let companion = self.found && self.etl_chosen && is_trace && is_etl_name(&name);
         let selected = companion || (is_trace && !self.found && self.traces.len() == self.want);
         if selected && !companion {
-            self.etl_group = etl_group(&name);
+            self.etl_chosen = is_etl_name(&name);
+        }
+        if selected {
+            self.members.push(name.clone());
         }
         self.boundary_pending = companion;
         // A companion is part of the chosen trace, not another one to offer.
@@ -393,24 +401,9 @@ impl ZipReader {
     }
 }
 
-/// For an ETW main file `dir/stem.etl` (no other dot in `stem`): `dir/stem.`, lowercase.
-fn etl_group(name: &str) -> Option<String> {
-    let lower = name.to_ascii_lowercase();
-    let stem = lower.strip_suffix(".etl")?;
-    let base = stem.rsplit('/').next().unwrap_or(stem);
-    if base.is_empty() || base.contains('.') {
-        return None;
-    }
-    Some(alloc::format!("{stem}."))
-}
-
-/// `dir/stem.kernel.etl` for the group `dir/stem.`.
-fn is_companion(name: &str, group: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.ends_with(".etl")
-        && lower.starts_with(group)
-        && lower.len() > group.len() + 4
-        && !lower[group.len()..].contains('/')
+/// `*.etl`, any case.
+fn is_etl_name(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with(".etl")
 }
 
 /// `*.nettrace` / `*.netperf` / `*.etl`, except macOS resource-fork twins (`__MACOSX/._x.nettrace`).
@@ -446,19 +439,6 @@ fn zip64_csize(mut extra: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::is_trace_name;
-
-    #[test]
-    fn etl_companions() {
-        use super::{etl_group, is_companion};
-        let g = etl_group("dir/PerfViewData.etl").unwrap();
-        assert!(is_companion("dir/PerfViewData.kernel.etl", &g));
-        assert!(is_companion("dir/perfviewdata.clrRundown.etl", &g));
-        assert!(!is_companion("dir/PerfViewData.etl", &g));
-        assert!(!is_companion("other/PerfViewData.kernel.etl", &g));
-        assert!(!is_companion("dir/PerfViewData.kernel.etl.txt", &g));
-        assert_eq!(etl_group("dir/PerfViewData.kernel.etl"), None);
-        assert_eq!(etl_group("trace.nettrace"), None);
-    }
 
     #[test]
     fn trace_entries_are_chosen_by_name() {

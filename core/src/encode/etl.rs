@@ -29,6 +29,10 @@ pub struct Options {
     pub perf_freq: i64,
     /// FILETIME of the session start.
     pub start_time: i64,
+    /// FILETIME of the session end (0: not filled in).
+    pub end_time: i64,
+    /// FILETIME of the machine's boot.
+    pub boot_time: i64,
     /// Timestamp of the logfile header record (the trace's time 0).
     pub header_timestamp: i64,
     pub events_lost: u32,
@@ -43,6 +47,8 @@ impl Default for Options {
             pointer_size: 8,
             perf_freq: 10_000_000,
             start_time: 133_232_283_966_946_549,
+            end_time: 0,
+            boot_time: 133_232_200_000_000_000,
             header_timestamp: 1_000_000,
             events_lost: 0,
         }
@@ -102,7 +108,9 @@ impl EtlWriter {
         let mode = if o.compressed { COMPRESSED_MODE } else { 0 } | 0x1;
         p[32..36].copy_from_slice(&mode.to_le_bytes());
         p[44..48].copy_from_slice(&(ptr as u32).to_le_bytes());
+        p[16..24].copy_from_slice(&o.end_time.to_le_bytes());
         p[48..52].copy_from_slice(&o.events_lost.to_le_bytes());
+        p[boot..boot + 8].copy_from_slice(&o.boot_time.to_le_bytes());
         p[boot + 8..boot + 16].copy_from_slice(&o.perf_freq.to_le_bytes());
         p[boot + 16..boot + 24].copy_from_slice(&o.start_time.to_le_bytes());
         p[boot + 24..boot + 28].copy_from_slice(&1u32.to_le_bytes());

@@ -23,6 +23,8 @@ pub struct Entry {
     pub version: u32,
     pub name: String,
     pub deliver: bool,
+    /// The provider is one of the runtime's (`clr::names::is_runtime_provider`).
+    pub runtime: bool,
     /// Records seen, delivered or skipped.
     pub count: u64,
 }
@@ -118,6 +120,7 @@ impl Catalog {
             version: version32,
             name,
             deliver,
+            runtime: crate::clr::names::is_runtime_provider(&self.providers[p as usize]),
             count: 0,
         });
         let i = (self.entries.len() - 1) as u32;

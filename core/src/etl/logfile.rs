@@ -4,6 +4,7 @@
 //! events and buffers, QPC frequency, start time and clock type.
 
 use crate::error::{Error, Result};
+use alloc::string::String;
 
 /// EVENT_TRACE_COMPRESSED_MODE: the buffers after the first are Plain LZ77 streams.
 pub const COMPRESSED_MODE: u32 = 0x0400_0000;
@@ -21,6 +22,10 @@ pub struct LogfileHeader {
     pub perf_freq: i64,
     /// Wall-clock start, as a Windows FILETIME (100 ns since 1601-01-01 UTC).
     pub start_time: i64,
+    /// Wall-clock end (FILETIME), 0 when the logger did not fill it in.
+    pub end_time: i64,
+    /// When the machine booted (FILETIME): files of one recording share it.
+    pub boot_time: i64,
     /// 1 QPC, 2 system time (then timestamps are 100 ns units), 3 CPU cycles.
     pub clock_type: u32,
 }
@@ -68,6 +73,8 @@ impl LogfileHeader {
             events_lost: u32_at(48),
             perf_freq: i64_at(boot + 8),
             start_time: i64_at(boot + 16),
+            end_time: i64_at(16),
+            boot_time: i64_at(boot),
             clock_type: u32_at(boot + 24),
             buffers_lost: u32_at(boot + 28),
         })
@@ -81,6 +88,40 @@ impl LogfileHeader {
         } else {
             self.perf_freq
         }
+    }
+
+    /// Why a file with this header cannot be another file of the recording `self` heads (a
+    /// companion in a .zip, such as a Diagnostics Hub session's kernel and user files), or None when
+    /// it can: the same machine boot, clock and CPU count, and overlapping wall-clock spans (an end
+    /// time of 0 is unknown and overlaps anything). Names are not evidence: collectors name their
+    /// files freely.
+    pub fn other_recording(&self, other: &LogfileHeader) -> Option<String> {
+        if self.boot_time != other.boot_time {
+            return Some(alloc::format!(
+                "it comes from another boot of the machine (boot time {} against {})",
+                other.boot_time,
+                self.boot_time
+            ));
+        }
+        if self.ticks_per_second() != other.ticks_per_second()
+            || self.clock_type != other.clock_type
+        {
+            return Some(String::from("its clock differs from the first file's"));
+        }
+        if self.processor_count != other.processor_count || self.pointer_size != other.pointer_size
+        {
+            return Some(String::from(
+                "it was recorded on a machine with other CPUs than the first file's",
+            ));
+        }
+        let overlaps =
+            |a: &LogfileHeader, b: &LogfileHeader| a.end_time == 0 || a.end_time >= b.start_time;
+        if !(overlaps(self, other) && overlaps(other, self)) {
+            return Some(String::from(
+                "its recording does not overlap the first file's in time",
+            ));
+        }
+        None
     }
 
     /// The start time as (year, month, day, hour, minute, second, millisecond), UTC.

@@ -62,6 +62,63 @@ pub struct Counters {
     /// Smallest and largest record timestamps seen.
     pub first_timestamp: Option<i64>,
     pub last_timestamp: Option<i64>,
+    /// The filtered records per process, by process id (sorted): in a machine-wide trace each
+    /// process's model is charged its own (see `gc::ProcessRouter`). At most [`MAX_FILTERED_PIDS`]
+    /// processes; the records of later ones are counted in `filtered_events` only.
+    pub filtered_by_pid: Vec<PidFiltered>,
+}
+
+/// The most processes whose filtered records are counted apart (a trace's processes are far
+/// fewer; the bound keeps a hostile file's memory small).
+pub const MAX_FILTERED_PIDS: usize = 4096;
+
+/// The records of one process that the consumer's filter skipped.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PidFiltered {
+    pub process_id: u32,
+    pub events: u64,
+    /// Of them, the runtime providers' records.
+    pub runtime_events: u64,
+    pub first_timestamp: i64,
+    pub last_timestamp: i64,
+}
+
+impl PidFiltered {
+    fn add(&mut self, o: &PidFiltered) {
+        self.events += o.events;
+        self.runtime_events += o.runtime_events;
+        self.first_timestamp = self.first_timestamp.min(o.first_timestamp);
+        self.last_timestamp = self.last_timestamp.max(o.last_timestamp);
+    }
+}
+
+impl Counters {
+    /// Counts a filtered record of process `pid`.
+    #[inline]
+    fn filtered(&mut self, pid: u32, runtime: bool, timestamp: i64) {
+        self.filtered_events += 1;
+        let one = PidFiltered {
+            process_id: pid,
+            events: 1,
+            runtime_events: u64::from(runtime),
+            first_timestamp: timestamp,
+            last_timestamp: timestamp,
+        };
+        self.add_pid(&one);
+    }
+
+    fn add_pid(&mut self, o: &PidFiltered) {
+        match self
+            .filtered_by_pid
+            .binary_search_by_key(&o.process_id, |p| p.process_id)
+        {
+            Ok(i) => self.filtered_by_pid[i].add(o),
+            Err(i) if self.filtered_by_pid.len() < MAX_FILTERED_PIDS => {
+                self.filtered_by_pid.insert(i, *o)
+            }
+            Err(_) => {}
+        }
+    }
 }
 
 impl Counters {
@@ -83,6 +140,9 @@ impl Counters {
         };
         self.first_timestamp = min(self.first_timestamp, o.first_timestamp);
         self.last_timestamp = max(self.last_timestamp, o.last_timestamp);
+        for p in &o.filtered_by_pid {
+            self.add_pid(p);
+        }
     }
 }
 
@@ -104,6 +164,14 @@ pub struct Decoder {
     /// A companion file began (see [`Decoder::begin_file`]): its first record is its own logfile
     /// header.
     new_file: bool,
+    /// Files begun after the first (see [`Decoder::begin_file`]).
+    companions: u32,
+    /// The current companion is not part of the first file's recording: its buffers are skipped.
+    skipping: bool,
+    /// The companions left out: their number (1 = the first after the main file) and why.
+    left_out: Vec<(u32, String)>,
+    /// Events the companions read in full say they lost.
+    companion_lost: u64,
 }
 
 impl Default for Decoder {
@@ -125,6 +193,10 @@ impl Decoder {
             counters: Counters::default(),
             salvaging: false,
             new_file: false,
+            companions: 0,
+            skipping: false,
+            left_out: Vec::new(),
+            companion_lost: 0,
         }
     }
 
@@ -132,7 +204,9 @@ impl Decoder {
     /// `.clrRundown.etl` companions of a `.etl` in one .zip). Its events cannot be merged with the
     /// ones already delivered (they start at the session's beginning again), so everything held is
     /// delivered first and the companion's events follow, in their own order, not counted as out of
-    /// order. The trace's time origin stays the first file's.
+    /// order. The trace's time origin stays the first file's. A companion whose logfile header shows
+    /// another recording (see [`LogfileHeader::other_recording`]) is skipped, and listed by
+    /// [`Decoder::left_out`].
     pub fn begin_file(&mut self, sink: &mut Sink<'_>) -> Result<()> {
         if !self.pending.is_empty() {
             let at = self.offset + self.pending.len() as u64;
@@ -142,7 +216,17 @@ impl Decoder {
         self.flush(sink);
         self.window.restart();
         self.new_file = self.info.is_some();
+        self.skipping = false;
+        if self.new_file {
+            self.companions += 1;
+        }
         Ok(())
+    }
+
+    /// The companion files left out, by number (1 = the first file after the main one), with the
+    /// reason.
+    pub fn left_out(&self) -> &[(u32, String)] {
+        &self.left_out
     }
 
     /// Sets the consumer's filter (None: deliver everything). See [`crate::filter`].
@@ -167,7 +251,7 @@ impl Decoder {
 
     /// Events lost by the session, as its logfile header says.
     pub fn lost_events(&self) -> u64 {
-        self.header.map_or(0, |h| h.events_lost as u64)
+        self.header.map_or(0, |h| h.events_lost as u64) + self.companion_lost
     }
 
     /// Brings the counters into the reader's `stats` (the fields an .etl file has: its buffers are
@@ -187,6 +271,17 @@ impl Decoder {
         if let Some(info) = &self.info {
             stats.first_event_ms = c.first_timestamp.map(|t| info.ms_since_start(t));
             stats.last_event_ms = c.last_timestamp.map(|t| info.ms_since_start(t));
+            stats.filtered_by_process = c
+                .filtered_by_pid
+                .iter()
+                .map(|p| crate::sink::FilteredProcess {
+                    process_id: p.process_id,
+                    events: p.events,
+                    runtime_events: p.runtime_events,
+                    first_event_ms: info.ms_since_start(p.first_timestamp),
+                    last_event_ms: info.ms_since_start(p.last_timestamp),
+                })
+                .collect();
         }
     }
 
@@ -358,6 +453,9 @@ impl Decoder {
         cut: bool,
         sink: &mut Sink<'_>,
     ) -> Result<()> {
+        if self.skipping {
+            return Ok(());
+        }
         self.counters.buffers += 1;
         let body = &bytes[HEADER_LEN..];
         let mut scratch = core::mem::take(&mut self.scratch);
@@ -410,14 +508,11 @@ impl Decoder {
             })?;
             self.read_logfile_header(records, &r, at + HEADER_LEN as u64)?;
         } else if self.new_file {
-            if let Ok(r) = record::parse(records, 0) {
-                self.new_file = false;
-                if r.source != (Source::Kernel { hook: 0 }) {
-                    return Err(Error::malformed(
-                        at + HEADER_LEN as u64,
-                        "a companion ETL file whose first record is not its logfile header",
-                    ));
-                }
+            self.new_file = false;
+            if let Some(why) = self.companion_mismatch(records, at + HEADER_LEN as u64) {
+                self.left_out.push((self.companions, why));
+                self.skipping = true;
+                return Ok(());
             }
         }
         let mut held: HeldBuffer = self.window.take_buffer();
@@ -443,6 +538,28 @@ impl Decoder {
     }
 
     /// The first record of the file: the logfile header (a kernel record with HookId 0).
+    /// Why the companion file whose first buffer holds `records` is not part of the first file's
+    /// recording, or None when it is (then its lost events are counted).
+    fn companion_mismatch(&mut self, records: &[u8], at: u64) -> Option<String> {
+        let r = match record::parse(records, 0) {
+            Ok(r) if r.source == (Source::Kernel { hook: 0 }) => r,
+            _ => return Some(String::from("its first record is not a logfile header")),
+        };
+        let p = &records[r.payload_start..r.payload_start + r.payload_len];
+        let lh = match LogfileHeader::parse(p, at) {
+            Ok(lh) => lh,
+            Err(e) => return Some(format!("its logfile header cannot be read: {e}")),
+        };
+        let why = self
+            .header
+            .as_ref()
+            .and_then(|first| first.other_recording(&lh));
+        if why.is_none() {
+            self.companion_lost += lh.events_lost as u64;
+        }
+        why
+    }
+
     fn read_logfile_header(&mut self, records: &[u8], r: &record::Record, at: u64) -> Result<()> {
         if r.source != (Source::Kernel { hook: 0 }) {
             return Err(Error::new(
@@ -510,7 +627,8 @@ pub(crate) fn read_records(
                 .map_or(r.timestamp, |t| t.max(r.timestamp)),
         );
         let entry = catalog.lookup(&r.source, r.version);
-        if catalog.entry(entry).deliver {
+        let e = catalog.entry(entry);
+        if e.deliver {
             // Payload positions in `records` for now: copied once the buffer is done.
             held.events.push(Held {
                 timestamp: r.timestamp,
@@ -523,7 +641,7 @@ pub(crate) fn read_records(
                 tick: crate::sort::NO_TICK,
             });
         } else {
-            counters.filtered_events += 1;
+            counters.filtered(r.process_id, e.runtime, r.timestamp);
         }
         pos += (r.size + 7) & !7;
     }

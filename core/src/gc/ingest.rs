@@ -135,7 +135,10 @@ pub(crate) fn add_filtered(b: &mut ModelBuilder, stats: &DecodeStats) {
         .filter(|(provider, _)| clr::names::is_runtime_provider(provider))
         .map(|(_, n)| n)
         .sum::<u64>();
-    p.first_event_ms = stats.first_event_ms.or(p.first_event_ms);
+    p.first_event_ms = match (p.first_event_ms, stats.first_event_ms) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     p.last_event_ms = match (p.last_event_ms, stats.last_event_ms) {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),

@@ -68,7 +68,11 @@ impl ModelBuilder {
             ingest::add_filtered(&mut self, s);
         }
         let dropped = stats.map(ingest::dropped_events);
+        let left_out = stats.map_or(&[][..], |s| &s.left_out_files[..]);
         let mut model = self.finish_model(dropped);
+        for (i, n) in left_out.iter().enumerate() {
+            model.notes.insert(i, n.clone());
+        }
         model.process.out_of_order_events = stats.map_or(0, |s| s.out_of_order_events);
         model
     }

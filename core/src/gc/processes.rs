@@ -65,6 +65,9 @@ pub struct AllProcesses {
 }
 
 /// What the kernel's process events said about a process.
+/// The most processes whose kernel events are counted (see `ProcessRouter::kernel_events`).
+const MAX_KERNEL_PIDS: usize = 4096;
+
 #[derive(Debug, Clone, Default)]
 struct Naming {
     name: String,
@@ -93,6 +96,10 @@ enum InsightsKind {
 pub struct ProcessRouter {
     procs: BTreeMap<u32, Routed>,
     names: BTreeMap<u32, Naming>,
+    /// The kernel's process events by the process id in their header: (count, first ms, last ms).
+    /// They name processes and are not fed to a model, so they are charged to the process when it
+    /// is finished, as the events the reader skipped are.
+    kernel_events: BTreeMap<u32, (u64, f64, f64)>,
     insights: InsightsKind,
     /// Set when the first process is finished (see `machine_wide`).
     machine_wide: Option<bool>,
@@ -109,6 +116,7 @@ impl ProcessRouter {
         ProcessRouter {
             procs: BTreeMap::new(),
             names: BTreeMap::new(),
+            kernel_events: BTreeMap::new(),
             insights: InsightsKind::SamplesIn(f64::NEG_INFINITY, f64::INFINITY),
             machine_wide: None,
         }
@@ -193,6 +201,19 @@ impl ProcessRouter {
     }
 
     fn on_kernel(&mut self, e: &Event<'_>) {
+        let t = e.time_ms;
+        let room = self.kernel_events.len() < MAX_KERNEL_PIDS;
+        match self.kernel_events.get_mut(&e.process_id) {
+            Some((n, first, last)) => {
+                *n += 1;
+                *first = first.min(t);
+                *last = last.max(t);
+            }
+            None if room => {
+                self.kernel_events.insert(e.process_id, (1, t, t));
+            }
+            None => {}
+        }
         if !matches!(
             e.event_id as u16,
             hooks::PROCESS_START
@@ -364,9 +385,9 @@ impl ProcessRouter {
         }
     }
 
-    /// The chosen process's model and insights. `stats` supplies dropped-event counts; the
-    /// filtered-event counts it holds are the whole trace's, so for a trace of several processes
-    /// they are left out rather than charged to one.
+    /// The chosen process's model and insights. `stats` supplies dropped-event counts and the
+    /// filtered-event counts: for a trace of several processes, the chosen process's own
+    /// ([`DecodeStats::filtered_by_process`]).
     pub fn finish(
         mut self,
         pid: u32,
@@ -423,7 +444,7 @@ impl ProcessRouter {
     }
 
     /// Several processes (or the kernel naming several): the trace-wide filtered counts are not
-    /// one process's. Latched when the first process is taken, as taking them shrinks the maps.
+    /// one process's, and each is charged its own. Latched when the first process is taken, as taking them shrinks the maps.
     fn machine_wide(&mut self) -> bool {
         *self
             .machine_wide
@@ -437,12 +458,26 @@ impl ProcessRouter {
         machine_wide: bool,
     ) -> Option<(GcModel, InsightsBuilder)> {
         let (model, insights) = self.take(pid)?;
+        let kernel = self.kernel_events.remove(&pid);
         let own;
         let stats = match stats {
             Some(s) if machine_wide => {
+                // This process's own skipped events, which the ETW decoder counts per process,
+                // and its kernel process events.
+                let f = s.filtered_by_process.iter().find(|f| f.process_id == pid);
+                let runtime = f.map_or(0, |f| f.runtime_events);
+                let events = f.map_or(0, |f| f.events);
+                let (k, k_first, k_last) = kernel.unwrap_or((0, f64::INFINITY, f64::NEG_INFINITY));
+                let first = f.map_or(k_first, |f| f.first_event_ms.min(k_first));
+                let last = f.map_or(k_last, |f| f.last_event_ms.max(k_last));
                 own = DecodeStats {
-                    filtered_events: 0,
-                    filtered_by_provider: Vec::new(),
+                    filtered_events: events + k,
+                    filtered_by_provider: alloc::vec![
+                        (String::from(crate::clr::names::RUNTIME_PROVIDER), runtime),
+                        (String::new(), events - runtime + k),
+                    ],
+                    first_event_ms: first.is_finite().then_some(first),
+                    last_event_ms: last.is_finite().then_some(last),
                     ..s.clone()
                 };
                 Some(&own)

@@ -10,7 +10,7 @@ use crate::etl::catalog::Key;
 use crate::etl::guid::Guid;
 use crate::etl::interleave::Held;
 use crate::etl::part::{BufferPiece, EtlOutput};
-use crate::etl::Counters;
+use crate::etl::{Counters, PidFiltered};
 use alloc::vec::Vec;
 
 pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
@@ -40,6 +40,14 @@ pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
         }
         w.opt(k.first_timestamp);
         w.opt(k.last_timestamp);
+        w.len(k.filtered_by_pid.len());
+        for f in &k.filtered_by_pid {
+            w.u32(f.process_id);
+            w.u64(f.events);
+            w.u64(f.runtime_events);
+            w.i64(f.first_timestamp);
+            w.i64(f.last_timestamp);
+        }
     }
     w.len(p.events.len());
     for h in &p.events {
@@ -72,6 +80,9 @@ pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
     (w.0, p.bytes.concat())
 }
 
+/// Bytes of one process's filtered counts in a buffer's counters.
+const PID_RECORD: usize = 36;
+
 /// Bytes of one event in an [`EtlOutput`] message.
 const HELD_RECORD: usize = 33;
 
@@ -81,7 +92,7 @@ pub(super) fn from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput
         stopped: (stopped != NONE).then_some(stopped),
         ..Default::default()
     };
-    for _ in 0..count(c, 78)? {
+    for _ in 0..count(c, 82)? {
         let processor = c.u32("processor")?;
         let events = c.u32("events")?;
         let nbytes = c.u32("bytes")?;
@@ -96,6 +107,23 @@ pub(super) fn from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput
         };
         k.first_timestamp = opt(c)?;
         k.last_timestamp = opt(c)?;
+        for _ in 0..count(c, PID_RECORD)? {
+            let f = PidFiltered {
+                process_id: c.u32("pid")?,
+                events: c.u64("pid events")?,
+                runtime_events: c.u64("pid runtime events")?,
+                first_timestamp: c.i64("pid first")?,
+                last_timestamp: c.i64("pid last")?,
+            };
+            // Sorted and bounded on the sending side; kept so here whatever the bytes say.
+            if k.filtered_by_pid.len() < crate::etl::MAX_FILTERED_PIDS
+                && k.filtered_by_pid
+                    .last()
+                    .is_none_or(|l| l.process_id < f.process_id)
+            {
+                k.filtered_by_pid.push(f);
+            }
+        }
         p.buffers.push(BufferPiece {
             processor,
             events,
