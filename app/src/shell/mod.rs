@@ -155,6 +155,7 @@ pub fn App() -> impl IntoView {
             <main>
                 <offline::UpdateBanner ready=update_ready />
                 {move || app.error.get().map(|msg| view! { <div id="error" class="error" role="alert">{msg}</div> })}
+                <notices::Unreachable />
                 <notices::ZipEntries />
                 <processes::ProcessPicker />
                 {move || app.loading.get().map(|(name, p)| view! { <loading::Loading name=name progress=p /> })}
