@@ -54,7 +54,8 @@ pub fn Unreachable() -> impl IntoView {
             format!(
                 "The trace at {} could not be fetched: the network or its server cannot be \
                  reached, or the server does not let other sites read it ({}).",
-                u.url, u.detail
+                u.url,
+                u.detail.trim_end_matches('.')
             )
         };
         Some(view! {
