@@ -42,19 +42,22 @@ async function shownGcCount(page) {
 }
 
 /**
- * The paths that reached the server from `from` on, less the tests' observer and the samples' list
- * (samples/ goes to the network by design: the samples are traces; offline the start page lists
- * none). Firefox tries a dropped connection again several times, so a path may repeat.
+ * The paths that reached the server from `from` on, less the tests' observer, the browser's check
+ * for a new sw.js (made on every load; offline it fails, and the installed version runs on) and the
+ * samples' list (samples/ goes to the network by design: the samples are traces; offline the start
+ * page lists none). Firefox tries a dropped connection again several times, so a path may repeat.
  */
 function reached(server, from) {
-  return server.requests.slice(from).filter((p) => !p.endsWith('/__e2e/hooks.js') && !p.includes('/samples/'));
+  const expected = (p) => p.endsWith('/__e2e/hooks.js') || p.endsWith('/sw.js') || p.includes('/samples/');
+  return server.requests.slice(from).filter((p) => !expected(p));
 }
 
 /**
- * What went wrong on the page, less the failed load of the tests' observer script (hooks.js: the
- * test server's, not the app's, so it is not cached) while offline. Engines word that failure
- * differently and do not all name the file, so every failed load is let be, and the app's own
- * files are checked by what reached the server and by what the page shows.
+ * What went wrong on the page, less the failed loads that going offline causes by design: the
+ * tests' observer script (hooks.js: the test server's, not the app's, so not cached) and the
+ * samples' list (never cached). Engines word a failed load differently and do not all name the
+ * file, so every failed load is let be here; the app's own files are checked by what reached the
+ * server and by what the page shows.
  */
 function realProblems(problems) {
   return problems.filter((p) => !/Failed to load resource|hooks\.js|NetworkError|ERR_INTERNET_DISCONNECTED/.test(p));
