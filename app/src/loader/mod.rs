@@ -15,7 +15,7 @@ use crate::protocol::{Progress, ToUi};
 use crate::state::heap_store::HeapStore;
 use crate::state::rows::append_batch;
 use crate::state::view_state;
-use crate::state::AppState;
+use crate::state::{AppState, Unreachable};
 
 pub mod other;
 pub mod worker_client;
@@ -67,6 +67,7 @@ fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
 /// Forgets what is shown and shows the progress of reading `name` instead.
 fn clear(app: AppState, name: String, total: f64) {
     app.error.set(None);
+    app.unreachable.set(None);
     app.gcs.set(Vec::new());
     app.heaps.set_value(HeapStore::default());
     app.model.set(None);
@@ -216,20 +217,46 @@ fn on_job_event(app: AppState, ev: JobEvent) {
     }
 }
 
+/// Why a fetch gave no file.
+#[derive(Debug)]
+pub enum FetchError {
+    /// No answer came: the network is gone, the host is unreachable, or the browser refused the
+    /// answer (CORS). The browser's message, which does not say which.
+    Unreachable(String),
+    /// An answer came, but no file: an HTTP error, or the body could not be read.
+    Failed(String),
+}
+
+impl FetchError {
+    /// The message shown for `url`.
+    pub fn message(&self, url: &str) -> String {
+        match self {
+            FetchError::Unreachable(e) => format!("could not fetch {url}: {e}"),
+            FetchError::Failed(e) => e.clone(),
+        }
+    }
+}
+
 /// Fetches a file of ours or a trace by address.
-pub async fn fetch_blob(url: &str) -> Result<Blob, String> {
-    let window = web_sys::window().ok_or("no window")?;
+pub async fn fetch_blob(url: &str) -> Result<Blob, FetchError> {
+    let window = web_sys::window().ok_or(FetchError::Failed("no window".into()))?;
     let resp = JsFuture::from(window.fetch_with_str(url))
         .await
-        .map_err(|e| format!("could not fetch {url}: {}", js_text(&e)))?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "fetch gave no response")?;
+        .map_err(|e| FetchError::Unreachable(js_text(&e)))?;
+    let resp: web_sys::Response = resp
+        .dyn_into()
+        .map_err(|_| FetchError::Failed("fetch gave no response".into()))?;
     if !resp.ok() {
-        return Err(format!("could not fetch {url}: HTTP {}", resp.status()));
+        return Err(FetchError::Failed(format!(
+            "could not fetch {url}: HTTP {}",
+            resp.status()
+        )));
     }
-    let blob = JsFuture::from(resp.blob().map_err(|e| js_text(&e))?)
+    let blob = JsFuture::from(resp.blob().map_err(|e| FetchError::Failed(js_text(&e)))?)
         .await
-        .map_err(|e| format!("could not read {url}: {}", js_text(&e)))?;
-    blob.dyn_into().map_err(|_| "not a blob".to_string())
+        .map_err(|e| FetchError::Failed(format!("could not read {url}: {}", js_text(&e))))?;
+    blob.dyn_into()
+        .map_err(|_| FetchError::Failed("not a blob".to_string()))
 }
 
 fn js_text(e: &wasm_bindgen::JsValue) -> String {
@@ -245,7 +272,15 @@ pub fn open_url(app: AppState, url: String) {
         let name = view_state::trace_file_name(&url);
         match fetch_blob(&url).await {
             Ok(blob) => open_blob(app, name.clone(), worker_client::named(blob, &name)),
-            Err(e) => app.error.set(Some(e)),
+            Err(FetchError::Unreachable(detail)) => {
+                let offline = web_sys::window().is_some_and(|w| !w.navigator().on_line());
+                app.unreachable.set(Some(Unreachable {
+                    url,
+                    offline,
+                    detail,
+                }));
+            }
+            Err(e) => app.error.set(Some(e.message(&url))),
         }
     });
 }

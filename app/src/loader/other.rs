@@ -87,7 +87,7 @@ pub fn fetch_and_open(app: AppState, url: String) {
             }
             Err(e) => {
                 app.other_loading.set(None);
-                app.other_error.set(Some(e));
+                app.other_error.set(Some(e.message(&url)));
             }
         }
     });

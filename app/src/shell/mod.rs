@@ -14,6 +14,7 @@ use crate::widgets::export::download;
 mod keys;
 mod loading;
 mod notices;
+mod offline;
 mod processes;
 mod start;
 mod tab_bar;
@@ -33,6 +34,9 @@ pub fn App() -> impl IntoView {
     loader::follow_process(app);
     keys::listen(app);
     let samples = start::samples();
+    let update_ready = RwSignal::new(false);
+    offline::register(update_ready);
+    offline::open_launched_files(app);
 
     let dragging = RwSignal::new(false);
     // What the page's main area shows, as memos: the closure below runs `Results` again whenever
@@ -149,7 +153,9 @@ pub fn App() -> impl IntoView {
                 />
             </header>
             <main>
+                <offline::UpdateBanner ready=update_ready />
                 {move || app.error.get().map(|msg| view! { <div id="error" class="error" role="alert">{msg}</div> })}
+                <notices::Unreachable />
                 <notices::ZipEntries />
                 <processes::ProcessPicker />
                 {move || app.loading.get().map(|(name, p)| view! { <loading::Loading name=name progress=p /> })}

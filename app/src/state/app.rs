@@ -38,6 +38,9 @@ pub struct AppState {
     /// The file being read and how far the worker is.
     pub loading: RwSignal<Option<(String, Progress)>>,
     pub error: RwSignal<Option<String>>,
+    /// The `?trace=URL` that could not be fetched because the network is gone or unreachable: the
+    /// page offers to open a local copy instead.
+    pub unreachable: RwSignal<Option<Unreachable>>,
     /// What the user is looking at (mirrored in the address bar).
     pub vs: RwSignal<ViewState>,
     /// When the current file was opened (ms, `Date.now`), and when its first rows arrived.
@@ -50,6 +53,16 @@ pub struct AppState {
     pub other: RwSignal<Option<Arc<OtherTrace>>>,
     pub other_loading: RwSignal<Option<(String, Progress)>>,
     pub other_error: RwSignal<Option<String>>,
+}
+
+/// A trace address that no request reached (the fetch failed before any answer came).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unreachable {
+    pub url: String,
+    /// The browser says it has no network (`navigator.onLine` is false).
+    pub offline: bool,
+    /// The browser's own words for the failure.
+    pub detail: String,
 }
 
 /// The second trace of a comparison: its model without rows, and what a comparison keeps of its
@@ -128,6 +141,7 @@ impl AppState {
             processes: RwSignal::new(None),
             loading: RwSignal::new(None),
             error: RwSignal::new(None),
+            unreachable: RwSignal::new(None),
             vs: RwSignal::new(vs),
             opened_at: RwSignal::new(0.0),
             first_rows_ms: RwSignal::new(None),

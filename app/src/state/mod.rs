@@ -17,4 +17,4 @@ pub mod address_bar;
 mod app;
 
 #[cfg(target_arch = "wasm32")]
-pub use app::{now_ms, use_app, AppState, OtherTrace};
+pub use app::{now_ms, use_app, AppState, OtherTrace, Unreachable};

@@ -4,13 +4,22 @@
 // offers (the DevTools protocol: heap figures of the page and its worker, scale-lib.mjs).
 import { chromium } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-export async function launch({ measuring = false } = {}) {
+/**
+ * `profile`: one context in a real (throwaway) profile instead of off-the-record ones, for what
+ * Chromium refuses off the record (an app is not installable "in-incognito"). Its one context is
+ * the browser's own: `newContext` gives it once, and closing it closes the browser.
+ */
+export async function launch({ measuring = false, profile = false } = {}) {
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync', '--disable-quic', '--disable-dev-shm-usage'];
   if (measuring) args.push('--enable-blink-features=ForceEagerMeasureMemory');
+  if (profile) return launchProfile(args);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args });
   const version = `chromium ${browser.version()}`;
   return {
@@ -27,6 +36,36 @@ export async function launch({ measuring = false } = {}) {
       };
     },
     close: () => browser.close(),
+  };
+}
+
+async function launchProfile(args) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gcscope-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args, headless: true, acceptDownloads: true });
+  const close = async () => {
+    await context.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let given = false;
+  return {
+    version: `chromium ${context.browser()?.version() ?? ''}`.trim(),
+    raw: context,
+    sees: { console: true, pageerror: true, request: true },
+    async newContext({ viewport }) {
+      if (given) throw new Error('a profile browser has one context');
+      given = true;
+      return {
+        raw: context,
+        grantPermissions: (list) => context.grantPermissions(list),
+        close,
+        async newPage() {
+          const page = context.pages()[0] ?? (await context.newPage());
+          await page.setViewportSize(viewport);
+          return chromiumPage(context, page);
+        },
+      };
+    },
+    close,
   };
 }
 

@@ -3,7 +3,9 @@
 // browser: the observer script (hooks.js) and the tests' init scripts in every page of the app,
 // and routes that replace or hold back one of our files (Playwright's page.route, for every engine:
 // every request for our files reaches this server). Nothing is cached (no-store), so a route
-// applies to the next page whatever the engine's cache.
+// applies to the next page whatever the engine's cache. For the same reason the app's service
+// worker (sw.js, which would answer from its own cache) is served only to the tests that ask for
+// it (`serviceWorker`); the others get a worker that does nothing.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,8 +19,11 @@ const HOOKS_PATH = '__e2e/hooks.js';
 const MIME = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json',
-  '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json',
 };
+
+/** What tests without `serviceWorker` get for sw.js: a worker with no fetch handler. */
+const NO_SERVICE_WORKER = '// The e2e server: this test runs without the app\'s service worker.\n';
 
 /** Servers by origin: a page finds the server its routes go to from its address. */
 export const SERVERS = new Map();
@@ -40,9 +45,13 @@ function matcher(pattern) {
 /**
  * Serves `dir` at `prefix`. `isolated` adds COOP/COEP (cross-origin isolation, for the browser's
  * own memory breakdown); `captureDownloads` tells the observer to read offered files instead of
- * letting the browser save them (engines whose driver has no download event).
+ * letting the browser save them (engines whose driver has no download event); `serviceWorker`
+ * serves the app's own sw.js. `serveFrom(dir)` switches to another build (a new version of the
+ * app); `setOffline(true)` drops every connection unanswered, as a gone network would, in every
+ * engine (the requests are still recorded).
  */
-export async function serve(dir, { prefix = '/', isolated = false, captureDownloads = false } = {}) {
+export async function serve(dir, { prefix = '/', isolated = false, captureDownloads = false, serviceWorker = false } = {}) {
+  let offline = false;
   if (!existsSync(path.join(dir, 'index.html'))) {
     throw new Error(`${dir}/index.html missing: build the app first (scripts/build-app.sh)`);
   }
@@ -55,6 +64,9 @@ export async function serve(dir, { prefix = '/', isolated = false, captureDownlo
     if (rel === HOOKS_PATH) {
       const body = [HOOKS, ...initScripts.map((s) => `;(${s.source})();`)].join('\n');
       return { status: 200, headers: { 'content-type': MIME['.js'] }, body: Buffer.from(body) };
+    }
+    if (rel === 'sw.js' && !serviceWorker) {
+      return { status: 200, headers: { 'content-type': MIME['.js'] }, body: Buffer.from(NO_SERVICE_WORKER) };
     }
     const file = path.join(dir, rel || 'index.html');
     if (!file.startsWith(dir)) return { status: 403, headers: {}, body: Buffer.alloc(0) };
@@ -78,6 +90,10 @@ export async function serve(dir, { prefix = '/', isolated = false, captureDownlo
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
     requests.push(url.pathname);
+    if (offline) {
+      res.socket?.destroy();
+      return;
+    }
     const send = ({ status, headers, body }) => {
       const h = { 'cache-control': 'no-store', ...headers };
       if (isolated) {
@@ -145,6 +161,12 @@ export async function serve(dir, { prefix = '/', isolated = false, captureDownlo
       for (const list of [routes, initScripts]) {
         for (let i = list.length - 1; i >= 0; i--) if (list[i].owner === owner) list.splice(i, 1);
       }
+    },
+    serveFrom(other) { dir = other; },
+    setOffline(value) {
+      offline = value;
+      // Connections kept alive would still carry requests: a gone network ends them too.
+      if (value) server.closeIdleConnections();
     },
     close: () => { SERVERS.delete(origin); return new Promise((r) => server.close(r)); },
   };
