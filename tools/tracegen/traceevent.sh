@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Read every .nettrace under DIR with Microsoft TraceEvent (inside the .NET 8 host from npm
-# @microsoft/sarif-multitool-linux) and write NAME.traceevent.json beside each one.
+# @microsoft/sarif-multitool-linux) and write NAME.traceevent.json and NAME.stacks.json (TraceLog's
+# call stacks of AllocationTick, GCTriggered and SetGCHandle) beside each one.
 # Works on any trace, e.g. a user's, not only on generated ones.
 #   usage: tools/tracegen/traceevent.sh DIR      (cache: TRACEGEN_WORK, default /tmp/gcscope-tracegen)
 set -euo pipefail
