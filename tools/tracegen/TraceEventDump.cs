@@ -20,7 +20,7 @@ using System.Linq.Expressions;
 using System.Reflection;
 using System.Text;
 
-public class StartupHook
+public partial class StartupHook
 {
     public static void Initialize()
     {
@@ -36,9 +36,12 @@ public class StartupHook
             {
                 File.WriteAllText(json, new TraceEventReading(trace).Run());
                 Console.WriteLine("wrote " + json);
-                string stacks = trace.Substring(0, trace.Length - ".nettrace".Length) + ".stacks.json";
-                File.WriteAllText(stacks, new StacksReading(trace).Run());
-                Console.WriteLine("wrote " + stacks);
+                if (WantStacks(trace))
+                {
+                    string stacks = trace.Substring(0, trace.Length - ".nettrace".Length) + ".stacks.json";
+                    File.WriteAllText(stacks, new StacksReading(trace).Run());
+                    Console.WriteLine("wrote " + stacks);
+                }
             }
             catch (Exception e)
             {
@@ -48,6 +51,19 @@ public class StartupHook
         }
         Console.Out.Flush();
         Environment.Exit(failures == 0 ? 0 : 1);
+    }
+}
+
+public partial class StartupHook
+{
+    // GCSCOPE_TRACEEVENT_STACKS: "all" (or unset) reads every trace's stacks; otherwise the
+    // space-separated trace names (file names without .nettrace) whose stacks are read.
+    static bool WantStacks(string trace)
+    {
+        string want = Environment.GetEnvironmentVariable("GCSCOPE_TRACEEVENT_STACKS");
+        if (string.IsNullOrEmpty(want) || want.Trim() == "all") return true;
+        string name = Path.GetFileNameWithoutExtension(trace);
+        return Array.IndexOf(want.Split(new[] { ' ' }, StringSplitOptions.RemoveEmptyEntries), name) >= 0;
     }
 }
 

@@ -19,7 +19,8 @@
 #     .NET 9 package's mscorlib/System/System.Core forwarding facades (mcs binds to those names).
 # Environment: TRACEGEN_WORK (cache dir, default /tmp/gcscope-tracegen),
 # TRACEGEN_RUNTIMES (default "netcore3.1 net8.0 net9.0 net10.0"), TRACEGEN_WORKLOADS (default:
-# all twelve; a workload a runtime cannot run is skipped, see `supported`).
+# all twelve; a workload a runtime cannot run is skipped, see `supported`), TRACEGEN_STACKS ("all",
+# the default, or the workloads whose WORKLOAD.stacks.json is written).
 set -euo pipefail
 
 OUT="${1:?usage: $0 OUTDIR}"
@@ -232,5 +233,5 @@ if bad:
     sys.exit("TraceEvent's GCs do not match the runtime's counts in: " + ", ".join(bad))
 PY
 # The `stacks` workload's known sites against TraceEvent's stacks (writes OUTDIR/stacks-check.json).
-if [[ " $WORKLOADS " == *" stacks "* ]]; then python3 "$HERE/check_stacks.py" "$OUT"; fi
+if [[ " $WORKLOADS " == *" stacks "* ]] && [[ "${TRACEGEN_STACKS:-all}" == all || " ${TRACEGEN_STACKS:-} " == *" stacks "* ]]; then python3 "$HERE/check_stacks.py" "$OUT"; fi
 say "done: $OUT"
