@@ -568,7 +568,7 @@ class Finalizable
 // ------------------------------------------------------------------ workloads
 public static class Workloads
 {
-    public static readonly string[] Names = { "wks-nonconcurrent", "wks-concurrent", "server", "induced", "loh", "pinning", "mempressure", "handles", "conserve", "datas", "datas-tuned", "stacks" };
+    public static readonly string[] Names = { "wks-nonconcurrent", "wks-concurrent", "server", "induced", "loh", "pinning", "mempressure", "handles", "conserve", "datas", "datas-tuned", "stacks", "stacks-jit" };
     static object keepAlive;
     static JObj O { get { return Oracle.Root; } }
     public static readonly System.Diagnostics.Stopwatch Clock = System.Diagnostics.Stopwatch.StartNew();
@@ -588,7 +588,8 @@ public static class Workloads
             case "conserve": Conserve(); return true;
             case "datas":
             case "datas-tuned": Datas(); return true;
-            case "stacks": StackSites.Run(O); return true;
+            case "stacks":
+            case "stacks-jit": StackSites.Run(O); return true;
             default: return false;
         }
     }

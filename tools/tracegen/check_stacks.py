@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The `stacks` workload's known truth (its oracle's `stack_sites`) against TraceEvent's reading
-of the same trace's call stacks (`stacks.stacks.json`, TraceLog's CallStack()).
+"""The `stacks` and `stacks-jit` workloads' known truth (the oracle's `stack_sites`) against
+TraceEvent's reading of the same trace's call stacks (`WORKLOAD.stacks.json`, TraceLog's CallStack()).
 
     usage: tools/tracegen/check_stacks.py OUTDIR    (the output dir of generate.sh)
 
-Checks every OUTDIR/RUNTIME/stacks.* and writes OUTDIR/stacks-check.json; exits non-zero when
+Checks every OUTDIR/RUNTIME/{stacks,stacks-jit}.* and writes OUTDIR/stacks-check.json
+({runtime: {workload: results}}); exits non-zero when
 an attribution falls outside its bound. The bounds (README, "What TraceEvent sees in the stacks"):
 AllocationTick fires when the bytes allocated since the last tick of that kind reach
 T = 100 KiB and reports them all, so the bytes a run of one site's allocations is credited with
@@ -30,9 +31,12 @@ def leaf_is(ev, prefix):
     return bool(ev["frames"]) and (ev["frames"][0]["method"] or "").startswith(prefix)
 
 
-def check(rt_dir):
-    o = json.load(open(os.path.join(rt_dir, "stacks.oracle.json")))
-    st = json.load(open(os.path.join(rt_dir, "stacks.stacks.json")))
+WORKLOADS = ("stacks", "stacks-jit")
+
+
+def check(rt_dir, w):
+    o = json.load(open(os.path.join(rt_dir, w + ".oracle.json")))
+    st = json.load(open(os.path.join(rt_dir, w + ".stacks.json")))
     sites = {s["method"]: s for s in o["stack_sites"]["sites"]}
     prefix = {m: s["full_name_prefix"] for m, s in sites.items()}
     ptr = o["runtime"]["pointer_size"]
@@ -124,20 +128,22 @@ def main():
     out = sys.argv[1]
     report, bad = {}, []
     for rt in sorted(os.listdir(out)):
-        if os.path.exists(os.path.join(out, rt, "stacks.stacks.json")):
-            r = check(os.path.join(out, rt))
-            report[rt] = r
-            bad += ["%s: %s" % (rt, p) for p in r["problems"]]
+        for w in WORKLOADS:
+            if not os.path.exists(os.path.join(out, rt, w + ".stacks.json")):
+                continue
+            r = check(os.path.join(out, rt), w)
+            report.setdefault(rt, {})[w] = r
+            bad += ["%s/%s: %s" % (rt, w, p) for p in r["problems"]]
             p = r["pinned_handles"]
-            print("%-10s stacks: LohHeavy LOH share %.4f (by construction %.4f), %d/%d induced GCs under CallsCollect, "
+            print("%-10s %-10s LohHeavy LOH share %.4f (by construction %.4f), %d/%d induced GCs under CallsCollect, "
                   "%d/%d pinned handles under PinsHandles (%d without stack) %s" % (
-                      rt, r["loh_share.LohHeavy"]["got"], r["loh_share.LohHeavy"]["by_construction"],
+                      rt, w, r["loh_share.LohHeavy"]["got"], r["loh_share.LohHeavy"]["by_construction"],
                       r["induced"]["with_CallsCollect_in_stack"], r["induced"]["oracle"],
                       p["with_PinsHandles_in_stack"], p["oracle"], p["without_stack"],
                       "ok" if not r["problems"] else "MISMATCH"))
     json.dump(report, open(os.path.join(out, "stacks-check.json"), "w"), indent=1)
     if bad:
-        sys.exit("the stacks workload's attribution disagrees with its oracle:\n  " + "\n  ".join(bad))
+        sys.exit("the stacks workloads' attribution disagrees with their oracles:\n  " + "\n  ".join(bad))
 
 
 if __name__ == "__main__":
