@@ -1,8 +1,10 @@
 // gcscope tracegen: read .nettrace files with Microsoft's TraceEvent and write what it sees
-// to NAME.traceevent.json beside each trace:
-//   * event counts by "Provider/EventName" (TraceEvent's names) and by provider/id/version;
-//   * TraceEvent's per-GC analysis (TraceLoadedDotNetRuntime: one row per TraceGC, with
-//     per-generation sizes, survival and fragmentation) and its GC totals.
+// beside each trace:
+//   * NAME.traceevent.json: event counts by "Provider/EventName" (TraceEvent's names) and by
+//     provider/id/version; TraceEvent's per-GC analysis (TraceLoadedDotNetRuntime: one row per
+//     TraceGC, with per-generation sizes, survival and fragmentation) and its GC totals;
+//   * NAME.stacks.json: TraceLog's call stacks of every AllocationTick, GCTriggered and
+//     SetGCHandle, each frame with its address, module and method as TraceLog resolves them.
 //
 // TraceEvent is not referenced at compile time (mcs only sees Mono's reference assemblies):
 // it ships inside the self-contained .NET 8 program from npm @microsoft/sarif-multitool-linux,
@@ -18,7 +20,7 @@ using System.Linq.Expressions;
 using System.Reflection;
 using System.Text;
 
-public class StartupHook
+public partial class StartupHook
 {
     public static void Initialize()
     {
@@ -34,6 +36,12 @@ public class StartupHook
             {
                 File.WriteAllText(json, new TraceEventReading(trace).Run());
                 Console.WriteLine("wrote " + json);
+                if (WantStacks(trace))
+                {
+                    string stacks = trace.Substring(0, trace.Length - ".nettrace".Length) + ".stacks.json";
+                    File.WriteAllText(stacks, new StacksReading(trace).Run());
+                    Console.WriteLine("wrote " + stacks);
+                }
             }
             catch (Exception e)
             {
@@ -46,9 +54,22 @@ public class StartupHook
     }
 }
 
+public partial class StartupHook
+{
+    // GCSCOPE_TRACEEVENT_STACKS: "all" (or unset) reads every trace's stacks; otherwise the
+    // space-separated trace names (file names without .nettrace) whose stacks are read.
+    static bool WantStacks(string trace)
+    {
+        string want = Environment.GetEnvironmentVariable("GCSCOPE_TRACEEVENT_STACKS");
+        if (string.IsNullOrEmpty(want) || want.Trim() == "all") return true;
+        string name = Path.GetFileNameWithoutExtension(trace);
+        return Array.IndexOf(want.Split(new[] { ' ' }, StringSplitOptions.RemoveEmptyEntries), name) >= 0;
+    }
+}
+
 public class TraceEventReading
 {
-    static Assembly te;
+    internal static Assembly te;
     readonly string path;
     // "provider\tid\tversion\tname" -> count, for events some parser knows.
     readonly SortedDictionary<string, long> known = new SortedDictionary<string, long>(StringComparer.Ordinal);
@@ -59,7 +80,7 @@ public class TraceEventReading
 
     public TraceEventReading(string path) { this.path = path; }
 
-    static Type T(string name)
+    internal static Type T(string name)
     {
         var t = te.GetType(name);
         if (t == null) throw new TypeLoadException("TraceEvent has no " + name);
@@ -93,17 +114,19 @@ public class TraceEventReading
     public void Any(object e) { allEvents++; }
 
     // target.eventName += (T e) => this.method(e), for whatever delegate type the event has.
-    void On(object target, string evName, string method)
+    void On(object target, string evName, string method) { On(this, target, evName, method); }
+
+    internal static void On(object self, object target, string evName, string method)
     {
         var ev = target.GetType().GetEvent(evName);
         if (ev == null) throw new MissingMemberException(target.GetType().Name, evName);
         var arg = ev.EventHandlerType.GetMethod("Invoke").GetParameters()[0];
         var p = Expression.Parameter(arg.ParameterType, "e");
-        var body = Expression.Call(Expression.Constant(this), GetType().GetMethod(method), Expression.Convert(p, typeof(object)));
+        var body = Expression.Call(Expression.Constant(self), self.GetType().GetMethod(method), Expression.Convert(p, typeof(object)));
         ev.AddEventHandler(target, Expression.Lambda(ev.EventHandlerType, body, p).Compile());
     }
 
-    static object Prop(object o, string name)
+    internal static object Prop(object o, string name)
     {
         var p = o.GetType().GetProperty(name);
         return p == null ? null : p.GetValue(o, null);
@@ -329,6 +352,187 @@ public class TraceEventReading
             result.Add(g.ToString()); result.Add(values.ToArray());
         }
         return result.ToArray();
+    }
+}
+
+// TraceLog's reading of the stacks: the trace is converted to an .etlx in a temporary directory
+// (TraceLog.CreateFromEventPipeDataFile), whose method and module tables come from the trace's
+// method events (MethodLoadVerbose, the rundown's MethodDCStart/EndVerbose) and module loads;
+// then each event's CallStack() is walked from the leaf (CodeAddress, then Caller).
+public class StacksReading
+{
+    // The events read, by TraceEvent's ClrTraceEventParser event name -> the name written.
+    static readonly string[][] Wanted = {
+        new[] { "GCAllocationTick", "AllocationTick" },
+        new[] { "GCTriggered", "GCTriggered" },
+        new[] { "GCSetGCHandle", "SetGCHandle" },
+    };
+    readonly string path;
+    readonly List<object> rows = new List<object>();
+    readonly Dictionary<string, int> seen = new Dictionary<string, int>();
+    // event name -> leaf method -> summed amount (AllocationTick) or count.
+    readonly Dictionary<string, SortedDictionary<string, long>> byLeaf = new Dictionary<string, SortedDictionary<string, long>>();
+    readonly Dictionary<string, SortedDictionary<string, long>> inclusive = new Dictionary<string, SortedDictionary<string, long>>();
+    readonly SortedDictionary<string, long> noStack = new SortedDictionary<string, long>(StringComparer.Ordinal);
+    readonly SortedDictionary<string, long> unresolvedMethodNames = new SortedDictionary<string, long>(StringComparer.Ordinal);
+    readonly SortedSet<int> pids = new SortedSet<int>();
+    long frames, resolvedFrames, framesWithModule;
+    MethodInfo callStack;
+
+    public StacksReading(string path) { this.path = path; }
+
+    public const string UnresolvedKey = "?";
+
+    public void AllocationTick(object e) { Add("AllocationTick", e); }
+    public void GCTriggered(object e) { Add("GCTriggered", e); }
+    public void SetGCHandle(object e) { Add("SetGCHandle", e); }
+
+    static object P(object o, string name) { return TraceEventReading.Prop(o, name); }
+
+    void Add(string name, object e)
+    {
+        int pid = Convert.ToInt32(P(e, "ProcessID"));
+        pids.Add(pid);
+        string key = pid + "/" + name;
+        int index; seen.TryGetValue(key, out index); seen[key] = index + 1;
+        object[] payload;
+        long weight = 1;
+        if (name == "AllocationTick")
+        {
+            weight = Convert.ToInt64(P(e, "AllocationAmount64"));
+            payload = new object[] { "type_name", P(e, "TypeName"), "kind", P(e, "AllocationKind").ToString(), "amount", weight };
+        }
+        else if (name == "GCTriggered") payload = new object[] { "reason", P(e, "Reason").ToString() };
+        else payload = new object[] { "kind", P(e, "Kind").ToString() };
+        var fs = new List<object>();
+        var methods = new HashSet<string>();
+        string leaf = null;
+        for (object cs = callStack.Invoke(null, new[] { e }); cs != null; cs = P(cs, "Caller"))
+        {
+            object ca = P(cs, "CodeAddress");
+            object mf = ca == null ? null : P(ca, "ModuleFile");
+            string module = mf == null ? null : (string)P(mf, "Name");
+            string method = ca == null ? null : (string)P(ca, "FullMethodName");
+            frames++;
+            if (module != null) framesWithModule++;
+            if (string.IsNullOrEmpty(method))
+            {
+                string raw = method == null ? "(null)" : "\"\"";
+                long n; unresolvedMethodNames.TryGetValue(raw, out n); unresolvedMethodNames[raw] = n + 1;
+                method = null;
+            }
+            else { resolvedFrames++; methods.Add(method); }
+            if (fs.Count == 0) leaf = method ?? UnresolvedKey;
+            ulong addr = ca == null ? 0 : Convert.ToUInt64(P(ca, "Address"));
+            fs.Add(new object[] { "address", "0x" + addr.ToString("x"), "module", module, "method", method });
+        }
+        if (leaf == null) { long n; noStack.TryGetValue(name, out n); noStack[name] = n + weight; }
+        else Bump(byLeaf, name, leaf, weight);
+        foreach (string m in methods) Bump(inclusive, name, m, weight);
+        rows.Add(new object[] {
+            "event", name, "index", (long)index, "timestamp_ms", P(e, "TimeStampRelativeMSec"),
+            "thread_id", P(e, "ThreadID"), "payload", payload, "frames", new JsonArray(fs.ToArray()) });
+    }
+
+    static void Bump(Dictionary<string, SortedDictionary<string, long>> d, string name, string key, long by)
+    {
+        SortedDictionary<string, long> m;
+        if (!d.TryGetValue(name, out m)) d[name] = m = new SortedDictionary<string, long>(StringComparer.Ordinal);
+        long n; m.TryGetValue(key, out n); m[key] = n + by;
+    }
+
+    static MethodInfo FindCallStack()
+    {
+        var ev = TraceEventReading.T("Microsoft.Diagnostics.Tracing.TraceEvent");
+        foreach (var t in TraceEventReading.te.GetTypes())
+        {
+            if (!t.IsAbstract || !t.IsSealed) continue; // static classes: the extension methods
+            var m = t.GetMethod("CallStack", BindingFlags.Public | BindingFlags.Static, null, new[] { ev }, null);
+            if (m != null) return m;
+        }
+        throw new MissingMethodException("TraceLogExtensions", "CallStack");
+    }
+
+    public string Run()
+    {
+        if (TraceEventReading.te == null) TraceEventReading.te = Assembly.Load("Microsoft.Diagnostics.Tracing.TraceEvent");
+        var te = TraceEventReading.te;
+        callStack = FindCallStack();
+        var logType = TraceEventReading.T("Microsoft.Diagnostics.Tracing.Etlx.TraceLog");
+        string tmp = Path.Combine(Path.GetTempPath(), "gcscope-traceevent-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(tmp);
+        try
+        {
+            string etlx = Path.Combine(tmp, Path.GetFileNameWithoutExtension(path) + ".etlx");
+            logType.GetMethod("CreateFromEventPipeDataFile").Invoke(null, new object[] { path, etlx, null });
+            object log = Activator.CreateInstance(logType, etlx);
+            try
+            {
+                object events = P(log, "Events");
+                object source = events.GetType().GetMethod("GetSource", Type.EmptyTypes).Invoke(events, null);
+                object clr = P(source, "Clr");
+                foreach (var w in Wanted) TraceEventReading.On(this, clr, w[0], w[1]);
+                source.GetType().GetMethod("Process", Type.EmptyTypes).Invoke(source, null);
+            }
+            finally { ((IDisposable)log).Dispose(); }
+        }
+        finally { try { Directory.Delete(tmp, true); } catch (Exception) { } }
+
+        var w2 = new JsonOut();
+        w2.Open('{');
+        w2.Field("schema", "gcscope-traceevent-stacks/1");
+        w2.Field("trace", Path.GetFileName(path));
+        w2.Field("traceevent_version", Version(te));
+        w2.Field("reader", "Microsoft.Diagnostics.Tracing.TraceEvent " + te.GetName().Version + " TraceLog.CreateFromEventPipeDataFile, TraceEvent.CallStack()");
+        w2.Field("process_ids", new JsonArray(Boxed(pids)));
+        w2.Key("unresolved_frame"); w2.Open('{');
+        w2.Field("method", null);
+        w2.Field("by_leaf_method_key", UnresolvedKey);
+        w2.Key("traceevent_FullMethodName_seen"); w2.Open('{');
+        foreach (var kv in unresolvedMethodNames) w2.Field(kv.Key, kv.Value);
+        w2.Close('}');
+        w2.Field("note", "a frame whose TraceCodeAddress.FullMethodName is empty has \"method\": null; its leaf key in by_leaf_method is \"?\"; \"module\" is TraceCodeAddress.ModuleFile.Name, null where TraceLog knows no module for the address");
+        w2.Close('}');
+        w2.Field("frames_total", frames);
+        w2.Field("frames_resolved", resolvedFrames);
+        w2.Field("frames_with_module", framesWithModule);
+        w2.Key("events"); w2.Open('[');
+        foreach (object[] r in rows) { w2.Item(); w2.Inline(r); }
+        w2.Close(']');
+        WriteMaps(w2, "by_leaf_method", byLeaf);
+        WriteMaps(w2, "by_inclusive_method", inclusive);
+        w2.Key("no_stack"); w2.Open('{');
+        foreach (var kv in noStack) w2.Field(kv.Key, kv.Value);
+        w2.Close('}');
+        w2.Close('}');
+        return w2.ToString();
+    }
+
+    static object[] Boxed(IEnumerable<int> xs) { var l = new List<object>(); foreach (int x in xs) l.Add((long)x); return l.ToArray(); }
+
+    // "3.1.3": the package version (AssemblyInformationalVersion, its build metadata cut).
+    static string Version(Assembly a)
+    {
+        foreach (var attr in a.GetCustomAttributes(typeof(AssemblyInformationalVersionAttribute), false))
+        {
+            string v = ((AssemblyInformationalVersionAttribute)attr).InformationalVersion;
+            int plus = v.IndexOf('+');
+            return plus < 0 ? v : v.Substring(0, plus);
+        }
+        return a.GetName().Version.ToString();
+    }
+
+    void WriteMaps(JsonOut w, string key, Dictionary<string, SortedDictionary<string, long>> maps)
+    {
+        w.Key(key); w.Open('{');
+        foreach (var pair in Wanted)
+        {
+            w.Key(pair[1]); w.Open('{');
+            SortedDictionary<string, long> m;
+            if (maps.TryGetValue(pair[1], out m)) foreach (var kv in m) w.Field(kv.Key, kv.Value);
+            w.Close('}');
+        }
+        w.Close('}');
     }
 }
 

@@ -454,6 +454,13 @@ public static class Oracle
             case "GC.Collect(int,mode,bool,bool)": via = Rt.Collect(gen, mode, blocking, compacting); break;
             default: throw new ArgumentException("unknown api " + api);
         }
+        Record(api, via, gen, mode, blocking, compacting, before);
+    }
+
+    // Lists a GC.Collect call the caller made itself (so that the caller, not this class, is the
+    // frame above GC.Collect in the induced GC's stack), with the counts read before it.
+    public static void Record(string api, string via, int gen, int mode, bool blocking, bool compacting, JObj before)
+    {
         var call = new JObj();
         call["api"] = api;
         call["called"] = via;
@@ -561,7 +568,7 @@ class Finalizable
 // ------------------------------------------------------------------ workloads
 public static class Workloads
 {
-    public static readonly string[] Names = { "wks-nonconcurrent", "wks-concurrent", "server", "induced", "loh", "pinning", "mempressure", "handles", "conserve", "datas", "datas-tuned" };
+    public static readonly string[] Names = { "wks-nonconcurrent", "wks-concurrent", "server", "induced", "loh", "pinning", "mempressure", "handles", "conserve", "datas", "datas-tuned", "stacks", "stacks-jit" };
     static object keepAlive;
     static JObj O { get { return Oracle.Root; } }
     public static readonly System.Diagnostics.Stopwatch Clock = System.Diagnostics.Stopwatch.StartNew();
@@ -581,6 +588,8 @@ public static class Workloads
             case "conserve": Conserve(); return true;
             case "datas":
             case "datas-tuned": Datas(); return true;
+            case "stacks":
+            case "stacks-jit": StackSites.Run(O); return true;
             default: return false;
         }
     }
@@ -1024,7 +1033,7 @@ public static class Workloads
     }
 
     // The handle's address, hex: GCHandle.ToIntPtr tags pinned handles with the low bit on CoreCLR.
-    static string HandleId(GCHandle h)
+    internal static string HandleId(GCHandle h)
     {
         return "0x" + (GCHandle.ToIntPtr(h).ToInt64() & ~1L).ToString("x");
     }
@@ -1080,5 +1089,173 @@ public static class Workloads
         O["fills"] = fills;
         O["out_of_memory_exceptions"] = ooms;
         GC.KeepAlive(ring);
+    }
+}
+
+// ------------------------------------------------------------------ known allocation sites
+// The `stacks` workload: each site is a distinct method the JIT may not inline, doing one thing
+// whose size is known by construction, so a stack-resolving reader can be checked against it:
+// which method allocated how many LOH / SOH bytes, called GC.Collect how often, pinned how many
+// handles. Sites run one after another (never interleaved), so AllocationTick's running amount
+// carries at most one threshold's worth of bytes across each site boundary.
+public static class StackSites
+{
+    public const int LohHeavyCount = 48, LohHeavyBase = 150000, LohHeavyStep = 2000;
+    public const int LohLightCount = 12, LohLightSize = 90000;
+    public const int HelperSize = 120000, HelperCallsA = 10, HelperCallsB = 5;
+    public const int SmallChurnCount = 80000, SmallChurnSize = 104;
+    public const int InducedCount = 7;
+    public const int PinnedCount = 64, PinnedSize = 256;
+    static object keep;
+    static readonly List<object> sites = new List<object>();
+    static readonly List<object> handleAllocs = new List<object>();
+    static readonly List<object> handleFrees = new List<object>();
+
+    // An array's size on the heap: header and method table pointer, the length (padded to a
+    // pointer), the elements, rounded up to a pointer; what the GC counts towards AllocationTick.
+    public static long ArrayBytes(long elements, int elementSize)
+    {
+        long p = IntPtr.Size;
+        long raw = 3 * p + elements * elementSize;
+        return (raw + p - 1) / p * p;
+    }
+
+    static JObj Site(string name, string calledBy)
+    {
+        var s = new JObj();
+        s["method"] = name;
+        s["full_name_prefix"] = "StackSites." + name + "(";
+        s["called_by"] = calledBy;
+        s["loh_objects"] = 0L; s["loh_bytes"] = 0L; s["loh_requested_bytes"] = 0L;
+        s["soh_objects"] = 0L; s["soh_bytes"] = 0L;
+        s["induced_gcs"] = 0L; s["pinned_handles"] = 0L;
+        s["first_ms"] = Workloads.Clock.Elapsed.TotalMilliseconds;
+        sites.Add(s);
+        return s;
+    }
+
+    static void Done(JObj s) { s["last_ms"] = Workloads.Clock.Elapsed.TotalMilliseconds; }
+
+    static void AddArray(JObj s, string heap, int n)
+    {
+        s.Bump(heap + "_objects", 1);
+        s.Bump(heap + "_bytes", ArrayBytes(n, 1));
+        if (heap == "loh") s.Bump("loh_requested_bytes", n);
+    }
+
+    public static void Run(JObj o)
+    {
+        LohHeavy(Site("LohHeavy", "StackSites.Run"));
+        LohLight(Site("LohLight", "StackSites.Run"));
+        var helper = Site("LohHelper", "StackSites.LohViaHelperA, StackSites.LohViaHelperB");
+        LohViaHelperA(helper);
+        LohViaHelperB(helper);
+        Done(helper);
+        SmallChurn(Site("SmallChurn", "StackSites.Run"));
+        CallsCollect(Site("CallsCollect", "StackSites.Run"));
+        PinsHandles(Site("PinsHandles", "StackSites.Run"));
+        var st = new JObj();
+        st["sites"] = sites;
+        st["helper_calls"] = new JObj();
+        ((JObj)st["helper_calls"])["LohViaHelperA"] = (long)HelperCallsA;
+        ((JObj)st["helper_calls"])["LohViaHelperB"] = (long)HelperCallsB;
+        st["helper_bytes_by_caller"] = new JObj();
+        ((JObj)st["helper_bytes_by_caller"])["LohViaHelperA"] = HelperCallsA * ArrayBytes(HelperSize, 1);
+        ((JObj)st["helper_bytes_by_caller"])["LohViaHelperB"] = HelperCallsB * ArrayBytes(HelperSize, 1);
+        st["object_bytes"] = "byte[n] counts (3 * pointer + n) rounded up to a pointer: its size on the heap";
+        st["site_order"] = "the sites run one after another on the main thread, in the order listed";
+        long loh = 0, soh = 0;
+        foreach (JObj s in sites) { loh += (long)s["loh_bytes"]; soh += (long)s["soh_bytes"]; }
+        st["loh_bytes_total"] = loh;
+        st["soh_bytes_total"] = soh;
+        o["stack_sites"] = st;
+        var h = Oracle.Handles;
+        h["Pinned_allocated"] = (long)PinnedCount;
+        h["Pinned_freed"] = (long)PinnedCount;
+        h["total_allocated"] = (long)PinnedCount;
+        h["total_freed"] = (long)PinnedCount;
+        h["kinds_in_events"] = "GCHandleType.Pinned = GCHandleKind 3 in SetGCHandle";
+        h["allocations"] = handleAllocs;
+        h["frees"] = handleFrees;
+    }
+
+    // Most of the LOH bytes, each array over AllocationTick's 100 KiB threshold.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void LohHeavy(JObj s)
+    {
+        for (int i = 0; i < LohHeavyCount; i++)
+        {
+            int n = LohHeavyBase + LohHeavyStep * i;
+            keep = new byte[n];
+            AddArray(s, "loh", n);
+        }
+        Done(s);
+    }
+
+    // LOH arrays under the threshold: a tick every second array, carrying the one before.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void LohLight(JObj s)
+    {
+        for (int i = 0; i < LohLightCount; i++)
+        {
+            keep = new byte[LohLightSize];
+            AddArray(s, "loh", LohLightSize);
+        }
+        Done(s);
+    }
+
+    // One allocating method with two callers: the bottom-up view's "callers of LohHelper".
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void LohHelper(JObj s)
+    {
+        keep = new byte[HelperSize];
+        AddArray(s, "loh", HelperSize);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void LohViaHelperA(JObj s) { for (int i = 0; i < HelperCallsA; i++) LohHelper(s); }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void LohViaHelperB(JObj s) { for (int i = 0; i < HelperCallsB; i++) LohHelper(s); }
+
+    // Small-object-heap bytes: many small arrays.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void SmallChurn(JObj s)
+    {
+        for (int i = 0; i < SmallChurnCount; i++) keep = new byte[SmallChurnSize];
+        s["soh_objects"] = (long)SmallChurnCount;
+        s["soh_bytes"] = SmallChurnCount * ArrayBytes(SmallChurnSize, 1);
+        Done(s);
+    }
+
+    // GC.Collect() called here directly, so this method is the frame above GC.Collect.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void CallsCollect(JObj s)
+    {
+        for (int i = 0; i < InducedCount; i++)
+        {
+            var before = Probe.Counts();
+            GC.Collect();
+            Oracle.Record("GC.Collect()", "GC.Collect()", 2, Rt.Default, true, false, before);
+            s.Bump("induced_gcs", 1);
+        }
+        Done(s);
+    }
+
+    // Pinned GCHandles made here directly (each on its own small array), then all freed.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void PinsHandles(JObj s)
+    {
+        var targets = new byte[PinnedCount][];
+        for (int i = 0; i < PinnedCount; i++) targets[i] = new byte[PinnedSize];
+        var handles = new GCHandle[PinnedCount];
+        for (int i = 0; i < PinnedCount; i++)
+        {
+            handles[i] = GCHandle.Alloc(targets[i], GCHandleType.Pinned);
+            s.Bump("pinned_handles", 1);
+        }
+        for (int i = 0; i < PinnedCount; i++) handleAllocs.Add("Pinned " + Workloads.HandleId(handles[i]));
+        for (int i = 0; i < PinnedCount; i++) { handleFrees.Add(Workloads.HandleId(handles[i])); handles[i].Free(); }
+        Done(s);
     }
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # gcscope tracegen: make real EventPipe GC traces (.nettrace) on four CoreCLR runtimes, each
 # with the runtime's own numbers (WORKLOAD.oracle.json) and Microsoft TraceEvent's reading
-# of the trace (WORKLOAD.traceevent.json).
+# of the trace (WORKLOAD.traceevent.json; its call stacks: WORKLOAD.stacks.json).
 #
 #   usage: tools/tracegen/generate.sh OUTDIR
 #
-# Writes OUTDIR/{netcore3.1,net8.0,net9.0,net10.0}/WORKLOAD.{nettrace,oracle.json,traceevent.json}.
+# Writes OUTDIR/{netcore3.1,net8.0,net9.0,net10.0}/WORKLOAD.{nettrace,oracle.json,traceevent.json,stacks.json}.
 # Only package registries are used:
 #   * apt: mono-mcs (C# compiler), only if `mcs` is missing;
 #   * PyPI: dotnetcore2==3.1.23 (a dotnet host + Microsoft.NETCore.App 3.1.23), into a venv;
@@ -19,14 +19,15 @@
 #     .NET 9 package's mscorlib/System/System.Core forwarding facades (mcs binds to those names).
 # Environment: TRACEGEN_WORK (cache dir, default /tmp/gcscope-tracegen),
 # TRACEGEN_RUNTIMES (default "netcore3.1 net8.0 net9.0 net10.0"), TRACEGEN_WORKLOADS (default:
-# all eleven; a workload a runtime cannot run is skipped, see `supported`).
+# all thirteen; a workload a runtime cannot run is skipped, see `supported`), TRACEGEN_STACKS ("all",
+# the default, or the workloads whose WORKLOAD.stacks.json is written).
 set -euo pipefail
 
 OUT="${1:?usage: $0 OUTDIR}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WORK="${TRACEGEN_WORK:-/tmp/gcscope-tracegen}"
 RUNTIMES="${TRACEGEN_RUNTIMES:-netcore3.1 net8.0 net9.0 net10.0}"
-WORKLOADS="${TRACEGEN_WORKLOADS:-wks-nonconcurrent wks-concurrent server induced loh pinning mempressure handles conserve datas datas-tuned}"
+WORKLOADS="${TRACEGEN_WORKLOADS:-wks-nonconcurrent wks-concurrent server induced loh pinning mempressure handles conserve datas datas-tuned stacks stacks-jit}"
 DOTNETCORE2=3.1.23
 SARIF=5.7.0
 AZMCP=0.5.0     # @azure/mcp-linux-x64: .NET 9.0.5
@@ -140,6 +141,12 @@ config() {
     datas) echo "$RT:0x1:4|gcServer=1 gcConcurrent=1${DATAS8:-}" ;;
     # DATAS asked for explicitly, with a lower throughput-cost target (3%) than the default.
     datas-tuned) echo "$RT:0x1:4|gcServer=1 gcConcurrent=1 GCDynamicAdaptationMode=1 GCDTargetTCP=0x3" ;;
+    # Known allocation sites (StackSites in Workloads.cs): AllocationTick (GC, Verbose) and
+    # SetGCHandle (GCHandle keyword), with the rundown that names the methods in their stacks.
+    stacks) echo "$RT:0x3:5|gcConcurrent=1" ;;
+    # The same sites named by the JIT's MethodLoadVerbose (keywords Loader 0x8 | Jit 0x10) alone:
+    # no rundown, so only methods jitted while tracing resolve.
+    stacks-jit) echo "$RT:0x1B:5|gcConcurrent=1 EventPipeRundown=0" ;;
     *) say "unknown workload $1"; return 1 ;;
     esac
 }
@@ -150,9 +157,10 @@ run() { # RUNTIME WORKLOAD
     cfg="$(config "$w")"; providers="${cfg%%|*}"; knobs="${cfg#*|}"
     # The .NET 10 program's framework is not precompiled: its rundown lists ~2,800 jitted methods
     # twice, ~1 MB a trace. Its traces go without the rundown (Runtime/Start still says the mode).
-    if [ "$rt" = net10.0 ] && [ "$w" != induced ]; then knobs="$knobs EventPipeRundown=0"; fi
+    # `stacks` keeps it: its stacks resolve through the rundown's method ranges.
+    if [ "$rt" = net10.0 ] && [ "$w" != induced ] && [ "$w" != stacks ]; then knobs="$knobs EventPipeRundown=0"; fi
     dir="$OUT/$rt"; mkdir -p "$dir"
-    rm -f "$dir/$w".{nettrace,oracle.json,traceevent.json}
+    rm -f "$dir/$w".{nettrace,oracle.json,traceevent.json,stacks.json}
     # 3.1 reads COMPlus_ only; 8.0 reads DOTNET_ (and COMPlus_).
     if [ "$rt" = netcore3.1 ]; then prefix=COMPlus_; else prefix=DOTNET_; fi
     local -a env=(DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${prefix}EnableEventPipe=1" "${prefix}EventPipeConfig=$providers")
@@ -227,4 +235,7 @@ for r in rows:
 if bad:
     sys.exit("TraceEvent's GCs do not match the runtime's counts in: " + ", ".join(bad))
 PY
+# The `stacks` workloads' known sites against TraceEvent's stacks (writes OUTDIR/stacks-check.json;
+# it checks the stacks.json files there are).
+if [[ " $WORKLOADS " == *" stacks"* ]]; then python3 "$HERE/check_stacks.py" "$OUT"; fi
 say "done: $OUT"
