@@ -1,0 +1,272 @@
+//! `gcscope ps`, `collect` and `watch` against real runtimes: .NET Core 3.1, 8, 9 and 10 from
+//! tools/tracegen's cache, running its `live` workload (tools/tracegen/live.sh), whose own output
+//! is the truth: it makes a known number of induced GCs after the test has attached, printing
+//! each GC's `GC.CollectionCount(0)` and the wall-clock time as it ended, and writes
+//! `GC.CollectionCount` at its end. Each runtime skips, saying so, when it is not cached.
+//!
+//! On one process, at once: `ps` finds it; `watch --count N --json` prints GCs 1..N in order; a
+//! `collect` running until the process exits writes a file whose GCs are the runtime's count (exit
+//! status 6: the process exited during the session). Then the faults: a pid that is not .NET, and
+//! one that does not exist (exit status 4).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const GCS: u32 = 12;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A child's stderr (or stdout) lines, as they come.
+fn lines(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a line containing `what`; all lines seen go to `seen`.
+fn wait_for(rx: &mpsc::Receiver<String>, what: &str, seen: &mut Vec<String>, secs: u64) -> bool {
+    let end = Instant::now() + Duration::from_secs(secs);
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(l) => {
+                let hit = l.contains(what);
+                seen.push(l);
+                if hit {
+                    return true;
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+fn gcscope(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_gcscope"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gcscope")
+}
+
+fn live_on(rt: &str) {
+    let dir = std::env::temp_dir().join(format!("gcscope-live-{rt}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let oracle = dir.join("oracle.json");
+    let mut w = Command::new(root().join("tools/tracegen/live.sh"))
+        .args([rt, oracle.to_str().expect("path")])
+        .env("GCSCOPE_LIVE_GCS", GCS.to_string())
+        .env("GCSCOPE_LIVE_EVERY_MS", "50")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tools/tracegen/live.sh");
+    let pid = w.id();
+    let out = lines(w.stdout.take().expect("stdout"));
+    let mut wl = Vec::new();
+    if !wait_for(&out, "ready", &mut wl, 120) {
+        let status = w.wait().expect("wait");
+        let mut err = String::new();
+        let _ = std::io::Read::read_to_string(&mut w.stderr.take().expect("stderr"), &mut err);
+        if status.code() == Some(3) {
+            eprintln!("skipping {rt}: {}", err.trim());
+            return;
+        }
+        panic!("{rt}: the live workload did not start ({status}): {err}");
+    }
+    let pid_s = pid.to_string();
+
+    // ps finds it, with its runtime's version.
+    let ps = Command::new(env!("CARGO_BIN_EXE_gcscope"))
+        .args(["ps", "--json"])
+        .output()
+        .expect("ps");
+    assert!(ps.status.success(), "{rt}: ps failed");
+    let rows: serde_json::Value = serde_json::from_slice(&ps.stdout).expect("ps JSON");
+    let row = rows
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["pid"] == pid))
+        .unwrap_or_else(|| panic!("{rt}: ps does not list pid {pid}: {rows}"));
+    let major = rt.trim_start_matches("netcore").trim_start_matches("net");
+    let major = major.split('.').next().unwrap_or("");
+    let version = row["runtime_version"].as_str().unwrap_or("");
+    assert!(
+        version.starts_with(&format!("{major}.")),
+        "{rt}: ps says runtime {version}"
+    );
+
+    // watch and collect at once, both attached before the first GC.
+    let file = dir.join("live.nettrace");
+    let mut watch = gcscope(&[
+        "watch",
+        "--pid",
+        &pid_s,
+        "--count",
+        &GCS.to_string(),
+        "--json",
+    ]);
+    let mut collect = gcscope(&[
+        "collect",
+        "--pid",
+        &pid_s,
+        "-o",
+        file.to_str().expect("path"),
+    ]);
+    let watch_err = lines(watch.stderr.take().expect("stderr"));
+    let collect_err = lines(collect.stderr.take().expect("stderr"));
+    let (mut we, mut ce) = (Vec::new(), Vec::new());
+    assert!(
+        wait_for(&watch_err, "attached", &mut we, 30),
+        "{rt}: watch: {we:?}"
+    );
+    assert!(
+        wait_for(&collect_err, "session started", &mut ce, 30),
+        "{rt}: collect: {ce:?}"
+    );
+    let t0 = Instant::now();
+    w.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"go\n")
+        .expect("go");
+
+    let watch_out = watch.wait_with_output().expect("watch");
+    let collect_status = collect.wait().expect("collect");
+    let status = w.wait().expect("workload");
+    let elapsed = t0.elapsed();
+    assert!(status.success(), "{rt}: the workload failed");
+    while let Ok(l) = out.recv_timeout(Duration::from_millis(100)) {
+        wl.push(l);
+    }
+    while let Ok(l) = collect_err.recv_timeout(Duration::from_millis(100)) {
+        ce.push(l);
+    }
+    while let Ok(l) = watch_err.recv_timeout(Duration::from_millis(100)) {
+        we.push(l);
+    }
+
+    // The workload's own GCs: count and the wall-clock time each ended.
+    let truth: Vec<(u32, f64)> = wl
+        .iter()
+        .filter_map(|l| {
+            let mut p = l.strip_prefix("gc ")?.split(' ');
+            Some((p.next()?.parse().ok()?, p.next()?.parse().ok()?))
+        })
+        .collect();
+    let oracle: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&oracle).expect("oracle")).expect("oracle JSON");
+    let at_go = oracle["collection_count_at_go"]["gen0"]
+        .as_u64()
+        .expect("count at go") as u32;
+    let total = oracle["collection_count"]["gen0"].as_u64().expect("count") as u32;
+    assert_eq!(truth.len() as u32, GCS, "{rt}: workload lines {wl:?}");
+
+    // watch: every GC from the first after attaching, in order, then exit 0.
+    assert_eq!(watch_out.status.code(), Some(0), "{rt}: watch: {we:?}");
+    let shown: Vec<serde_json::Value> = String::from_utf8_lossy(&watch_out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("watch JSON line"))
+        .collect();
+    let numbers: Vec<u32> = shown
+        .iter()
+        .map(|v| v["number"].as_u64().unwrap_or(0) as u32)
+        .collect();
+    let want: Vec<u32> = (at_go + 1..=at_go + GCS).collect();
+    assert_eq!(numbers, want, "{rt}: watch's GCs");
+    assert!(
+        we.iter()
+            .any(|l| l.contains("GCs in") && l.contains("pause p50")),
+        "{rt}: no summary: {we:?}"
+    );
+    // Latency from the workload's clock to the line (the runtime flushes about every 100 ms).
+    let mut lat: Vec<f64> = shown
+        .iter()
+        .filter_map(|v| {
+            let n = v["number"].as_u64()? as u32;
+            let end = truth.iter().find(|t| t.0 == n)?.1;
+            Some(v["seen_unix_ms"].as_f64()? - end)
+        })
+        .collect();
+    lat.sort_by(f64::total_cmp);
+    eprintln!(
+        "{rt}: watch latency from GC end to line: median {:.0} ms, max {:.0} ms over {} GCs; session {:.1} s",
+        lat[lat.len() / 2],
+        lat[lat.len() - 1],
+        lat.len(),
+        elapsed.as_secs_f64()
+    );
+
+    // collect: the process exited mid-session (status 6); the file holds every GC it made.
+    assert_eq!(collect_status.code(), Some(6), "{rt}: collect: {ce:?}");
+    let bytes = std::fs::read(&file).expect("collected file");
+    let model = gcscope_core::gc::analyze(&bytes).expect("the collected file reads");
+    let complete: Vec<u32> = model
+        .gcs
+        .iter()
+        .filter(|g| g.complete)
+        .map(|g| g.number)
+        .collect();
+    assert_eq!(
+        complete,
+        (at_go + 1..=total).collect::<Vec<_>>(),
+        "{rt}: collected GCs"
+    );
+
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn live_netcore31() {
+    live_on("netcore3.1");
+}
+
+#[test]
+fn live_net8() {
+    live_on("net8.0");
+}
+
+#[test]
+fn live_net9() {
+    live_on("net9.0");
+}
+
+#[test]
+fn live_net10() {
+    live_on("net10.0");
+}
+
+#[test]
+fn a_pid_that_is_not_dotnet_or_does_not_exist() {
+    let me = std::process::id().to_string();
+    for (pid, says) in [
+        (me.as_str(), "not a .NET process"),
+        ("999999999", "no process"),
+    ] {
+        for args in [
+            vec!["watch", "--pid", pid],
+            vec!["collect", "--pid", pid, "-o", "/nonexistent/x.nettrace"],
+        ] {
+            let o = Command::new(env!("CARGO_BIN_EXE_gcscope"))
+                .args(&args)
+                .output()
+                .expect("gcscope");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(4), "{args:?}: {err}");
+            assert!(err.contains(says), "{args:?}: {err}");
+        }
+    }
+}
