@@ -86,6 +86,7 @@ pub fn temp_dir() -> PathBuf {
 
 /// The folders that may hold `pid`'s socket: the process's own root's `/tmp` (and its `$TMPDIR`,
 /// when its environment is readable), then ours.
+#[cfg(unix)]
 fn socket_dirs(pid: u32) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if cfg!(target_os = "linux") {
@@ -107,6 +108,7 @@ fn socket_dirs(pid: u32) -> Vec<PathBuf> {
 }
 
 /// The newest socket of `ns_pid` in `dir` (largest key), or the error that stopped the search.
+#[cfg(unix)]
 fn newest_in(dir: &Path, ns_pid: u32) -> io::Result<Option<PathBuf>> {
     let mut best: Option<(u64, PathBuf)> = None;
     for e in std::fs::read_dir(dir)? {
