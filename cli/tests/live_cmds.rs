@@ -249,6 +249,68 @@ fn live_net10() {
     live_on("net10.0");
 }
 
+/// On .NET 8: `watch` into a pipe whose reader goes away stops and exits 0; a `watch` without
+/// `--count` whose process exits first prints every GC and exits 6.
+#[test]
+fn watch_into_a_closed_pipe_and_past_the_process_end() {
+    let dir = std::env::temp_dir().join(format!("gcscope-live-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let oracle = dir.join("oracle.json");
+    let mut w = Command::new(root().join("tools/tracegen/live.sh"))
+        .args(["net8.0", oracle.to_str().expect("path")])
+        .env("GCSCOPE_LIVE_GCS", "8")
+        .env("GCSCOPE_LIVE_EVERY_MS", "100")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tools/tracegen/live.sh");
+    let out = lines(w.stdout.take().expect("stdout"));
+    if !wait_for(&out, "ready", &mut Vec::new(), 120) {
+        let status = w.wait().expect("wait");
+        assert_eq!(
+            status.code(),
+            Some(3),
+            "the live workload did not start: {status}"
+        );
+        eprintln!("skipping: .NET 8 is not cached (tools/tracegen/generate.sh)");
+        return;
+    }
+    let pid = w.id().to_string();
+    let mut piped = gcscope(&["watch", "--pid", &pid]);
+    let mut to_end = gcscope(&["watch", "--pid", &pid, "--json"]);
+    let (pe, ee) = (
+        lines(piped.stderr.take().expect("stderr")),
+        lines(to_end.stderr.take().expect("stderr")),
+    );
+    assert!(wait_for(&pe, "attached", &mut Vec::new(), 30));
+    assert!(wait_for(&ee, "attached", &mut Vec::new(), 30));
+    w.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"go\n")
+        .expect("go");
+    // Read one line, then close the pipe: the next line's write fails and watch stops.
+    let mut first = String::new();
+    let mut reader = BufReader::new(piped.stdout.take().expect("stdout"));
+    reader.read_line(&mut first).expect("a line");
+    assert!(first.starts_with("GC #1 "), "{first}");
+    drop(reader);
+    let t = Instant::now();
+    let status = piped.wait().expect("watch");
+    assert_eq!(status.code(), Some(0), "watch into a closed pipe");
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "watch went on after its pipe closed"
+    );
+    let end = to_end.wait_with_output().expect("watch");
+    assert!(w.wait().expect("workload").success());
+    assert_eq!(end.status.code(), Some(6), "watch past the process's end");
+    let n = String::from_utf8_lossy(&end.stdout).lines().count();
+    assert_eq!(n, 8, "watch past the process's end printed {n} GCs");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_pid_that_is_not_dotnet_or_does_not_exist() {
     let me = std::process::id().to_string();
