@@ -229,6 +229,39 @@ fn live_on(rt: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// TraceEvent (tools/tracegen/traceevent.sh, in the cached .NET 8 host) reads the collected file
+/// with the same GCs and no lost events. One at a time: the script builds into the shared cache.
+fn traceevent_agrees(rt: &str, dir: &std::path::Path, gcs: &[u32]) {
+    let work = std::env::var_os("TRACEGEN_WORK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/gcscope-tracegen"));
+    if !work.join("sarif-5.7.0/package/Sarif.Multitool").is_file() {
+        eprintln!("{rt}: skipping TraceEvent's reading: the .NET 8 host is not cached");
+        return;
+    }
+    let status = Command::new("flock")
+        .arg(work.join("build/.traceevent-lock"))
+        .arg(root().join("tools/tracegen/traceevent.sh"))
+        .arg(dir)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run traceevent.sh");
+    assert!(status.success(), "{rt}: traceevent.sh failed");
+    let te: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.join("live.traceevent.json")).expect("TraceEvent's JSON"),
+    )
+    .expect("TraceEvent JSON");
+    assert_eq!(te["EventsLost"], 0, "{rt}: TraceEvent lost events");
+    let mut numbers: Vec<u32> = te["gcs"]
+        .as_array()
+        .expect("gcs")
+        .iter()
+        .filter_map(|g| g["Number"].as_u64().map(|n| n as u32))
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, gcs, "{rt}: TraceEvent's GCs");
+}
+
 #[test]
 fn live_netcore31() {
     live_on("netcore3.1");
