@@ -68,7 +68,7 @@ scripts/duckdb-check.sh target/release/gcscope
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
 step "live sessions: ps, collect and watch attached to the four runtimes"
-# The runtimes are cached now (the native tests above skip these on an empty cache); about 5 s,
+# The runtimes are cached now (the native tests above skip these on an empty cache); about 12 s,
 # the test binary built by the native tests.
 cargo test -p gcscope-cli --test live_cmds
 

@@ -128,7 +128,8 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         gcscope watch --pid 4242\n  \
         gcscope watch --pid 4242 --count 100 --json > gcs.jsonl\n\n\
-        The summary (pause percentiles, % of the time paused) goes to stderr on exit. Exit status:\n\
+        The summary (pause percentiles, % of the time paused) goes to stderr on exit and on\n\
+        Ctrl-\\ (SIGQUIT). Exit status:\n\
         0 stopped (Ctrl-C, --count, --duration, a closed stdout); 4 not a .NET process; 5\n\
         permission denied; 6 the process exited first; 1 other errors.")]
     Watch(watch::Opts),

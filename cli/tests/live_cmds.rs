@@ -225,6 +225,7 @@ fn live_on(rt: &str) {
         (at_go + 1..=total).collect::<Vec<_>>(),
         "{rt}: collected GCs"
     );
+    traceevent_agrees(rt, &dir, &complete);
 
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -47,6 +47,9 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
                 "gcscope collect: pid {} session started (CollectTracing{}); writing {}; Ctrl-C stops",
                 o.pid, s.version, o.output
             );
+            if let Some(n) = &s.fell_back {
+                eprintln!("gcscope collect: {n}");
+            }
         },
         &mut |feed| {
             match feed {

@@ -2,8 +2,9 @@
 //! through the decoder chunk by chunk; at each pause between the runtime's flushes the reader
 //! delivers what it holds (`TraceReader::release`) and every GC that closed since is printed
 //! (`ModelBuilder::closed_gcs`), without waiting for the next GC or an end tag. On exit (Ctrl-C,
-//! `--count`, `--duration`, the process ending, a closed stdout) a summary of the pauses goes to
-//! stderr, so that `--json`'s stdout stays JSON lines.
+//! `--count`, `--duration`, the process ending, a closed stdout) and on SIGQUIT (`Ctrl-\`, at the
+//! next pause of the stream) a summary of the pauses goes to stderr, so that `--json`'s stdout
+//! stays JSON lines.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -131,16 +132,21 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
     let mut pauses: Vec<f64> = Vec::new();
     let mut out = Out::stdout();
     let mut reached = false;
+    let mut summaries = live::signals::summary_requests();
+    let started = std::time::Instant::now();
     let config = Profile::Gc.config();
     let outcome = live::run(
         &ep,
         &config,
         o.duration,
-        &mut |_| {
+        &mut |s| {
             eprintln!(
                 "gcscope watch: pid {} attached; one line per GC as it ends; Ctrl-C stops",
                 o.pid
-            )
+            );
+            if let Some(n) = &s.fell_back {
+                eprintln!("gcscope watch: {n}");
+            }
         },
         &mut |feed| {
             match feed {
@@ -190,6 +196,15 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
                 }
             }
             let _ = out.flush();
+            let asked = live::signals::summary_requests();
+            if asked != summaries {
+                summaries = asked;
+                let open = model.open_gcs().count();
+                eprintln!(
+                    "{}",
+                    summary(&pauses, started.elapsed().as_secs_f64(), open)
+                );
+            }
             // Rows that settled were shown: the builder forgets them (memory stays flat).
             let base = model.drain_completed().last().map(|g| g.number);
             if let Some(b) = base {

@@ -136,7 +136,7 @@ pub fn run(
     signals::install();
     let started = gcscope_diag::start(ep, config).map_err(|e| failure(&e))?;
     on_start(&started);
-    let mut notes: Vec<String> = started.fell_back.iter().cloned().collect();
+    let mut notes: Vec<String> = Vec::new();
     let id = started.session.id;
     let mut stream = started.session.stream;
     let (tx, rx) = mpsc::channel();
