@@ -345,6 +345,73 @@ fn watch_into_a_closed_pipe_and_past_the_process_end() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A process in a pid namespace of its own, as in a container (`unshare --pid`, which needs
+/// root): the socket is named with its pid inside (1), and gcscope finds it from the host's pid
+/// through `/proc/PID/status`'s NSpid and `/proc/PID/root/tmp`.
+#[test]
+fn a_process_in_its_own_pid_namespace() {
+    let dir = std::env::temp_dir().join(format!("gcscope-live-ns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let oracle = dir.join("oracle.json");
+    let Ok(mut u) = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc"])
+        .arg(root().join("tools/tracegen/live.sh"))
+        .args(["net8.0", oracle.to_str().expect("path")])
+        .env("GCSCOPE_LIVE_GCS", "3")
+        .env("GCSCOPE_LIVE_EVERY_MS", "50")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("skipping: no unshare");
+        return;
+    };
+    let out = lines(u.stdout.take().expect("stdout"));
+    if !wait_for(&out, "ready", &mut Vec::new(), 120) {
+        let status = u.wait().expect("wait");
+        let mut err = String::new();
+        let _ = std::io::Read::read_to_string(&mut u.stderr.take().expect("stderr"), &mut err);
+        eprintln!(
+            "skipping: no pid namespace or no .NET 8 here ({status}): {}",
+            err.trim()
+        );
+        return;
+    }
+    // unshare's one child is the namespace's init: the runtime, after live.sh's execs.
+    let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", u.id()))
+        .expect("unshare's children");
+    let pid = children
+        .split_whitespace()
+        .next()
+        .expect("a child")
+        .to_string();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    assert!(
+        status
+            .lines()
+            .any(|l| l.starts_with("NSpid:") && l.trim_end().ends_with("\t1")),
+        "{status}"
+    );
+    let watch = gcscope(&["watch", "--pid", &pid, "--count", "3", "--json"]);
+    let mut watch = watch;
+    let we = lines(watch.stderr.take().expect("stderr"));
+    assert!(
+        wait_for(&we, "attached", &mut Vec::new(), 30),
+        "watch did not attach"
+    );
+    u.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"go\n")
+        .expect("go");
+    let o = watch.wait_with_output().expect("watch");
+    assert!(u.wait().expect("unshare").success());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_pid_that_is_not_dotnet_or_does_not_exist() {
     let me = std::process::id().to_string();
