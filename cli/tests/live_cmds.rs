@@ -283,8 +283,9 @@ fn live_net10() {
     live_on("net10.0");
 }
 
-/// On .NET 8: `watch` into a pipe whose reader goes away stops and exits 0; a `watch` without
-/// `--count` whose process exits first prints every GC and exits 6.
+/// On .NET 8: another user's gcscope is denied (exit 5); `watch` into a pipe whose reader goes
+/// away stops and exits 0; a `watch` without `--count` whose process exits first prints every GC
+/// and exits 6.
 #[test]
 fn watch_into_a_closed_pipe_and_past_the_process_end() {
     let dir = std::env::temp_dir().join(format!("gcscope-live-pipe-{}", std::process::id()));
@@ -311,6 +312,7 @@ fn watch_into_a_closed_pipe_and_past_the_process_end() {
         return;
     }
     let pid = w.id().to_string();
+    permission_denied_for_another_user(&pid, &dir);
     let mut piped = gcscope(&["watch", "--pid", &pid]);
     let mut to_end = gcscope(&["watch", "--pid", &pid, "--json"]);
     let (pe, ee) = (
@@ -343,6 +345,30 @@ fn watch_into_a_closed_pipe_and_past_the_process_end() {
     let n = String::from_utf8_lossy(&end.stdout).lines().count();
     assert_eq!(n, 8, "watch past the process's end printed {n} GCs");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// As root, gcscope run as `nobody` (setpriv) against our process: permission denied, exit 5.
+fn permission_denied_for_another_user(pid: &str, dir: &std::path::Path) {
+    // The binary where `nobody` may run it.
+    let bin = dir.join("gcscope");
+    std::fs::copy(env!("CARGO_BIN_EXE_gcscope"), &bin).expect("copy gcscope");
+    let _ = Command::new("chmod").arg("755").arg(dir).arg(&bin).status();
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args(["watch", "--pid", pid])
+        .output();
+    let Ok(o) = o else {
+        eprintln!("skipping the permission check: no setpriv");
+        return;
+    };
+    let err = String::from_utf8_lossy(&o.stderr);
+    if err.contains("setpriv:") {
+        eprintln!("skipping the permission check (not root): {}", err.trim());
+        return;
+    }
+    assert_eq!(o.status.code(), Some(5), "as nobody: {err}");
+    assert!(err.contains("permission denied"), "as nobody: {err}");
 }
 
 /// A process in a pid namespace of its own, as in a container (`unshare --pid`, which needs
