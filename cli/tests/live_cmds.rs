@@ -6,7 +6,8 @@
 //!
 //! On one process, at once: `ps` finds it; `watch --count N --json` prints GCs 1..N in order; a
 //! `collect` running until the process exits writes a file whose GCs are the runtime's count (exit
-//! status 6: the process exited during the session). Then the faults: a pid that is not .NET, and
+//! status 6: the process exited during the session); a `collect --profile gc-verbose --duration`
+//! stops with a complete file, its rundown included. TraceEvent reads both files with the same GCs. Then the faults: a pid that is not .NET, and
 //! one that does not exist (exit status 4).
 
 use std::io::{BufRead, BufReader, Write};
@@ -69,7 +70,7 @@ fn live_on(rt: &str) {
     let mut w = Command::new(root().join("tools/tracegen/live.sh"))
         .args([rt, oracle.to_str().expect("path")])
         .env("GCSCOPE_LIVE_GCS", GCS.to_string())
-        .env("GCSCOPE_LIVE_EVERY_MS", "50")
+        .env("GCSCOPE_LIVE_EVERY_MS", "100")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -128,7 +129,7 @@ fn live_on(rt: &str) {
     ]);
     let watch_err = lines(watch.stderr.take().expect("stderr"));
     let collect_err = lines(collect.stderr.take().expect("stderr"));
-    let (mut we, mut ce) = (Vec::new(), Vec::new());
+    let (mut we, mut ce, mut ve) = (Vec::new(), Vec::new(), Vec::new());
     assert!(
         wait_for(&watch_err, "attached", &mut we, 30),
         "{rt}: watch: {we:?}"
@@ -136,6 +137,25 @@ fn live_on(rt: &str) {
     assert!(
         wait_for(&collect_err, "session started", &mut ce, 30),
         "{rt}: collect: {ce:?}"
+    );
+    // A third session, started last and stopped by --duration while the workload runs (about
+    // 1.3 s): stacks, ticks and the rundown written before StopTracing's reply.
+    let verbose_file = dir.join("verbose.nettrace");
+    let mut verbose = gcscope(&[
+        "collect",
+        "--pid",
+        &pid_s,
+        "--profile",
+        "gc-verbose",
+        "--duration",
+        "600ms",
+        "-o",
+        verbose_file.to_str().expect("path"),
+    ]);
+    let verbose_err = lines(verbose.stderr.take().expect("stderr"));
+    assert!(
+        wait_for(&verbose_err, "session started", &mut ve, 30),
+        "{rt}: collect --profile gc-verbose: {ve:?}"
     );
     let t0 = Instant::now();
     w.stdin
@@ -146,6 +166,7 @@ fn live_on(rt: &str) {
 
     let watch_out = watch.wait_with_output().expect("watch");
     let collect_status = collect.wait().expect("collect");
+    let verbose_status = verbose.wait().expect("collect --profile gc-verbose");
     let status = w.wait().expect("workload");
     let elapsed = t0.elapsed();
     assert!(status.success(), "{rt}: the workload failed");
@@ -225,20 +246,65 @@ fn live_on(rt: &str) {
         (at_go + 1..=total).collect::<Vec<_>>(),
         "{rt}: collected GCs"
     );
-    traceevent_agrees(rt, &dir, &complete);
+
+    // collect --duration: stopped (status 0), the stream complete (no cut), a run of GCs from the
+    // first after attaching.
+    assert_eq!(verbose_status.code(), Some(0), "{rt}: collect --duration");
+    let vbytes = std::fs::read(&verbose_file).expect("verbose file");
+    let mut reader = gcscope_core::TraceReader::new();
+    reader
+        .push(&vbytes, &mut |_| {})
+        .expect("verbose file reads");
+    reader
+        .finish(&mut |_| {})
+        .expect("the verbose file is complete");
+    let vmodel = gcscope_core::gc::analyze(&vbytes).expect("verbose file model");
+    let vgcs: Vec<u32> = vmodel
+        .gcs
+        .iter()
+        .filter(|g| g.complete)
+        .map(|g| g.number)
+        .collect();
+    assert!(
+        !vgcs.is_empty() && vgcs[0] == at_go + 1 && vgcs.windows(2).all(|w| w[1] == w[0] + 1),
+        "{rt}: collect --duration's GCs {vgcs:?}"
+    );
+
+    if let Some(te) = traceevent(rt, &dir, &["live", "verbose"]) {
+        assert_eq!(
+            te[0].0, complete,
+            "{rt}: TraceEvent's GCs of the whole session"
+        );
+        assert_eq!(
+            te[1].0, vgcs,
+            "{rt}: TraceEvent's GCs of the --duration session"
+        );
+        assert!(
+            te[1]
+                .1
+                .keys()
+                .any(|k| k.starts_with("Microsoft-Windows-DotNETRuntimeRundown/")),
+            "{rt}: no rundown in the gc-verbose file"
+        );
+    }
 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// TraceEvent (tools/tracegen/traceevent.sh, in the cached .NET 8 host) reads the collected file
-/// with the same GCs and no lost events. One at a time: the script builds into the shared cache.
-fn traceevent_agrees(rt: &str, dir: &std::path::Path, gcs: &[u32]) {
+/// TraceEvent's reading (tools/tracegen/traceevent.sh, in the cached .NET 8 host) of each
+/// `STEM.nettrace` in `dir`: its GC numbers, sorted, and its event counts; no lost events. One
+/// run at a time: the script builds into the shared cache. None when the host is not cached.
+fn traceevent(
+    rt: &str,
+    dir: &std::path::Path,
+    stems: &[&str],
+) -> Option<Vec<(Vec<u32>, serde_json::Map<String, serde_json::Value>)>> {
     let work = std::env::var_os("TRACEGEN_WORK")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/tmp/gcscope-tracegen"));
     if !work.join("sarif-5.7.0/package/Sarif.Multitool").is_file() {
         eprintln!("{rt}: skipping TraceEvent's reading: the .NET 8 host is not cached");
-        return;
+        return None;
     }
     let status = Command::new("flock")
         .arg(work.join("build/.traceevent-lock"))
@@ -248,19 +314,27 @@ fn traceevent_agrees(rt: &str, dir: &std::path::Path, gcs: &[u32]) {
         .status()
         .expect("run traceevent.sh");
     assert!(status.success(), "{rt}: traceevent.sh failed");
-    let te: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(dir.join("live.traceevent.json")).expect("TraceEvent's JSON"),
-    )
-    .expect("TraceEvent JSON");
-    assert_eq!(te["EventsLost"], 0, "{rt}: TraceEvent lost events");
-    let mut numbers: Vec<u32> = te["gcs"]
-        .as_array()
-        .expect("gcs")
-        .iter()
-        .filter_map(|g| g["Number"].as_u64().map(|n| n as u32))
-        .collect();
-    numbers.sort_unstable();
-    assert_eq!(numbers, gcs, "{rt}: TraceEvent's GCs");
+    let mut out = Vec::new();
+    for stem in stems {
+        let te: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("{stem}.traceevent.json"))).expect("TraceEvent's JSON"),
+        )
+        .expect("TraceEvent JSON");
+        assert_eq!(
+            te["EventsLost"], 0,
+            "{rt}: TraceEvent lost events in {stem}"
+        );
+        let mut numbers: Vec<u32> = te["gcs"]
+            .as_array()
+            .expect("gcs")
+            .iter()
+            .filter_map(|g| g["Number"].as_u64().map(|n| n as u32))
+            .collect();
+        numbers.sort_unstable();
+        let counts = te["counts"].as_object().cloned().unwrap_or_default();
+        out.push((numbers, counts));
+    }
+    Some(out)
 }
 
 #[test]
