@@ -291,14 +291,13 @@ fn live_on(rt: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// TraceEvent's GC numbers (sorted) and event counts by `Provider/EventName` of one file.
+type TraceEventReading = (Vec<u32>, serde_json::Map<String, serde_json::Value>);
+
 /// TraceEvent's reading (tools/tracegen/traceevent.sh, in the cached .NET 8 host) of each
 /// `STEM.nettrace` in `dir`: its GC numbers, sorted, and its event counts; no lost events. One
 /// run at a time: the script builds into the shared cache. None when the host is not cached.
-fn traceevent(
-    rt: &str,
-    dir: &std::path::Path,
-    stems: &[&str],
-) -> Option<Vec<(Vec<u32>, serde_json::Map<String, serde_json::Value>)>> {
+fn traceevent(rt: &str, dir: &std::path::Path, stems: &[&str]) -> Option<Vec<TraceEventReading>> {
     let work = std::env::var_os("TRACEGEN_WORK")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/tmp/gcscope-tracegen"));
