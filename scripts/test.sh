@@ -40,20 +40,20 @@ cargo fmt --all -- --check
 # core/tests/layers.rs and app/tests/layers.rs check the tiers themselves).
 python3 scripts/check-cycles.py core/src cli/src app/src
 
-step "clippy: core and cli, every target (the test-only encoder with them)"
-cargo clippy -p gcscope-core -p gcscope-cli --all-targets -- -D warnings
+step "clippy: core, diag and cli, every target (the test-only encoder with them)"
+cargo clippy -p gcscope-core -p gcscope-diag -p gcscope-cli --all-targets -- -D warnings
 step "clippy: core for wasm32 without std"
 # The no_std core as the browser's target type-checks it; the app's release build compiles it.
 cargo clippy -p gcscope-core --no-default-features --target wasm32-unknown-unknown -- -D warnings
 step "clippy: the app (wasm32)"
 cargo clippy -p gcscope-app --target wasm32-unknown-unknown --all-targets -- -D warnings
 
-step "native tests (core, cli, app logic)"
+step "native tests (core, diag, cli, app logic)"
 # Every test, the encoder's included (core's tests get the `encode` feature from its
 # dev-dependency on itself): round trips, the ETL writer, parallel decoding's identity and the
 # sort budget, comparisons and the findings' thresholds on crafted traces. core is optimised in
 # the dev profile, with overflow checks and debug assertions on.
-cargo test -p gcscope-core -p gcscope-cli -p gcscope-app
+cargo test -p gcscope-core -p gcscope-diag -p gcscope-cli -p gcscope-app
 step "native tests, release: the 300 MB round trip"
 # Ignored in debug builds for its size. The release build of core it makes is the one the
 # end-to-end tests' writers below use.
@@ -67,6 +67,10 @@ scripts/duckdb-check.sh target/release/gcscope
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
 tools/tracegen/check-fresh.sh
+step "live sessions: ps, collect and watch attached to the four runtimes"
+# The runtimes are cached now (the native tests above skip these on an empty cache); about 12 s,
+# the test binary built by the native tests.
+cargo test -p gcscope-cli --test live_cmds
 
 step "wasm tests in headless Chromium"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \

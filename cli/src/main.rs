@@ -9,6 +9,7 @@ mod args;
 mod cli_reference;
 mod commands;
 mod input;
+mod live;
 mod output;
 
 use std::process::ExitCode;
@@ -16,8 +17,8 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use commands::{
-    allocs, budgets, compare, counters, datas, events, findings, gcs, handles, latency, memory,
-    pins, reasons, roots, summary, suspensions,
+    allocs, budgets, collect, compare, counters, datas, events, findings, gcs, handles, latency,
+    memory, pins, ps, reasons, roots, summary, suspensions, watch,
 };
 
 /// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
@@ -109,6 +110,29 @@ enum Command {
     /// DATAS (Server GC's heap-count adaptation): heap count over time, each change and why
     #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
     Datas(args::JsonOpts),
+    /// The .NET processes this user can attach to: pid, name, runtime version, command line
+    #[command(after_help = "Examples:\n  \
+        gcscope ps\n  \
+        gcscope ps --json\n\n\
+        Exit status: 0, also when none is found.")]
+    Ps(ps::Opts),
+    /// Record a running .NET process's GC events into a .nettrace (no .NET SDK needed)
+    #[command(after_help = "Examples:\n  \
+        gcscope collect --pid 4242 --duration 30s -o app.nettrace\n  \
+        gcscope collect --pid 4242 --profile gc-verbose -o app.nettrace   stacks, ticks, rundown\n\n\
+        Ctrl-C or --duration stops the session cleanly: the file is complete. Exit status: 0\n\
+        stopped; 4 not a .NET process (no diagnostics socket); 5 permission denied; 6 the\n\
+        process exited during the session (the file holds everything it wrote); 1 other errors.")]
+    Collect(collect::Opts),
+    /// One line per GC of a running .NET process as it ends, then a pause summary
+    #[command(after_help = "Examples:\n  \
+        gcscope watch --pid 4242\n  \
+        gcscope watch --pid 4242 --count 100 --json > gcs.jsonl\n\n\
+        The summary (pause percentiles, % of the time paused) goes to stderr on exit and on\n\
+        Ctrl-\\ (SIGQUIT). Exit status:\n\
+        0 stopped (Ctrl-C, --count, --duration, a closed stdout); 4 not a .NET process; 5\n\
+        permission denied; 6 the process exited first; 1 other errors.")]
+    Watch(watch::Opts),
     /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
@@ -180,6 +204,9 @@ fn main() -> ExitCode {
         Command::Counters(o) => counters::run(o),
         Command::Memory(o) => memory::run(o),
         Command::Datas(o) => datas::run(o),
+        Command::Ps(o) => return live_exit(ps::run(o)),
+        Command::Collect(o) => return live_exit(collect::run(o)),
+        Command::Watch(o) => return live_exit(watch::run(o)),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);
@@ -191,6 +218,17 @@ fn main() -> ExitCode {
         Err(msg) => {
             eprintln!("gcscope: {msg}");
             ExitCode::from(1)
+        }
+    }
+}
+
+/// A live command's exit status, its message on stderr.
+fn live_exit(r: Result<u8, live::Failure>) -> ExitCode {
+    match r {
+        Ok(code) => ExitCode::from(code),
+        Err((code, msg)) => {
+            eprintln!("gcscope: {msg}");
+            ExitCode::from(code)
         }
     }
 }

@@ -174,6 +174,26 @@ impl TraceReader {
         r.map_err(|e| self.fail(e))
     }
 
+    /// A pause in a live stream (an EventPipe session read from the runtime's socket, which has no
+    /// end yet): delivers every event held for ordering now, rather than at the next sequence
+    /// point, which a quiet session may not write for minutes. The runtime's session writes, at
+    /// each of its flushes, every event older than the flush's time, so between two flushes no
+    /// event to come sorts before the ones held: called when the stream pauses, the order is the
+    /// one a whole read gives. Bytes of an incomplete unit stay pending; nothing ends, and
+    /// [`push`](Self::push) goes on. A no-op for ETW files (not a live format) and after an error.
+    pub fn release(&mut self, sink: &mut dyn FnMut(&Event<'_>)) {
+        self.release_with_info(&mut |_, e| sink(e))
+    }
+
+    /// [`release`](Self::release), with the trace header's facts passed along with each event.
+    pub fn release_with_info(&mut self, sink: &mut Sink<'_>) {
+        if self.failed.is_some() || self.finished || self.stream.etl.is_some() {
+            return;
+        }
+        self.stream.decoder.flush_buffered(&mut self.stats, sink);
+        self.stream.update_stats(&mut self.stats);
+    }
+
     /// End of input: flushes what is buffered. A stream cut off mid-unit returns `Truncated` after
     /// delivering every complete event before the cut; a clean end at an object boundary is fine.
     pub fn finish(&mut self, sink: &mut dyn FnMut(&Event<'_>)) -> Result<()> {

@@ -577,6 +577,7 @@ public static class Workloads
     {
         switch (name)
         {
+            case "live": Live(); return true;
             case "wks-nonconcurrent": Generational(new Rng(11), 900000); return true;
             case "wks-concurrent": Background(); return true;
             case "server": Server(); return true;
@@ -592,6 +593,41 @@ public static class Workloads
             case "stacks-jit": StackSites.Run(O); return true;
             default: return false;
         }
+    }
+
+    // `live` (not in Names: it waits for its stdin, so the generator never runs it): a process for
+    // gcscope's live tests (cli/tests/live_cmds.rs) to attach to. It prints `ready`, waits for a line
+    // on stdin (the test has attached), then GCSCOPE_LIVE_GCS times allocates ~1 MB of garbage and
+    // calls GC.Collect(), printing `gc COUNT UNIX_MS` after each (GC.CollectionCount(0) and the wall
+    // clock as the GC ended: the truth for `watch` and its latency), sleeping GCSCOPE_LIVE_EVERY_MS
+    // between. The oracle adds the counts when the line came (`collection_count_at_go`).
+    static void Live()
+    {
+        int gcs = LiveKnob("GCSCOPE_LIVE_GCS", 30);
+        int every = LiveKnob("GCSCOPE_LIVE_EVERY_MS", 100);
+        Console.WriteLine("ready");
+        Console.Out.Flush();
+        Console.In.ReadLine();
+        O["collection_count_at_go"] = Probe.Counts();
+        var rnd = new Rng(5);
+        var ring = new object[64];
+        var epoch = new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc);
+        for (int i = 0; i < gcs; i++)
+        {
+            Garbage(rnd, 1 << 20, ring);
+            GC.Collect();
+            double ms = (DateTime.UtcNow - epoch).TotalMilliseconds;
+            Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "gc {0} {1:F1}", GC.CollectionCount(0), ms));
+            Console.Out.Flush();
+            if (every > 0) Thread.Sleep(every);
+        }
+    }
+
+    static int LiveKnob(string name, int fallback)
+    {
+        string v = Environment.GetEnvironmentVariable(name);
+        int n;
+        return !string.IsNullOrEmpty(v) && int.TryParse(v, NumberStyles.Integer, CultureInfo.InvariantCulture, out n) ? n : fallback;
     }
 
     // Short-lived garbage; every 32nd object lands in a small ring so a little survives gen0.

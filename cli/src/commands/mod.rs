@@ -3,6 +3,7 @@
 
 pub mod allocs;
 pub mod budgets;
+pub mod collect;
 pub mod compare;
 pub mod counters;
 pub mod datas;
@@ -13,7 +14,9 @@ pub mod handles;
 pub mod latency;
 pub mod memory;
 pub mod pins;
+pub mod ps;
 pub mod reasons;
 pub mod roots;
 pub mod summary;
 pub mod suspensions;
+pub mod watch;

@@ -221,6 +221,25 @@ impl ModelBuilder {
         self.gcs.window(self.gcs.base(), self.settled)
     }
 
+    /// The rows held whose figures are computed, in GCStart order: a GC is closed as it ends (a
+    /// blocking GC at its RestartEEEnd once it has its GCHeapStats, a background GC at its
+    /// GCHeapStats), while [`Self::completed_gcs`] settles the last GC only when the next starts.
+    /// For a view of a live session that shows each GC as it ends. A closed background GC's
+    /// figures can still change when its late events (server GC's histories) come.
+    pub fn closed_gcs(&self) -> impl Iterator<Item = &Gc> + '_ {
+        (self.gcs.base()..self.gcs.len())
+            .filter(|&i| self.raw[i].closed)
+            .map(|i| &self.gcs[i])
+    }
+
+    /// The rows held that are still in progress (not closed; see [`Self::closed_gcs`]), e.g. a
+    /// background GC with foreground GCs inside it, or a GC the stream has not finished yet.
+    pub fn open_gcs(&self) -> impl Iterator<Item = &Gc> + '_ {
+        (self.gcs.base()..self.gcs.len())
+            .filter(|&i| !self.raw[i].closed)
+            .map(|i| &self.gcs[i])
+    }
+
     /// Hands out the rows settled since the last call (final: see [`Self::completed_gcs`]) and
     /// forgets older ones, keeping only what later rows look back at. For a consumer that ships
     /// rows away as they settle (the browser's worker), memory then stays flat however many GCs
