@@ -16,8 +16,8 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use commands::{
-    allocs, budgets, compare, counters, datas, events, findings, gcs, handles, latency, memory,
-    pins, reasons, roots, summary, suspensions,
+    allocs, budgets, compare, counters, datas, events, findings, gcs, handles, heap, latency,
+    memory, pins, reasons, roots, summary, suspensions,
 };
 
 /// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
@@ -110,6 +110,15 @@ enum Command {
     #[command(after_help = "Example:\n  gcscope datas trace.nettrace --json")]
     Datas(args::JsonOpts),
     /// Print a shell completion script
+    /// A .gcdump heap snapshot: totals and types with retained bytes; roots, paths, diff
+    #[command(after_help = "Examples:\n  \
+        gcscope heap app.gcdump                        totals, and types by retained bytes\n  \
+        gcscope heap roots app.gcdump                  what the roots hold, by category\n  \
+        gcscope heap paths app.gcdump --type MyCache   how its instances are reached\n  \
+        gcscope heap diff before.gcdump after.gcdump   what grew between two snapshots\n\n\
+        Retained bytes come from the exact dominator tree from the root; the definitions are in\n\
+        docs/guide/heap.md.")]
+    Heap(heap::Opts),
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
         gcscope completions zsh > \"${fpath[1]}/_gcscope\"\n  \
@@ -180,6 +189,7 @@ fn main() -> ExitCode {
         Command::Counters(o) => counters::run(o),
         Command::Memory(o) => memory::run(o),
         Command::Datas(o) => datas::run(o),
+        Command::Heap(o) => heap::run(o),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "gcscope", &mut out);

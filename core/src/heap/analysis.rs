@@ -141,7 +141,11 @@ pub struct CategoryRow {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RootReport {
+    /// The categories of the root tree's nodes below the root.
     pub categories: Vec<CategoryRow>,
+    /// Bytes the root itself immediately dominates: held through several root-tree nodes, so
+    /// retained by no one category.
+    pub shared_retained_bytes: u64,
     pub tree: Vec<RootNode>,
 }
 
@@ -245,7 +249,13 @@ impl Snapshot {
             nodes: g.node_count() as u64,
             edges: g.edge_count() as u64,
             total_bytes: total,
-            types: self.group_names.len() as u64,
+            types: {
+                let mut used = vec![false; self.group_names.len()];
+                for v in 0..g.node_count() as u32 {
+                    used[self.group(v)] = true;
+                }
+                used.iter().filter(|&&u| u).count() as u64
+            },
             reachable_nodes: d.reachable_count() as u64,
             reachable_bytes,
             unreachable_nodes: (g.node_count() - d.reachable_count()) as u64,
@@ -434,13 +444,18 @@ impl Snapshot {
                 objects: direct.len() as u64,
                 retained_bytes: tree
                     .iter()
-                    .filter(|r| r.category == c)
+                    .filter(|r| r.category == c && r.depth > 0)
                     .map(|r| r.retained_bytes)
                     .sum(),
                 reachable_bytes: self.reachable_bytes_from(&starts),
             });
         }
-        RootReport { categories, tree }
+        let shared_retained_bytes = tree.first().map_or(0, |r| r.retained_bytes);
+        RootReport {
+            categories,
+            shared_retained_bytes,
+            tree,
+        }
     }
 
     /// Bytes reachable from `starts` (breadth first).
