@@ -487,3 +487,98 @@ fn claimed_counts_never_allocate_past_the_file() {
         assert_eq!(e.offset, at as u64, "{e}");
     }
 }
+
+/// A static cache of 10,000 entries of 4 KB each, as a dump lays it out: the cache's type retains
+/// them, the statics category too, and the tree's children sum to their parent.
+#[test]
+fn a_static_cache_retains_its_entries_by_construction() {
+    let names = [
+        "[.NET Roots]",
+        "[static vars]",
+        "[local vars]",
+        "Cache",
+        "Entry[]",
+        "Entry",
+        "System.Byte[]",
+        "Other",
+    ];
+    let types: Vec<TypeEntry> = names
+        .iter()
+        .map(|n| TypeEntry {
+            name: n.to_string(),
+            module: None,
+            size: 0,
+        })
+        .collect();
+    let entries = 10_000u32;
+    // 0 root, 1 statics, 2 locals, 3 cache, 4 array, then (entry, bytes) pairs, then one object
+    // the locals hold that also points into the cache's first entry.
+    let mut nodes: Vec<(u32, u32, Vec<u32>)> = vec![
+        (0, 0, vec![1, 2]),
+        (1, 0, vec![3]),
+        (2, 0, vec![]),
+        (3, 32, vec![4]),
+        (
+            4,
+            24 + 8 * entries,
+            (0..entries).map(|i| 5 + 2 * i).collect(),
+        ),
+    ];
+    for i in 0..entries {
+        nodes.push((5, 24, vec![6 + 2 * i]));
+        nodes.push((6, 4096, vec![]));
+    }
+    let other = nodes.len() as u32;
+    nodes.push((7, 40, vec![6]));
+    nodes[2].2.push(other);
+    let s = Snapshot::new(HeapGraph::from_nodes(types, 0, &nodes));
+    let row = |n: &str| s.types().into_iter().find(|r| r.name == n).unwrap();
+    let entry_bytes = entries as u64 * (24 + 4096);
+    let cache = 32 + 24 + 8 * entries as u64 + entry_bytes;
+    // The first entry's bytes are also held by `Other`, so the root dominates them, not the cache.
+    assert_eq!(row("Cache").retained_bytes, cache - 4096);
+    assert_eq!(row("Entry").retained_bytes, entry_bytes - 4096);
+    assert_eq!(row("System.Byte[]").bytes, entries as u64 * 4096);
+    let roots = s.roots();
+    let cat = |c: RootCategory| {
+        roots
+            .categories
+            .iter()
+            .find(|r| r.category == c)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(cat(RootCategory::Statics).retained_bytes, cache - 4096);
+    assert_eq!(cat(RootCategory::Statics).reachable_bytes, cache);
+    assert_eq!(cat(RootCategory::Stacks).retained_bytes, 40);
+    assert_eq!(roots.shared_retained_bytes, 4096);
+    // The tree to browse: largest first, and each node's retained bytes are its own plus its
+    // children's.
+    let kids = s.dominator_children(0);
+    assert!(kids
+        .windows(2)
+        .all(|w| w[0].retained_bytes >= w[1].retained_bytes));
+    for v in 0..s.graph.node_count() as u32 {
+        let n = s.tree_node(v).unwrap();
+        let sum: u64 = s
+            .dominator_children(v)
+            .iter()
+            .map(|c| c.retained_bytes)
+            .sum();
+        assert_eq!(n.retained_bytes, n.bytes + sum, "node {v}");
+    }
+    let p = s.paths("System.Byte[]");
+    assert_eq!(p.groups[0].instances, entries as u64 - 1);
+    let first: Vec<&str> = p.groups[0].path.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        first,
+        [
+            "[.NET Roots]",
+            "[static vars]",
+            "Cache",
+            "Entry[]",
+            "Entry",
+            "System.Byte[]"
+        ]
+    );
+}
