@@ -206,7 +206,16 @@ impl Snapshot {
         Ok(Self::new(read_gcdump(file)?))
     }
 
-    pub fn new(graph: HeapGraph) -> Self {
+    pub fn new(mut graph: HeapGraph) -> Self {
+        // A node whose type is outside the table (a graph built by hand) counts as the first
+        // type, so there must be one.
+        if graph.types.is_empty() {
+            graph.types.push(super::graph::TypeEntry {
+                name: String::from("UNDEFINED"),
+                module: None,
+                size: 0,
+            });
+        }
         let dominators = Dominators::compute(&graph);
         let mut by_name: BTreeMap<&str, u32> = BTreeMap::new();
         for t in &graph.types {
