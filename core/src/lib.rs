@@ -12,6 +12,8 @@
 //! - [`event`] (tier 1): the container-independent [`event::Event`] and the trace header's facts.
 //! - [`ticks`] (tier 1): the allocation ticks' special case: the [`Consumer`] a reader is for, and
 //!   the ticks an `Event` carries already decoded, one or a batch.
+//! - [`heap`] (tier 2): heap snapshots (.gcdump): the graph, its exact dominator tree, retained
+//!   bytes by type, root categories, paths to roots, generations, and two snapshots' diff.
 //! - [`sink`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
 //! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
 //! - [`etl`] (tier 3): ETW log files (.etl, PerfView's relogged ones), machine-wide, → events.
@@ -77,6 +79,7 @@ pub mod event;
 pub mod filter;
 pub mod findings;
 pub mod gc;
+pub mod heap;
 pub mod latency;
 pub mod nettrace;
 pub mod parts;

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("clr", 1),
     ("event", 1),
     ("ticks", 1),
+    ("heap", 2),
     ("sink", 2),
     ("sort", 2),
     ("etl", 3),

@@ -108,6 +108,17 @@ fn main() {
         std::fs::copy(e.path(), dirs[0].join(name)).unwrap();
         n[0] += 1;
     }
+    // The heap snapshot reader: the small public dumps, when ../shared holds them.
+    let gcdump_dir = out.join("gcdump");
+    std::fs::create_dir_all(&gcdump_dir).unwrap();
+    let mut gcdumps = 0;
+    for name in ["perfview-test1-js.gcdump", "monogcdumprepro-150515.gcdump"] {
+        if let Ok(b) = std::fs::read(root.join("../shared/heapdumps").join(name)) {
+            std::fs::write(gcdump_dir.join(name), b).unwrap();
+            gcdumps += 1;
+        }
+    }
+    eprintln!("seeds: {gcdumps} gcdump");
     eprintln!(
         "seeds: {} container, {} payloads, {} model, {} etl, {} lz77 in {}",
         n[0],

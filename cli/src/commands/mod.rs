@@ -11,6 +11,7 @@ pub mod events;
 pub mod findings;
 pub mod gcs;
 pub mod handles;
+pub mod heap;
 pub mod latency;
 pub mod memory;
 pub mod pins;

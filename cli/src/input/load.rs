@@ -99,6 +99,11 @@ fn read_trace_with(
 /// A message for people: what, where, and what to do about it.
 pub fn describe_error(path: &str, e: &Error) -> String {
     match &e.kind {
+        ErrorKind::NotATrace(what) if what.contains(".gcdump heap snapshot") => format!(
+            "'{path}' is a .gcdump heap snapshot, not an event trace: read it with \
+             `gcscope heap {path}` (types with retained bytes), `gcscope heap roots`, \
+             `gcscope heap paths --type T` or `gcscope heap diff A B`"
+        ),
         ErrorKind::NotATrace(what) => format!(
             "'{path}' is not a .NET trace ({what}).\n  gcscope reads EventPipe traces (.nettrace files from \
              `dotnet-trace collect` or DOTNET_EnableEventPipe, older .netperf files), ETW traces (.etl \

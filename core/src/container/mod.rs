@@ -13,6 +13,17 @@ use crate::error::{Error, ErrorKind, Result};
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// What a trace reader says of a heap snapshot: the reader of events cannot read it, the heap
+/// module can.
+pub const HEAP_SNAPSHOT_MESSAGE: &str = "a .gcdump heap snapshot (FastSerialization type \
+    'GCHeapDump'): it holds the heap's objects, not GC events; read it as a heap snapshot \
+    (gcscope heap, or the app's Heap tab)";
+
+/// Whether the file's first bytes are a `.gcdump` heap snapshot's (`None`: too few to tell).
+pub fn is_heap_snapshot(head: &[u8]) -> Option<bool> {
+    crate::heap::looks_like_gcdump(head)
+}
+
 /// Bytes needed before we give up recognising a trace and describe what the input is instead.
 const DESCRIBE_BYTES: usize = 96;
 
@@ -101,6 +112,9 @@ impl Unwrapper {
                 return Ok(());
             };
             let head = core::mem::take(head);
+            if kind == Kind::HeapSnapshot {
+                return Err(heap_snapshot());
+            }
             self.start(kind);
             self.feed(&head, 0, out)?;
             return self.feed(&chunk[take..], base + take as u64, out);
@@ -113,6 +127,7 @@ impl Unwrapper {
         if let State::Sniffing(head) = &mut self.state {
             let head = core::mem::take(head);
             match sniff(&head, true)? {
+                Some(Kind::HeapSnapshot) => return Err(heap_snapshot()),
                 Some(kind) => {
                     self.start(kind);
                     self.feed(&head, 0, out)?;
@@ -132,7 +147,7 @@ impl Unwrapper {
 
     fn start(&mut self, kind: Kind) {
         self.state = match kind {
-            Kind::Trace => State::Raw,
+            Kind::Trace | Kind::HeapSnapshot => State::Raw,
             Kind::Zip => State::Zip(zip::ZipReader::with_entry(self.zip_entry)),
             Kind::Gzip => State::Gzip(gzip::GzipReader::new()),
         };
@@ -154,4 +169,8 @@ impl Unwrapper {
             State::Gzip(g) => g.push(data, base, out),
         }
     }
+}
+
+fn heap_snapshot() -> Error {
+    Error::new(0, ErrorKind::NotATrace(String::from(HEAP_SNAPSHOT_MESSAGE)))
 }

@@ -16,6 +16,8 @@ const GZIP: &[u8; 2] = b"\x1f\x8b";
 pub enum Kind {
     /// A raw trace stream: nettrace / netperf, or an ETW .etl file.
     Trace,
+    /// A `.gcdump` heap snapshot: not an event trace; [`crate::heap::Snapshot::read`] reads it.
+    HeapSnapshot,
     Zip,
     Gzip,
 }
@@ -30,6 +32,13 @@ pub fn sniff(head: &[u8], eof: bool) -> Result<Option<Kind>> {
     }
     if head.len() >= 4 && &head[..4] == ZIP_EMPTY {
         return Err(not_a_trace("an empty .zip archive"));
+    }
+    if head.starts_with(&FAST_SERIALIZATION[..8]) {
+        match crate::heap::looks_like_gcdump(head) {
+            Some(true) => return Ok(Some(Kind::HeapSnapshot)),
+            None if !eof => return Ok(None),
+            _ => {}
+        }
     }
     if head.starts_with(NETTRACE_MAGIC)
         || head.starts_with(&FAST_SERIALIZATION[..8])
@@ -129,13 +138,30 @@ mod tests {
             sniff(b"Nettrace\x14\x00", false).unwrap(),
             Some(Kind::Trace)
         );
+        // A FastSerialization header alone: a trace or a heap snapshot, told by the first object.
+        assert_eq!(sniff(&FAST_SERIALIZATION[..], false).unwrap(), None);
         assert_eq!(
-            sniff(&FAST_SERIALIZATION[..], false).unwrap(),
+            sniff(&FAST_SERIALIZATION[..], true).unwrap(),
             Some(Kind::Trace)
         );
+        let mut netperf = FAST_SERIALIZATION.to_vec();
+        netperf.extend_from_slice(&[4, 4, 1, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0]);
+        netperf.extend_from_slice(b"Trace");
+        netperf.extend_from_slice(&[6; 8]);
+        assert_eq!(sniff(&netperf, false).unwrap(), Some(Kind::Trace));
         assert_eq!(sniff(b"PK\x03\x04rest", false).unwrap(), Some(Kind::Zip));
         assert_eq!(sniff(b"\x1f\x8b\x08", false).unwrap(), Some(Kind::Gzip));
         assert_eq!(sniff(b"Nett", false).unwrap(), None);
+        // A heap snapshot: the header, then an object of type GCHeapDump.
+        let mut gcdump = FAST_SERIALIZATION.to_vec();
+        gcdump.extend_from_slice(&[4, 4, 1, 10, 0, 0, 0, 8, 0, 0, 0, 10, 0, 0, 0]);
+        assert_eq!(
+            sniff(&gcdump, false).unwrap(),
+            None,
+            "the type name is still to come"
+        );
+        gcdump.extend_from_slice(b"GCHeapDump");
+        assert_eq!(sniff(&gcdump, false).unwrap(), Some(Kind::HeapSnapshot));
     }
 
     #[test]

@@ -368,8 +368,8 @@ impl ZipReader {
                 .to_string();
         }
         if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {
-            return "a .gcdump heap snapshot in a .zip: gcscope reads GC event traces, not heap \
-                    dumps; open it in PerfView or Visual Studio"
+            return "a .gcdump heap snapshot in a .zip: unpack it and read it as a heap snapshot \
+                    (gcscope heap, or the app's Heap tab)"
                 .to_string();
         }
         const SHOWN: usize = 10;

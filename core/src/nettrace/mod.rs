@@ -457,8 +457,9 @@ impl Decoder {
             let name = String::from_utf8_lossy(&buf[15..h.header_len - 1]);
             let what = if name.contains("HeapDump") || name.contains("MemoryGraph") {
                 format!(
-                    "a .gcdump heap snapshot (FastSerialization type '{name}'): gcscope reads GC \
-                     event traces; open heap dumps in PerfView or Visual Studio"
+                    "a .gcdump heap snapshot (FastSerialization type '{name}'): it holds the \
+                     heap's objects, not GC events; read it as a heap snapshot (gcscope heap, or \
+                     the app's Heap tab)"
                 )
             } else {
                 format!("a FastSerialization file of type '{name}', not an EventPipe trace")

@@ -1,0 +1,16 @@
+//! Heap snapshots: the `.gcdump` reader ([`read_gcdump`]), the graph it yields ([`HeapGraph`]),
+//! its exact dominator tree ([`Dominators`]) and the views built on them ([`Snapshot`]: types with
+//! retained bytes, root categories, paths to roots, generations, the dominator tree to browse) and
+//! the difference of two snapshots ([`diff`]).
+
+mod analysis;
+mod diff;
+mod dominators;
+mod gcdump;
+mod graph;
+
+pub use analysis::*;
+pub use diff::{diff, DiffRow, SnapshotDiff};
+pub use dominators::{Dominators, NONE};
+pub use gcdump::{looks_like_gcdump, read_gcdump, DOTNET_GCDUMP_NODE_CAP};
+pub use graph::{HeapGraph, Segment, SnapshotInfo, TypeEntry};
