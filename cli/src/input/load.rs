@@ -343,7 +343,7 @@ impl KeptRows {
 
 /// Whether the trace is a machine-wide one (ETW), whose events come from every process.
 fn machine_wide(info: &TraceInfo) -> bool {
-    info.format.starts_with("etl")
+    info.machine_wide()
 }
 
 impl Pass {
