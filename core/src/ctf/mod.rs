@@ -47,7 +47,7 @@ pub const PROCESS_NAME_PROVIDER: &str = "LTTng-ProcessName";
 pub const NO_RUNTIME_EVENTS: &str = "an LTTng (perfcollect) trace without .NET runtime events. \
 Known causes: the runtime's LTTng provider did not load (lttng-ust 2.13 on Ubuntu 22.04+, Alpine \
 or Mariner: dotnet/runtime#57784), DOTNET_EnableEventLog=1 was not set in the traced process's \
-environment, or perfcollect ran without -gccollectonly (or -collectsec with GC events). Capture \
+environment, or perfcollect ran without -gccollectonly. Capture \
 with dotnet-trace instead (dotnet-trace collect --profile gc-collect -p PID), which writes a \
 .nettrace gcscope reads";
 
@@ -245,9 +245,8 @@ impl Decoder {
             return Err(first_error.unwrap_or_else(|| {
                 Error::new(
                     0,
-                    ErrorKind::NotATrace(
-                        "a .zip with LTTng entries but no user-space (ust) CTF trace".to_string(),
-                    ),
+                    // A kernel-only capture: no runtime tracepoint was recorded.
+                    ErrorKind::NotATrace(NO_RUNTIME_EVENTS.to_string()),
                 )
             }));
         }
