@@ -112,6 +112,16 @@ fn perfcollect_zips_are_named_and_etl_zips_are_read() {
         msg.contains("perfcollect") && msg.contains("dotnet-trace") && msg.contains("perf.data"),
         "{msg}"
     );
+    // An LTTng trace with no runtime event (here: metadata only) names the causes.
+    let empty = common::stored_zip(&[(
+        "app.trace/lttngTrace/ust/uid/0/64-bit/metadata",
+        b"/* CTF 1.8 */",
+    )]);
+    let msg = not_a_trace(&empty);
+    assert!(
+        msg.contains("perfcollect") && msg.contains("dotnet-trace"),
+        "{msg}"
+    );
     // An LTTng (CTF) trace is read; damaged metadata is named, with its offset.
     let ctf = common::stored_zip(&[
         ("sample.trace/perf.data.txt", b"not much"),

@@ -46,8 +46,8 @@ pub const PROCESS_NAME_PROVIDER: &str = "LTTng-ProcessName";
 /// Why an LTTng trace holds no runtime events, and what to capture instead.
 pub const NO_RUNTIME_EVENTS: &str = "an LTTng (perfcollect) trace without .NET runtime events. \
 Known causes: the runtime's LTTng provider did not load (lttng-ust 2.13 on Ubuntu 22.04+, Alpine \
-or Mariner: dotnet/runtime#57784), DOTNET_EnableEventLog=1 was not set in the traced process's \
-environment, or perfcollect ran without -gccollectonly. Capture \
+or Mariner: dotnet/runtime#57784), DOTNET_EnableEventLog=1 (COMPlus_EnableEventLog=1 before .NET 5) \
+was not set in the traced process's environment, or perfcollect ran without -gccollectonly. Capture \
 with dotnet-trace instead (dotnet-trace collect --profile gc-collect -p PID), which writes a \
 .nettrace gcscope reads";
 
