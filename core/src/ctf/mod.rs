@@ -546,11 +546,16 @@ pub fn is_channel(base: &str) -> bool {
     })
 }
 
-/// Whether a .zip entry is part of a CTF trace: a `metadata` file or a stream beside one.
+/// Whether a .zip entry is part of a CTF trace: a `metadata` file, or a stream file: LTTng's
+/// default `channel*` name, or any `<channel>_<cpu>` in an LTTng domain folder (`ust/`,
+/// `kernel/`). Told by name and folder names, not depth: the `lttngTrace/` level comes and goes.
+/// The streams are taken before their metadata is seen (it may come later in the archive).
 pub fn is_ctf_entry(path: &str) -> bool {
     let (dir, base) = split_path(path);
     let in_index = dir == "index" || dir.ends_with("/index");
-    !in_index && (base == "metadata" || is_channel(base))
+    let in_domain = dir.split('/').any(|c| c == "ust" || c == "kernel");
+    !in_index
+        && (base == "metadata" || (is_channel(base) && (base.starts_with("channel") || in_domain)))
 }
 
 /// Nanoseconds since the Unix epoch of clock value `v`.
@@ -624,6 +629,7 @@ mod tests {
         assert!(!is_ctf_entry("a/ust/uid/1000/64-bit/index/channel0_3.idx"));
         assert!(!is_ctf_entry("a/perf.data"));
         assert!(!is_ctf_entry("a/perf_data.txt"));
+        assert!(!is_ctf_entry("logs/run_1"));
         assert!(is_ctf_entry("a/ust/pid/app-1-2/64-bit/DotNETRuntime_0"));
         assert!(is_ctf_entry("metadata"));
     }
