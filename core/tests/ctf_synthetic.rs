@@ -452,3 +452,56 @@ fn every_truncation_and_corruption_ends_without_a_panic() {
         survive(&z);
     }
 }
+
+/// lttng-ust 2.7 wrote an event of more than ten fields as two tracepoints, `X` and `X_1`: here
+/// GCStart_V2 in two halves, the second right after the first in the same stream, is one event
+/// with the whole ETW payload.
+#[test]
+fn split_events_are_joined() {
+    let md = METADATA.replace(
+        r#"name = "DotNETRuntime:GCStart_V2"; id = 0; stream_id = 0;
+	fields := struct {
+		uint32_t _Count; uint32_t _Depth; uint32_t _Reason; uint32_t _Type;
+		uint16_t _ClrInstanceID; uint64_t _ClientSequenceNumber;
+	};"#,
+        r#"name = "DotNETRuntime:GCStart_V2"; id = 0; stream_id = 0;
+	fields := struct { uint32_t _Count; uint32_t _Depth; uint32_t _Reason; };
+};
+event {
+	name = "DotNETRuntime:GCStart_V2_1"; id = 2; stream_id = 0;
+	fields := struct { uint32_t _Type; uint16_t _ClrInstanceID; uint64_t _ClientSequenceNumber; };"#,
+    );
+    assert_ne!(md, METADATA);
+    let halves = |count: u32, ts: u32| {
+        let p = gc_start(count);
+        [
+            event(compact(0, ts), 11, p[..12].to_vec()),
+            event(compact(2, ts), 11, p[12..].to_vec()),
+        ]
+    };
+    let (a, b) = (halves(1, 100), halves(2, 200));
+    let s = packet(
+        0,
+        300,
+        0,
+        0,
+        &[a[0].clone(), a[1].clone(), b[0].clone(), b[1].clone()],
+    );
+    let zip = common::stored_zip(&[
+        ("t/ust/uid/0/64-bit/channel0_0", &s),
+        ("t/ust/uid/0/64-bit/metadata", md.as_bytes()),
+    ]);
+    let (seen, _) = read(&zip, 64);
+    let starts: Vec<(String, Vec<u8>)> = seen
+        .iter()
+        .filter(|s| s.provider != gcscope_core::ctf::PROCESS_NAME_PROVIDER)
+        .map(|s| (s.name.clone(), s.payload.clone()))
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            ("GC/Start".to_string(), gc_start(1)),
+            ("GC/Start".to_string(), gc_start(2))
+        ]
+    );
+}

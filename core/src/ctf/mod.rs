@@ -434,8 +434,9 @@ impl Decoder {
                         true,
                     ),
                     None => {
-                        let prefix = e.name.split_once(':').map_or("LTTng", |p| p.0);
-                        let provider = names::provider(prefix).unwrap_or(prefix);
+                        // Kept apart from the ETW providers (even for an unknown runtime
+                        // tracepoint), so no decoder reads its CTF id as a manifest id.
+                        let provider = e.name.split_once(':').map_or("LTTng", |p| p.0);
                         (
                             provider.to_string(),
                             e.name.clone(),
