@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Bounded fuzzing of gcscope-core with cargo-fuzz (libFuzzer, a pinned nightly): the container decoder fed in
 # random chunkings (with the GC model on its events), the typed payload decoders, the GC model, the ETW
-# decoder (chunked, filtered, one model per process), the MS-XCA Plain LZ77 decompressor and the .gcdump
-# heap snapshot reader with every view of its graph.
+# decoder (chunked, filtered, one model per process), the MS-XCA Plain LZ77 decompressor, the .gcdump
+# heap snapshot reader with every view of its graph, and the CTF (LTTng) reader (TSDL metadata and
+# merged streams).
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, all targets)
 #
@@ -17,7 +18,7 @@ ROOT=$PWD
 SECS=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(container payloads model etl lz77 gcdump)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(container payloads model etl lz77 gcdump ctf)
 CARGO_FUZZ_VERSION=0.13.1
 # libFuzzer needs nightly; a dated one so that CI builds the same thing every day. Invoked through
 # `rustup run`, which works whether or not `cargo` on PATH is rustup's proxy.

@@ -22,6 +22,12 @@ pub struct TraceInfo {
 }
 
 impl TraceInfo {
+    /// Whether the trace is machine-wide (ETW, LTTng): its events come from every process, each
+    /// record naming its own; an EventPipe trace is one process's.
+    pub fn machine_wide(&self) -> bool {
+        is_machine_wide_format(&self.format)
+    }
+
     /// Milliseconds from the trace's start (the header's sync time) to `timestamp`.
     pub fn ms_since_start(&self, timestamp: i64) -> f64 {
         if self.qpc_frequency <= 0 {
@@ -88,4 +94,9 @@ impl<'a> Event<'a> {
             _ => None,
         }
     }
+}
+
+/// [`TraceInfo::machine_wide`] for a `format` name (as a model's `process.format` keeps it).
+pub fn is_machine_wide_format(format: &str) -> bool {
+    format.starts_with("etl") || format.starts_with("lttng")
 }

@@ -17,6 +17,8 @@
 //! - [`sink`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
 //! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
 //! - [`etl`] (tier 3): ETW log files (.etl, PerfView's relogged ones), machine-wide, → events.
+//! - [`ctf`] (tier 3): LTTng traces (perfcollect's .trace.zip): CTF 1.8 metadata and per-CPU
+//!   streams, merged by timestamp, → events with the runtime events' ETW identity.
 //! - [`container`] (tier 4): sniffs the input, unwraps `.zip` and gzip into the trace stream.
 //! - [`nettrace`] (tier 5): the EventPipe formats (NetPerf V1-V3, NetTrace V4/V5, V6) → events.
 //! - [`reader`] (tier 6): [`TraceReader`]: bytes in chunks of any size → events in time order.
@@ -71,6 +73,7 @@ pub mod clr;
 pub mod compare;
 mod consumer;
 pub mod container;
+pub mod ctf;
 #[cfg(feature = "encode")]
 pub mod encode;
 pub mod error;

@@ -8,6 +8,7 @@
 
 use crate::clr::gc::{TickDigest, TypeIndex, TypeRef};
 use crate::container::{describe, Unwrapper, FAST_SERIALIZATION, NETTRACE_MAGIC};
+use crate::ctf;
 use crate::error::{Error, ErrorKind, Result};
 use crate::etl;
 use crate::event::{Event, TraceInfo};
@@ -40,6 +41,10 @@ struct Stream {
     filter: Option<Box<Filter>>,
     /// ETW decoder, when the stream is an .etl file.
     etl: Option<Box<etl::Decoder>>,
+    /// CTF decoder, when the stream is the entries of an LTTng trace.
+    ctf: Option<Box<ctf::Decoder>>,
+    /// The container said a new entry begins (an empty chunk): the next chunk may name it.
+    entry_next: bool,
     decoder: Decoder,
     /// Bytes of the incomplete unit at the end of the data so far (empty when at a unit boundary).
     pending: Vec<u8>,
@@ -69,6 +74,8 @@ impl TraceReader {
                 format: None,
                 filter: None,
                 etl: None,
+                ctf: None,
+                entry_next: false,
                 decoder: Decoder::new(),
                 pending: Vec::new(),
                 need: 0,
@@ -90,10 +97,15 @@ impl TraceReader {
     pub fn set_filter(&mut self, filter: impl Fn(&str, u32, u32) -> Interest + 'static) {
         let filter = Some(Box::new(filter) as Box<Filter>);
         // Kept until the first bytes say which decoder reads the stream, or given to it now.
-        match (&self.stream.format, &mut self.stream.etl) {
-            (None, _) => self.stream.filter = filter,
-            (Some(_), Some(etl)) => etl.set_filter(filter),
-            (Some(_), None) => self.stream.decoder.set_filter(filter),
+        match (
+            &self.stream.format,
+            &mut self.stream.etl,
+            &mut self.stream.ctf,
+        ) {
+            (None, _, _) => self.stream.filter = filter,
+            (Some(_), Some(etl), _) => etl.set_filter(filter),
+            (Some(_), None, Some(ctf)) => ctf.set_filter(filter),
+            (Some(_), None, None) => self.stream.decoder.set_filter(filter),
         }
     }
 
@@ -126,10 +138,18 @@ impl TraceReader {
     /// Every event decoded so far, delivered or skipped, counted per provider, id and name (the name
     /// events are delivered under), sorted by provider, name, id.
     pub fn event_counts(&self) -> Vec<EventCount<'_>> {
+        if let Some(ctf) = &self.stream.ctf {
+            return ctf.event_counts();
+        }
         match &self.stream.etl {
             Some(etl) => etl.event_counts(),
             None => self.stream.decoder.event_counts(),
         }
+    }
+
+    /// For an LTTng trace: its decoder (packets, lost events), once known.
+    pub fn ctf(&self) -> Option<&ctf::Decoder> {
+        self.stream.ctf.as_deref()
     }
 
     /// For an ETW file: its decoder (the logfile header's facts, lost events), once known.
@@ -269,6 +289,9 @@ impl TraceReader {
 
     /// The trace header's facts, once read.
     pub fn info(&self) -> Option<&TraceInfo> {
+        if let Some(ctf) = &self.stream.ctf {
+            return ctf.info();
+        }
         match &self.stream.etl {
             Some(etl) => etl.info(),
             None => self.stream.decoder.info(),
@@ -403,6 +426,7 @@ impl TraceReader {
     /// time-ordering buffer, as it counts itself; an ETW file's merge window).
     pub fn buffered_bytes(&self) -> usize {
         self.stream.pending.len()
+            + self.stream.ctf.as_ref().map_or(0, |c| c.buffered_bytes())
             + match &self.stream.etl {
                 Some(e) => e.buffered_bytes(),
                 None => self.stream.decoder.sorted_bytes(),
@@ -415,6 +439,7 @@ impl TraceReader {
 enum Format {
     EventPipe,
     Etw,
+    Ctf,
 }
 
 /// Bytes that tell the formats apart: an .etl's first record header type sits at 74-75.
@@ -423,14 +448,35 @@ const FORMAT_BYTES: usize = 76;
 impl Stream {
     fn feed(&mut self, data: &[u8], stats: &mut DecodeStats, sink: &mut Sink<'_>) -> Result<()> {
         if data.is_empty() {
-            // The container says another file of the same trace begins (an .etl's companions).
+            // The container says another file of the same trace begins (an .etl's companions,
+            // an LTTng trace's entries).
+            self.entry_next = true;
             return match &mut self.etl {
                 Some(etl) => etl.begin_file(sink),
                 None => Ok(()),
             };
         }
+        if core::mem::take(&mut self.entry_next)
+            && matches!(self.format, None | Some(Format::Ctf))
+            && data.starts_with(ctf::ENTRY_MAGIC)
+        {
+            let ctf = self.ctf.get_or_insert_with(|| {
+                let mut d = ctf::Decoder::new();
+                d.set_filter(self.filter.take());
+                Box::new(d)
+            });
+            ctf.begin_entry(data);
+            self.format = Some(Format::Ctf);
+            return Ok(());
+        }
         stats.trace_bytes += data.len() as u64;
         match self.format {
+            Some(Format::Ctf) => {
+                return match &mut self.ctf {
+                    Some(c) => c.push(data),
+                    None => Ok(()),
+                }
+            }
             Some(Format::Etw) => return self.etw(data, sink),
             Some(Format::EventPipe) => return self.feed_eventpipe(data, stats, sink),
             None => {}
@@ -495,12 +541,18 @@ impl Stream {
         if let Some(etl) = &mut self.etl {
             return etl.finish(sink);
         }
+        if let Some(ctf) = &mut self.ctf {
+            return ctf.finish(sink);
+        }
         let pending = core::mem::take(&mut self.pending);
         self.decoder.finish(&pending, self.offset, stats, sink)
     }
 
     /// Brings the decoder's counters into `stats`.
     fn update_stats(&self, stats: &mut DecodeStats) {
+        if let Some(ctf) = &self.ctf {
+            return ctf.update_stats(stats);
+        }
         match &self.etl {
             Some(etl) => etl.update_stats(stats),
             None => self.decoder.update_stats(stats),

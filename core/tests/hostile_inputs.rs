@@ -102,7 +102,27 @@ fn a_gcdump_is_named_as_a_heap_snapshot() {
 
 #[test]
 fn perfcollect_zips_are_named_and_etl_zips_are_read() {
-    // perfcollect: <name>.trace.zip holding an LTTng (CTF) trace, with its `metadata` stream files.
+    // perfcollect: <name>.trace.zip with only perf's samples, no LTTng trace.
+    let perf = common::stored_zip(&[
+        ("sample.trace/perf.data", b"PERFILE2"),
+        ("sample.trace/perfcollect.log", b"log"),
+    ]);
+    let msg = not_a_trace(&perf);
+    assert!(
+        msg.contains("perfcollect") && msg.contains("dotnet-trace") && msg.contains("perf.data"),
+        "{msg}"
+    );
+    // An LTTng trace with no runtime event (here: metadata only) names the causes.
+    let empty = common::stored_zip(&[(
+        "app.trace/lttngTrace/ust/uid/0/64-bit/metadata",
+        b"/* CTF 1.8 */",
+    )]);
+    let msg = not_a_trace(&empty);
+    assert!(
+        msg.contains("perfcollect") && msg.contains("dotnet-trace"),
+        "{msg}"
+    );
+    // An LTTng (CTF) trace is read; damaged metadata is named, with its offset.
     let ctf = common::stored_zip(&[
         ("sample.trace/perf.data.txt", b"not much"),
         (
@@ -114,11 +134,10 @@ fn perfcollect_zips_are_named_and_etl_zips_are_read() {
             &[0xc1, 0x1f, 0xfc, 0xc1],
         ),
     ]);
-    let msg = not_a_trace(&ctf);
-    assert!(
-        msg.contains("perfcollect") && msg.contains("dotnet-trace"),
-        "{msg}"
-    );
+    let (res, n, _) = decode(&ctf, 4096, 0);
+    let err = res.unwrap_err();
+    assert_eq!(n, 0);
+    assert!(err.to_string().contains("CTF metadata"), "{err}");
 
     // An .etl entry that is not an ETW file is read as one and found not to be a trace.
     let etl_zip = common::stored_zip(&[("gcevents/PerfViewData.etl", &[0u8; 200])]);

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sink", 2),
     ("sort", 2),
     ("etl", 3),
+    ("ctf", 3),
     ("container", 4),
     ("nettrace", 5),
     ("reader", 6),

@@ -26,8 +26,8 @@ fn main() {
                 .filter(|p| p.extension().is_some_and(|e| e == "nettrace")),
         );
     }
-    let mut n = [0usize; 5];
-    let dirs = ["container", "payloads", "model", "etl", "lz77"].map(|d| {
+    let mut n = [0usize; 6];
+    let dirs = ["container", "payloads", "model", "etl", "lz77", "ctf"].map(|d| {
         let p = out.join(d);
         std::fs::create_dir_all(&p).unwrap();
         p
@@ -102,6 +102,7 @@ fn main() {
         write(&dirs[0], format!("{name}.raw"), &raw, &mut n[0]);
     }
     etl_seeds(&shared, &dirs[3], &dirs[4], &mut n);
+    ctf_seeds(&root.join("../shared/traces/lttng"), &dirs[5], &mut n[5]);
     // The container target reads every format: give it the ETL seeds too.
     for e in std::fs::read_dir(&dirs[3]).unwrap().flatten() {
         let name = format!("etl-{}", e.file_name().to_string_lossy());
@@ -120,12 +121,13 @@ fn main() {
     }
     eprintln!("seeds: {gcdumps} gcdump");
     eprintln!(
-        "seeds: {} container, {} payloads, {} model, {} etl, {} lz77 in {}",
+        "seeds: {} container, {} payloads, {} model, {} etl, {} lz77, {} ctf in {}",
         n[0],
         n[1],
         n[2],
         n[3],
         n[4],
+        n[5],
         out.display()
     );
 }
@@ -133,7 +135,7 @@ fn main() {
 /// ETW seeds: files from the test-only writer (plain and compressed, small buffers), and, when
 /// ../shared is present, the real .etl files with every buffer shrunk to its records (the same
 /// file, under the seed size) and their first compressed buffers for the decompressor.
-fn etl_seeds(shared: &Path, etl_dir: &Path, lz_dir: &Path, n: &mut [usize; 5]) {
+fn etl_seeds(shared: &Path, etl_dir: &Path, lz_dir: &Path, n: &mut [usize; 6]) {
     use gcscope_core::encode::etl::{compress, EtlEvent, EtlWriter, Options};
     use gcscope_core::etl::names::{PRIVATE_GUID, RUNTIME_GUID};
     for (k, compressed) in [false, true].into_iter().enumerate() {
@@ -148,7 +150,11 @@ fn etl_seeds(shared: &Path, etl_dir: &Path, lz_dir: &Path, n: &mut [usize; 5]) {
             w.event(
                 i % 3,
                 &EtlEvent {
-                    provider: if i % 2 == 0 { RUNTIME_GUID } else { PRIVATE_GUID },
+                    provider: if i % 2 == 0 {
+                        RUNTIME_GUID
+                    } else {
+                        PRIVATE_GUID
+                    },
                     id: [1, 2, 4, 9, 8, 3, 7, 204][i as usize % 8],
                     version: (i % 3) as u8,
                     opcode: 1,
@@ -193,7 +199,8 @@ fn etl_seeds(shared: &Path, etl_dir: &Path, lz_dir: &Path, n: &mut [usize; 5]) {
         let mut lz = 0;
         while pos + 72 <= etl.len() && seed.len() < MAX_SEED {
             let size = u32::from_le_bytes(etl[pos..pos + 4].try_into().unwrap()) as usize;
-            let offset = u32::from_le_bytes(etl[pos + 0x30..pos + 0x34].try_into().unwrap()) as usize;
+            let offset =
+                u32::from_le_bytes(etl[pos + 0x30..pos + 0x34].try_into().unwrap()) as usize;
             let compressed = etl[pos + 0x34] & 0x40 != 0;
             if size < 72 || pos + size > etl.len() {
                 break;
@@ -215,5 +222,56 @@ fn etl_seeds(shared: &Path, etl_dir: &Path, lz_dir: &Path, n: &mut [usize; 5]) {
         }
         std::fs::write(etl_dir.join(name), &seed).unwrap();
         n[3] += 1;
+    }
+}
+
+/// CTF seeds from the LTTng reference traces: the user-space trace's metadata text (cut at an
+/// event block to fit the length cap) and the heads of two of its streams, in the target's
+/// framing (u16 lengths).
+fn ctf_seeds(dir: &Path, out: &Path, n: &mut usize) {
+    for name in ["netcoreapp31.trace.zip", "clr-only.trace.zip"] {
+        let Ok(zipped) = std::fs::read(dir.join(name)) else {
+            continue;
+        };
+        let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut u = Unwrapper::new();
+        let _ = u.push(&zipped, &mut |d| {
+            if d.starts_with(gcscope_core::ctf::ENTRY_MAGIC) {
+                let path = &d[gcscope_core::ctf::ENTRY_MAGIC.len()..];
+                entries.push((String::from_utf8_lossy(path).into_owned(), Vec::new()));
+            } else if let Some(e) = entries.last_mut() {
+                e.1.extend_from_slice(d);
+            }
+            Ok(())
+        });
+        let find = |suffix: &str| {
+            entries
+                .iter()
+                .find(|(p, _)| p.contains("/ust/") && p.ends_with(suffix))
+                .map(|e| e.1.clone())
+        };
+        let (Some(md), Some(s0), Some(s1)) =
+            (find("/metadata"), find("channel0_0"), find("channel0_3"))
+        else {
+            continue;
+        };
+        let Ok(text) = gcscope_core::ctf::tsdl::depacketize(&md) else {
+            continue;
+        };
+        let cap = 40 * 1024;
+        let text = &text[..text.len().min(cap)];
+        let cut = text
+            .windows(8)
+            .rposition(|w| w == b"\nevent {")
+            .map_or(text.len(), |i| i + 1);
+        let mut seed = Vec::new();
+        seed.extend_from_slice(&(cut as u16).to_le_bytes());
+        seed.extend_from_slice(&text[..cut]);
+        let s0 = &s0[..s0.len().min(12 * 1024)];
+        seed.extend_from_slice(&(s0.len() as u16).to_le_bytes());
+        seed.extend_from_slice(s0);
+        seed.extend_from_slice(&s1[..s1.len().min(8 * 1024)]);
+        std::fs::write(out.join(name), &seed).unwrap();
+        *n += 1;
     }
 }

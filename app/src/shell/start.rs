@@ -40,7 +40,7 @@ pub fn StartPage(samples: RwSignal<Vec<Sample>>) -> impl IntoView {
     let url_text = RwSignal::new(String::new());
     view! {
         <section class="empty">
-            <h2>"Drop a .nettrace, .etl, .etl.zip or .zip anywhere on this page"</h2>
+            <h2>"Drop a .nettrace, .etl, .etl.zip, .trace.zip or .zip anywhere on this page"</h2>
             <p>
                 "Capture one with "
                 <code>"dotnet-trace collect --providers Microsoft-Windows-DotNETRuntime:0x1:5 -p PID"</code>

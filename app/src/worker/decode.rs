@@ -327,7 +327,7 @@ async fn read(
         let mut feed = |info: &TraceInfo, e: &Event<'_>| {
             if first {
                 first = false;
-                machine_wide = info.format.starts_with("etl");
+                machine_wide = info.machine_wide();
                 target = if machine_wide {
                     want
                 } else {

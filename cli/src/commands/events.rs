@@ -30,7 +30,8 @@ pub fn run(opts: &JsonOpts) -> Result<(), String> {
     }
     if stats.dropped_events > 0 {
         t.push_str(&format!(
-            "the runtime dropped {} events (sequence-number gaps): counts are lower bounds\n",
+            "{} events were lost (the runtime's sequence-number gaps, the ETW session's or the \
+             LTTng tracer's full buffers): counts are lower bounds\n",
             stats.dropped_events
         ));
     }
@@ -74,7 +75,10 @@ pub fn count(input: &Input) -> Result<(BTreeMap<String, u64>, DecodeStats, Dynam
     // Every process unless one is named (as TraceEvent's baselines count).
     let pid = crate::input::load::chosen_pid(input)?;
     let (_, stats) = crate::input::load::read_trace(input, &mut |_, e| {
-        if pid.is_some_and(|p| p != e.process_id) {
+        // The LTTng reader's process-name notes are not events of the trace.
+        if pid.is_some_and(|p| p != e.process_id)
+            || e.provider == gcscope_core::ctf::PROCESS_NAME_PROVIDER
+        {
             return;
         }
         if e.event_id == 39 && e.provider == RUNTIME_PROVIDER {

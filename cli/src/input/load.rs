@@ -107,7 +107,8 @@ pub fn describe_error(path: &str, e: &Error) -> String {
         ErrorKind::NotATrace(what) => format!(
             "'{path}' is not a .NET trace ({what}).\n  gcscope reads EventPipe traces (.nettrace files from \
              `dotnet-trace collect` or DOTNET_EnableEventPipe, older .netperf files), ETW traces (.etl \
-             from PerfView, WPR or xperf; PerfView's .etl.zip), or a .zip/.gz of one."
+             from PerfView, WPR or xperf; PerfView's .etl.zip), LTTng traces (perfcollect's .trace.zip), \
+             or a .zip/.gz of one."
         ),
         ErrorKind::Truncated { what } => format!(
             "'{path}' ends at byte {} inside the {what}, before any events could be read; \
@@ -351,7 +352,7 @@ impl KeptRows {
 
 /// Whether the trace is a machine-wide one (ETW), whose events come from every process.
 fn machine_wide(info: &TraceInfo) -> bool {
-    info.format.starts_with("etl")
+    info.machine_wide()
 }
 
 impl Pass {

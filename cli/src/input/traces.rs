@@ -4,14 +4,16 @@
 
 use std::path::Path;
 
-/// File names read from a folder: EventPipe traces, plain or zipped or gzipped.
-const TRACE_SUFFIXES: [&str; 6] = [
+/// File names read from a folder: EventPipe traces, plain or zipped or gzipped, and perfcollect's
+/// LTTng traces.
+const TRACE_SUFFIXES: [&str; 7] = [
     ".nettrace",
     ".netperf",
     ".nettrace.zip",
     ".netperf.zip",
     ".nettrace.gz",
     ".netperf.gz",
+    ".trace.zip",
 ];
 
 /// Whether a file in a folder is read as a trace.

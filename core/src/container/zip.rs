@@ -61,6 +61,11 @@ pub struct ZipReader {
     members: Vec<String>,
     /// A companion entry starts: say so (an empty chunk) before its first bytes.
     boundary_pending: bool,
+    /// The entries read are those of a CTF (LTTng) trace: every `metadata` and `channel*` entry,
+    /// each announced by an empty chunk and a chunk naming it ([`crate::ctf::ENTRY_MAGIC`]).
+    ctf: bool,
+    /// The naming chunk of the CTF entry being read, until its first bytes go out.
+    ctf_header: Option<Vec<u8>>,
 }
 
 impl ZipReader {
@@ -76,6 +81,8 @@ impl ZipReader {
             etl_chosen: false,
             members: Vec::new(),
             boundary_pending: false,
+            ctf: false,
+            ctf_header: None,
         }
     }
 
@@ -97,7 +104,7 @@ impl ZipReader {
         out: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
         let r = self.push_entries(data, base, out);
-        if r.is_err() && self.found && !self.in_trace() {
+        if r.is_err() && self.found && !self.in_trace() && !self.ctf {
             // The trace is complete: damage in the entries after it only cuts the list short.
             self.state = State::Done;
             return Ok(());
@@ -166,6 +173,10 @@ impl ZipReader {
                             self.boundary_pending = false;
                             out(&[])?;
                         }
+                        if let Some(h) = self.ctf_header.take() {
+                            out(&[])?;
+                            out(&h)?;
+                        }
                         out(&data[..take])?;
                     }
                     *left -= take as u64;
@@ -187,6 +198,12 @@ impl ZipReader {
                     if *selected && self.boundary_pending {
                         self.boundary_pending = false;
                         out(&[])?;
+                    }
+                    if *selected {
+                        if let Some(h) = self.ctf_header.take() {
+                            out(&[])?;
+                            out(&h)?;
+                        }
                     }
                     let sink: &mut dyn FnMut(&[u8]) -> Result<()> =
                         if *selected { out } else { &mut skip };
@@ -264,11 +281,23 @@ impl ZipReader {
         }
         let is_trace = is_trace_name(&name);
         let companion = self.found && self.etl_chosen && is_trace && is_etl_name(&name);
-        let selected = companion || (is_trace && !self.found && self.traces.len() == self.want);
-        if selected && !companion {
+        // A CTF trace is every `metadata` and `channel*` entry of the archive (unless a trace file
+        // came first): its streams may come before their metadata, and each folder is one trace.
+        let ctf = !is_trace && (self.ctf || !self.found) && crate::ctf::is_ctf_entry(&name);
+        let selected =
+            ctf || companion || (is_trace && !self.found && self.traces.len() == self.want);
+        if ctf {
+            self.ctf = true;
+            let mut h = crate::ctf::ENTRY_MAGIC.to_vec();
+            h.extend_from_slice(name.as_bytes());
+            self.ctf_header = Some(h);
+        } else {
+            self.ctf_header = None;
+        }
+        if selected && !companion && !ctf {
             self.etl_chosen = is_etl_name(&name);
         }
-        if selected {
+        if selected && !ctf {
             self.members.push(name.clone());
         }
         self.boundary_pending = companion;
@@ -357,14 +386,11 @@ impl ZipReader {
             return "a .zip archive with no entries".to_string();
         }
         let base = |n: &String| n.rsplit('/').next().unwrap_or(n).to_ascii_lowercase();
-        if self.names.iter().any(|n| base(n) == "metadata")
-            && self
-                .names
-                .iter()
-                .any(|n| n.to_ascii_lowercase().contains("lttng") || n.contains(".trace/"))
-        {
-            return "a perfcollect (LTTng/CTF) trace .zip: gcscope reads EventPipe traces only; \
-                    record with dotnet-trace (or DOTNET_EnableEventPipe) to get a .nettrace"
+        if self.names.iter().any(|n| base(n).starts_with("perf.data")) {
+            return "a perfcollect .zip with only perf's CPU samples (perf.data) and no LTTng \
+                    trace, so no .NET runtime events: run perfcollect with -gccollectonly (or \
+                    with LTTng installed and DOTNET_EnableEventLog=1 set for the process), or \
+                    capture with dotnet-trace (dotnet-trace collect --profile gc-collect)"
                 .to_string();
         }
         if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {

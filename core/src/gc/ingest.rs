@@ -175,7 +175,7 @@ pub(crate) fn begin(b: &mut ModelBuilder, e: &Event<'_>) -> bool {
         }
         // ETW traces have no ProcessInfo event: the command line is RuntimeInformation's, after
         // ClrInstanceID, Sku, 8 version words, StartupFlags and StartupMode.
-        if b.process.format.starts_with("etl") {
+        if crate::event::is_machine_wide_format(&b.process.format) {
             if let Some((cmd, _)) = utf16z(e.payload, 25) {
                 b.on_process_name(String::new(), cmd);
             }

@@ -154,6 +154,14 @@ impl ProcessRouter {
             self.on_kernel(e);
             return;
         }
+        if e.provider == crate::ctf::PROCESS_NAME_PROVIDER {
+            // An LTTng event context's `_procname`, as the CTF decoder reports it once per process.
+            let name = String::from_utf8_lossy(e.payload);
+            if !name.is_empty() {
+                self.names.entry(e.process_id).or_default().name = name.into_owned();
+            }
+            return;
+        }
         let routed = match self.procs.get_mut(&e.process_id) {
             Some(r) => r,
             None => match self.add_process(info, e) {
@@ -175,7 +183,7 @@ impl ProcessRouter {
     fn add_process(&mut self, info: &TraceInfo, e: &Event<'_>) -> Option<&mut Routed> {
         // An EventPipe trace is one process: its model starts at its first event, as a plain
         // ModelBuilder's would. A machine-wide trace's processes start at their first runtime event.
-        let machine_wide = info.format.starts_with("etl");
+        let machine_wide = info.machine_wide();
         if machine_wide && !is_runtime_provider(e.provider) {
             return None;
         }

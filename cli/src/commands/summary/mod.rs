@@ -126,7 +126,9 @@ fn human(m: &GcModel, pauses: &[PauseStats]) -> String {
         .map_or(String::new(), |n| format!("{n}, "));
     // A machine-wide trace without a .NET process has no process to show (pid 0 is the idle
     // process, never a .NET one): say so rather than show a phantom one.
-    let no_process = p.format.starts_with("etl") && p.process_id == 0 && p.runtime_events == 0;
+    let no_process = gcscope_core::event::is_machine_wide_format(&p.format)
+        && p.process_id == 0
+        && p.runtime_events == 0;
     if no_process {
         s.push_str(&format!(
             "Process    none: no process in the trace wrote .NET runtime events ({} CPUs{})\n",

@@ -1,0 +1,637 @@
+//! LTTng traces (`perfcollect`'s `.trace.zip`): CTF 1.8 metadata and per-CPU streams → events
+//! with the ETW identity of the runtime's events, so the GC model reads them as it reads ETW.
+//!
+//! The container ([`crate::container`]) hands over every `metadata` and `channel*` entry of the
+//! .zip, each after an [`ENTRY_MAGIC`] chunk naming it. A folder with a `metadata` entry is one CTF
+//! trace; its `channel*` siblings are its streams (one per CPU); the pointer size is the folder's
+//! (`64-bit` / `32-bit`). Only the user-space (`ust`) traces are read: the kernel trace of a
+//! perfcollect capture holds no runtime event. A streamed .zip gives the entries in archive order,
+//! where the streams may come before their metadata, so the entries are held until the archive
+//! ends; then the streams are decoded side by side, one event ahead each, and merged by
+//! timestamp. Events keep the stream's clock (cycles of its `freq`); the clock's offset gives the
+//! wall time of the trace start.
+//!
+//! Payloads are rebuilt in the ETW layout the runtime's decoders read ([`crate::clr`]): integers
+//! little-endian at their size, strings (NUL-terminated UTF-8 in LTTng) as NUL-terminated UTF-16,
+//! and a packed event's `___data__` blob (the ETW payload the runtime serialized itself) as is.
+//! Tracepoint names map to provider, id and version in [`names`].
+
+pub mod names;
+pub mod stream;
+pub mod tsdl;
+
+use crate::clr;
+use crate::error::{Error, ErrorKind, Result};
+use crate::event::{Event, TraceInfo};
+use crate::filter::{count_lines, EventCount, Filter, Interest};
+use crate::sink::{DecodeStats, Sink};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use stream::{Ctx, Decoded, Names, StreamState};
+use tsdl::{Metadata, Type};
+
+/// The first bytes of the chunk that names a .zip entry of a CTF trace (then the entry's path).
+pub const ENTRY_MAGIC: &[u8] = b"\0gcscope:ctf-entry\0";
+
+/// `TraceInfo::format` of an LTTng trace.
+pub const FORMAT: &str = "lttng-ctf";
+
+/// Provider of the one synthetic event per process the decoder adds: its payload is the
+/// process's `_procname` (UTF-8), so the process picker can name machine-wide processes.
+pub const PROCESS_NAME_PROVIDER: &str = "LTTng-ProcessName";
+
+/// Why an LTTng trace holds no runtime events, and what to capture instead.
+pub const NO_RUNTIME_EVENTS: &str = "an LTTng (perfcollect) trace without .NET runtime events. \
+Known causes: the runtime's LTTng provider did not load (lttng-ust 2.13 on Ubuntu 22.04+, Alpine \
+or Mariner: dotnet/runtime#57784), DOTNET_EnableEventLog=1 (COMPlus_EnableEventLog=1 before .NET 5) \
+was not set in the traced process's environment, or perfcollect ran without -gccollectonly. Capture \
+with dotnet-trace instead (dotnet-trace collect --profile gc-collect -p PID), which writes a \
+.nettrace gcscope reads";
+
+struct Entry {
+    path: String,
+    bytes: Vec<u8>,
+}
+
+/// One event class's identity and what the consumer wants of it.
+struct Class {
+    provider: String,
+    name: String,
+    event_id: u32,
+    version: u32,
+    runtime: bool,
+    deliver: bool,
+    /// Index of its `X_1` second half, if the metadata has one.
+    second_half: Option<usize>,
+    /// This class is the second half of another.
+    is_half: bool,
+}
+
+struct Trace {
+    md: Metadata,
+    names: Names,
+    index: Vec<(usize, u64, usize)>,
+    packed: Vec<bool>,
+    classes: Vec<Class>,
+    pointer_size: u8,
+}
+
+struct Cursor {
+    trace: usize,
+    entry: usize,
+    state: StreamState,
+    current: Option<Decoded>,
+    payload: Vec<u8>,
+    peek: Decoded,
+    peek_payload: Vec<u8>,
+}
+
+/// Reads the CTF entries of a perfcollect .zip.
+pub struct Decoder {
+    entries: Vec<Entry>,
+    filter: Option<Box<Filter>>,
+    info: Option<TraceInfo>,
+    counts: BTreeMap<(String, String, u32), u64>,
+    events: u64,
+    filtered: u64,
+    runtime_events: u64,
+    first: Option<i64>,
+    last: Option<i64>,
+    packets: u64,
+    packets_exact: u64,
+    discarded: u64,
+    classes: u64,
+    /// Process ids whose name event went out.
+    named: Vec<u32>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Decoder {
+    pub fn new() -> Self {
+        Decoder {
+            entries: Vec::new(),
+            filter: None,
+            info: None,
+            counts: BTreeMap::new(),
+            events: 0,
+            filtered: 0,
+            runtime_events: 0,
+            first: None,
+            last: None,
+            packets: 0,
+            packets_exact: 0,
+            discarded: 0,
+            classes: 0,
+            named: Vec::new(),
+        }
+    }
+
+    pub fn set_filter(&mut self, filter: Option<Box<Filter>>) {
+        self.filter = filter;
+    }
+
+    /// A chunk that starts with [`ENTRY_MAGIC`]: the next bytes are this entry's.
+    pub fn begin_entry(&mut self, header: &[u8]) {
+        let path = String::from_utf8_lossy(header.get(ENTRY_MAGIC.len()..).unwrap_or(&[]));
+        self.entries.push(Entry {
+            path: path.into_owned(),
+            bytes: Vec::new(),
+        });
+    }
+
+    /// Bytes of the current entry.
+    pub fn push(&mut self, data: &[u8]) -> Result<()> {
+        match self.entries.last_mut() {
+            Some(e) => {
+                e.bytes.extend_from_slice(data);
+                Ok(())
+            }
+            None => Err(Error::malformed(0, "CTF: data before any entry")),
+        }
+    }
+
+    pub fn info(&self) -> Option<&TraceInfo> {
+        self.info.as_ref()
+    }
+
+    /// Bytes held: the entries, until the archive ends.
+    pub fn buffered_bytes(&self) -> usize {
+        self.entries.iter().map(|e| e.bytes.len()).sum()
+    }
+
+    /// Packets read, and of them those whose header, context and events add up exactly to the
+    /// packet's content size.
+    pub fn packets(&self) -> (u64, u64) {
+        (self.packets, self.packets_exact)
+    }
+
+    /// Events of the runtime's providers.
+    pub fn runtime_events(&self) -> u64 {
+        self.runtime_events
+    }
+
+    /// Events the tracer discarded (its buffers were full): the sum over streams of their last
+    /// `events_discarded`.
+    pub fn lost_events(&self) -> u64 {
+        self.discarded
+    }
+
+    pub fn event_counts(&self) -> Vec<EventCount<'_>> {
+        count_lines(
+            self.counts
+                .iter()
+                .map(|((p, n, i), c)| ((p.as_str(), n.as_str(), *i), *c))
+                .collect(),
+        )
+    }
+
+    pub fn update_stats(&self, stats: &mut DecodeStats) {
+        stats.events = self.events;
+        stats.filtered_events = self.filtered;
+        stats.blocks = self.packets;
+        stats.metadata = self.classes;
+        stats.dropped_events = self.discarded;
+        if let Some(info) = &self.info {
+            stats.first_event_ms = self.first.map(|t| info.ms_since_start(t));
+            stats.last_event_ms = self.last.map(|t| info.ms_since_start(t));
+        }
+    }
+
+    /// The archive ended: decodes and merges every stream, delivering the events in time order.
+    pub fn finish(&mut self, sink: &mut Sink<'_>) -> Result<()> {
+        let entries = core::mem::take(&mut self.entries);
+        let mut traces = Vec::new();
+        let mut cursors = Vec::new();
+        let mut first_error: Option<Error> = None;
+        for (mi, m) in entries.iter().enumerate() {
+            let (dir, base) = split_path(&m.path);
+            if base != "metadata" {
+                continue;
+            }
+            let trace = match self.load_trace(m) {
+                Ok(Some(t)) => t,
+                Ok(None) => continue,
+                Err(e) => {
+                    first_error.get_or_insert(e.with_context(&m.path));
+                    continue;
+                }
+            };
+            let ti = traces.len();
+            traces.push(trace);
+            for (ci, c) in entries.iter().enumerate() {
+                let (cdir, cbase) = split_path(&c.path);
+                if ci != mi && cdir == dir && is_channel(cbase) {
+                    cursors.push(Cursor {
+                        trace: ti,
+                        entry: ci,
+                        state: StreamState::default(),
+                        current: None,
+                        payload: Vec::new(),
+                        peek: Decoded::default(),
+                        peek_payload: Vec::new(),
+                    });
+                }
+            }
+        }
+        if traces.is_empty() {
+            return Err(first_error.unwrap_or_else(|| {
+                Error::new(
+                    0,
+                    // A kernel-only capture: no runtime tracepoint was recorded.
+                    ErrorKind::NotATrace(NO_RUNTIME_EVENTS.to_string()),
+                )
+            }));
+        }
+        self.classes = traces.iter().map(|t| t.classes.len() as u64).sum();
+        // One event ahead in every stream.
+        for c in cursors.iter_mut() {
+            if let Err(e) = advance(c, &traces, &entries) {
+                first_error.get_or_insert(e.with_context(&entries[c.entry].path));
+            }
+        }
+        let t0 = &traces[0];
+        let clock = t0.md.clocks.first().cloned().unwrap_or_default();
+        let start = cursors
+            .iter()
+            .filter_map(|c| c.current.as_ref().map(|d| d.timestamp))
+            .min()
+            .unwrap_or(0);
+        let freq = if clock.freq == 0 {
+            1_000_000_000
+        } else {
+            clock.freq
+        };
+        let cpus = entries
+            .iter()
+            .filter_map(|e| {
+                let (_, b) = split_path(&e.path);
+                b.rsplit('_').next()?.parse::<u32>().ok()
+            })
+            .max()
+            .map_or(0, |m| m + 1);
+        let info = TraceInfo {
+            format: FORMAT.to_string(),
+            sync_time_utc: civil(wall_ns(&clock, freq, start)),
+            sync_time_qpc: start as i64,
+            qpc_frequency: freq.min(i64::MAX as u64) as i64,
+            pointer_size: t0.pointer_size,
+            process_id: 0,
+            processor_count: cpus,
+            expected_cpu_sampling_rate: 0,
+        };
+        self.info = Some(info.clone());
+        loop {
+            let mut best: Option<usize> = None;
+            for (i, c) in cursors.iter().enumerate() {
+                if let Some(d) = &c.current {
+                    if best.is_none_or(|b| {
+                        cursors[b]
+                            .current
+                            .as_ref()
+                            .is_some_and(|x| d.timestamp < x.timestamp)
+                    }) {
+                        best = Some(i);
+                    }
+                }
+            }
+            let Some(b) = best else { break };
+            self.deliver(&info, &traces, &cursors[b], sink);
+            let c = &mut cursors[b];
+            if let Err(e) = advance(c, &traces, &entries) {
+                first_error.get_or_insert(e.with_context(&entries[c.entry].path));
+            }
+        }
+        for c in &cursors {
+            self.packets += c.state.packets;
+            self.packets_exact += c.state.packets_exact;
+            self.discarded += c.state.discarded;
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        if self.runtime_events == 0 {
+            return Err(Error::new(
+                0,
+                ErrorKind::NotATrace(NO_RUNTIME_EVENTS.to_string()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn deliver(&mut self, info: &TraceInfo, traces: &[Trace], c: &Cursor, sink: &mut Sink<'_>) {
+        let Some(d) = &c.current else { return };
+        let t = &traces[c.trace];
+        let Some(class) = t.classes.get(d.decl) else {
+            return;
+        };
+        let ts = d.timestamp as i64;
+        self.events += 1;
+        self.first.get_or_insert(ts);
+        self.last = Some(self.last.map_or(ts, |l| l.max(ts)));
+        if class.runtime {
+            self.runtime_events += 1;
+        }
+        *self
+            .counts
+            .entry((class.provider.clone(), class.name.clone(), class.event_id))
+            .or_insert(0) += 1;
+        if !class.deliver {
+            self.filtered += 1;
+            return;
+        }
+        let base = Event {
+            provider: &class.provider,
+            event_id: class.event_id,
+            version: class.version,
+            name: &class.name,
+            timestamp: ts,
+            time_ms: info.ms_since_start(ts),
+            process_id: d.pid,
+            thread_id: d.tid as u64,
+            capture_thread_id: d.tid as u64,
+            sequence: 0,
+            processor: c.state.at.cpu,
+            stack_id: 0,
+            pointer_size: t.pointer_size,
+            payload: &[],
+            ticks: None,
+        };
+        if class.runtime && !d.procname.is_empty() && !self.named.contains(&d.pid) {
+            self.named.push(d.pid);
+            let e = Event {
+                provider: PROCESS_NAME_PROVIDER,
+                event_id: 0,
+                version: 0,
+                name: "ProcessName",
+                payload: &d.procname,
+                ..base
+            };
+            sink(info, &e);
+        }
+        sink(
+            info,
+            &Event {
+                payload: &c.payload,
+                ..base
+            },
+        );
+    }
+
+    /// Parses a `metadata` entry; None for a trace that is not user space (the kernel's).
+    fn load_trace(&self, m: &Entry) -> Result<Option<Trace>> {
+        let text = tsdl::depacketize(&m.bytes)?;
+        let md = tsdl::parse(&text)?;
+        let ust = md
+            .env("domain")
+            .map_or(m.path.contains("ust/"), |d| d == "ust");
+        if !ust {
+            return Ok(None);
+        }
+        let (dir, _) = split_path(&m.path);
+        let pointer_size = if dir.ends_with("32-bit") {
+            4
+        } else if dir.ends_with("64-bit") {
+            8
+        } else if md.env("architecture_bit_width") == Some("32") {
+            4
+        } else {
+            8
+        };
+        let names = Names::of(&md);
+        let index = stream::event_index(&md);
+        let packed = md
+            .events
+            .iter()
+            .map(|e| {
+                e.fields.is_some_and(|f| match md.types.get(f as usize) {
+                    Some(Type::Struct { fields, .. }) => {
+                        names.data.is_some() && fields.last().map(|l| l.0) == names.data
+                    }
+                    _ => false,
+                })
+            })
+            .collect();
+        let mut classes: Vec<Class> = md
+            .events
+            .iter()
+            .map(|e| {
+                let mapped = names::map(&e.name);
+                let (provider, name, event_id, version, runtime) = match mapped {
+                    Some(m) => (
+                        m.provider.to_string(),
+                        clr::names::event_name(m.provider, m.event_id, m.version)
+                            .map_or_else(|| e.name.clone(), |n| n.to_string()),
+                        m.event_id,
+                        m.version,
+                        true,
+                    ),
+                    None => {
+                        // Kept apart from the ETW providers (even for an unknown runtime
+                        // tracepoint), so no decoder reads its CTF id as a manifest id.
+                        let provider = e.name.split_once(':').map_or("LTTng", |p| p.0);
+                        (
+                            provider.to_string(),
+                            e.name.clone(),
+                            e.id.min(u32::MAX as u64) as u32,
+                            0,
+                            false,
+                        )
+                    }
+                };
+                let deliver = match &self.filter {
+                    Some(f) => f(&provider, event_id, version) == Interest::Deliver,
+                    None => true,
+                };
+                Class {
+                    provider,
+                    name,
+                    event_id,
+                    version,
+                    runtime,
+                    deliver,
+                    second_half: None,
+                    is_half: false,
+                }
+            })
+            .collect();
+        for (i, e) in md.events.iter().enumerate() {
+            if let Some(first) = names::second_half_of(&e.name) {
+                if let Some(f) = md.events.iter().position(|x| x.name == first) {
+                    classes[f].second_half = Some(i);
+                    classes[i].is_half = true;
+                }
+            }
+        }
+        Ok(Some(Trace {
+            md,
+            names,
+            index,
+            packed,
+            classes,
+            pointer_size,
+        }))
+    }
+}
+
+/// Reads the cursor's next event (joining an `X_1` second half to its `X`).
+fn advance(c: &mut Cursor, traces: &[Trace], entries: &[Entry]) -> Result<()> {
+    let t = &traces[c.trace];
+    let cx = Ctx {
+        md: &t.md,
+        names: t.names,
+        index: &t.index,
+        packed: &t.packed,
+    };
+    let bytes = &entries[c.entry].bytes;
+    let want = |decl: usize| t.classes.get(decl).is_some_and(|k| k.deliver || k.is_half);
+    loop {
+        let mut d = c.current.take().unwrap_or_default();
+        match c
+            .state
+            .next_event(&cx, bytes, &mut d, &mut c.payload, &want)
+        {
+            Ok(Some(())) => {}
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                c.state.at.in_packet = false;
+                c.state.at.pos = u64::MAX;
+                return Err(e);
+            }
+        }
+        let class = &t.classes[d.decl];
+        if class.is_half {
+            // A second half without its first: part of no event.
+            c.current = None;
+            continue;
+        }
+        if let Some(half) = class.second_half {
+            let saved = c.state.at;
+            match c
+                .state
+                .next_event(&cx, bytes, &mut c.peek, &mut c.peek_payload, &want)
+            {
+                Ok(Some(())) if c.peek.decl == half => c.payload.extend_from_slice(&c.peek_payload),
+                _ => c.state.at = saved,
+            }
+        }
+        c.current = Some(d);
+        return Ok(());
+    }
+}
+
+/// `a/b/c` → (`a/b`, `c`).
+fn split_path(p: &str) -> (&str, &str) {
+    match p.rfind('/') {
+        Some(i) => (&p[..i], &p[i + 1..]),
+        None => ("", p),
+    }
+}
+
+/// `channel0_3`: a stream file, named `<channel>_<cpu>` (not its `.idx` index).
+pub fn is_channel(base: &str) -> bool {
+    base.rsplit_once('_').is_some_and(|(name, cpu)| {
+        !name.is_empty()
+            && !cpu.is_empty()
+            && cpu.bytes().all(|b| b.is_ascii_digit())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    })
+}
+
+/// Whether a .zip entry is part of a CTF trace: a `metadata` file, or a stream file: LTTng's
+/// default `channel*` name, or any `<channel>_<cpu>` in an LTTng domain folder (`ust/`,
+/// `kernel/`). Told by name and folder names, not depth: the `lttngTrace/` level comes and goes.
+/// The streams are taken before their metadata is seen (it may come later in the archive).
+pub fn is_ctf_entry(path: &str) -> bool {
+    let (dir, base) = split_path(path);
+    let in_index = dir == "index" || dir.ends_with("/index");
+    let in_domain = dir.split('/').any(|c| c == "ust" || c == "kernel");
+    !in_index
+        && (base == "metadata" || (is_channel(base) && (base.starts_with("channel") || in_domain)))
+}
+
+/// Nanoseconds since the Unix epoch of clock value `v`.
+fn wall_ns(c: &tsdl::Clock, freq: u64, v: u64) -> i128 {
+    let cycles = c.offset as i128 + v as i128;
+    c.offset_s as i128 * 1_000_000_000 + cycles * 1_000_000_000 / freq as i128
+}
+
+/// Unix nanoseconds → (year, month, day, hour, minute, second, millisecond), UTC.
+fn civil(ns: i128) -> [u16; 7] {
+    if ns <= 0 {
+        return [0; 7];
+    }
+    let ms_total = ns / 1_000_000;
+    let ms = (ms_total % 1000) as u16;
+    let secs = ms_total / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 → civil date (Howard Hinnant's days_from_civil, inverted).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    [
+        year.clamp(0, u16::MAX as i128) as u16,
+        month as u16,
+        day as u16,
+        (rem / 3600) as u16,
+        (rem / 60 % 60) as u16,
+        (rem % 60) as u16,
+        ms,
+    ]
+}
+
+impl Error {
+    /// The same error, its message naming the .zip entry it is about.
+    fn with_context(self, path: &str) -> Error {
+        let kind = match self.kind {
+            ErrorKind::Malformed(m) => ErrorKind::Malformed(format!("{path}: {m}")),
+            ErrorKind::Unsupported(m) => ErrorKind::Unsupported(format!("{path}: {m}")),
+            k => k,
+        };
+        Error::new(self.offset, kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil(0), [0; 7]);
+        // 2020-03-17 21:18:39.502 UTC
+        assert_eq!(
+            civil(1_584_479_919_502_699_645),
+            [2020, 3, 17, 21, 18, 39, 502]
+        );
+    }
+
+    #[test]
+    fn entries_are_told_by_name() {
+        assert!(is_ctf_entry(
+            "a.trace/lttngTrace/x/ust/uid/1000/64-bit/metadata"
+        ));
+        assert!(is_ctf_entry("a/ust/uid/1000/64-bit/channel0_3"));
+        assert!(!is_ctf_entry("a/ust/uid/1000/64-bit/index/channel0_3.idx"));
+        assert!(!is_ctf_entry("a/perf.data"));
+        assert!(!is_ctf_entry("a/perf_data.txt"));
+        assert!(!is_ctf_entry("logs/run_1"));
+        assert!(is_ctf_entry("a/ust/pid/app-1-2/64-bit/DotNETRuntime_0"));
+        assert!(is_ctf_entry("metadata"));
+    }
+}

@@ -1,0 +1,621 @@
+//! One CTF data stream (an LTTng `channel*` file, one CPU's events): packets, each a trace packet
+//! header, a stream packet context and events; each event a header (id, timestamp), the stream's
+//! event context and the event's fields. Fields are read at bit granularity, aligned as the
+//! metadata says; the 27-bit (compact) and 32-bit (large) header timestamps are the low bits of the
+//! clock, and a value below the previous low bits means the low bits wrapped once.
+
+use super::tsdl::{align_of, Int, Metadata, Type, TypeId};
+use crate::error::{Error, Result};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Magic number of a CTF data packet (`packet.header.magic`).
+pub const PACKET_MAGIC: u32 = 0xC1FC_1FC1;
+
+/// Ids of the field names the decoder reads values of (None where the metadata has no such name).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Names {
+    pub id: Option<u32>,
+    pub magic: Option<u32>,
+    pub stream_id: Option<u32>,
+    pub content_size: Option<u32>,
+    pub packet_size: Option<u32>,
+    pub events_discarded: Option<u32>,
+    pub cpu_id: Option<u32>,
+    pub vpid: Option<u32>,
+    pub vtid: Option<u32>,
+    pub procname: Option<u32>,
+    /// The packet's last timestamp: clock-mapped, yet not a clock update for the events.
+    pub timestamp_end: Option<u32>,
+    /// The blob of a packed event (`___data__`).
+    pub data: Option<u32>,
+}
+
+impl Names {
+    pub fn of(md: &Metadata) -> Names {
+        Names {
+            id: md.name_id("id"),
+            magic: md.name_id("magic"),
+            stream_id: md.name_id("stream_id"),
+            content_size: md.name_id("content_size"),
+            packet_size: md.name_id("packet_size"),
+            events_discarded: md.name_id("events_discarded"),
+            cpu_id: md.name_id("cpu_id"),
+            vpid: md.name_id("_vpid"),
+            vtid: md.name_id("_vtid"),
+            procname: md.name_id("_procname"),
+            timestamp_end: md.name_id("timestamp_end"),
+            data: md.name_id("___data__"),
+        }
+    }
+}
+
+/// Where the reading is: enough to go back to it (to peek at the next event).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Position {
+    /// Bit offset in the stream.
+    pub pos: u64,
+    pub content_end: u64,
+    pub packet_end: u64,
+    pub clock: u64,
+    pub stream_class: usize,
+    pub cpu: u32,
+    /// Whether a packet is open.
+    pub in_packet: bool,
+}
+
+/// What decoding one event found.
+#[derive(Debug, Clone, Default)]
+pub struct Decoded {
+    pub timestamp: u64,
+    /// Index into [`Metadata::events`].
+    pub decl: usize,
+    pub pid: u32,
+    pub tid: u32,
+    pub procname: Vec<u8>,
+}
+
+/// The per-stream decoder state beyond the bytes.
+#[derive(Default)]
+pub struct StreamState {
+    pub at: Position,
+    /// Integer values decoded in the current scope chain: (name id, value, enum label id).
+    vals: Vec<(u32, u64, u32)>,
+    /// Packets opened.
+    pub packets: u64,
+    /// Packets whose events ended exactly at their content size.
+    pub packets_exact: u64,
+    /// Largest `events_discarded` seen (the counter runs per stream).
+    pub discarded: u64,
+    /// The procname of the last event read.
+    text: Vec<u8>,
+    /// Leaf reads left for the current event (bounds loops over empty elements).
+    budget: u64,
+}
+
+/// How a value is written to the payload being built.
+#[derive(Clone, Copy, PartialEq)]
+enum Out {
+    /// Not kept.
+    None,
+    /// As ETW lays it out: integers packed, strings as NUL-terminated UTF-16.
+    Etw,
+}
+
+/// Stream lookup: index of the stream class with `id` in `md.streams`.
+fn stream_class(md: &Metadata, id: u64) -> Option<usize> {
+    md.streams.iter().position(|s| s.id == id)
+}
+
+/// Events of a stream class by id: (stream index, event id, index into md.events), sorted.
+pub fn event_index(md: &Metadata) -> Vec<(usize, u64, usize)> {
+    let mut v: Vec<(usize, u64, usize)> = md
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (stream_class(md, e.stream_id).unwrap_or(0), e.id, i))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+pub struct Ctx<'m> {
+    pub md: &'m Metadata,
+    pub names: Names,
+    pub index: &'m [(usize, u64, usize)],
+    /// Per event decl: whether it is packed (its payload is the `___data__` blob).
+    pub packed: &'m [bool],
+}
+
+impl StreamState {
+    /// Reads the next event of `bytes` (the whole stream) into `d`, its payload (ETW layout) into
+    /// `payload` when `want(decl)` says so. None at the end of the stream.
+    pub fn next_event(
+        &mut self,
+        cx: &Ctx<'_>,
+        bytes: &[u8],
+        d: &mut Decoded,
+        payload: &mut Vec<u8>,
+        want: &dyn Fn(usize) -> bool,
+    ) -> Result<Option<()>> {
+        let md = cx.md;
+        let total = bytes.len() as u64 * 8;
+        loop {
+            if !self.at.in_packet {
+                if self.at.pos >= total {
+                    return Ok(None);
+                }
+                self.open_packet(cx, bytes)?;
+                continue;
+            }
+            let header_align = md
+                .streams
+                .get(self.at.stream_class)
+                .and_then(|s| s.event_header)
+                .map_or(8, |t| align_of(&md.types, t, 0));
+            let next = align_up(self.at.pos, header_align as u64);
+            if next >= self.at.content_end {
+                if self.at.pos == self.at.content_end {
+                    self.packets_exact += 1;
+                }
+                self.at.pos = self.at.packet_end;
+                self.at.in_packet = false;
+                continue;
+            }
+            return self.event(cx, bytes, d, payload, want).map(Some);
+        }
+    }
+
+    fn open_packet(&mut self, cx: &Ctx<'_>, bytes: &[u8]) -> Result<()> {
+        let md = cx.md;
+        let start = self.at.pos;
+        if !start.is_multiple_of(8) {
+            return Err(Error::malformed(
+                start / 8,
+                "CTF stream: a packet does not start on a byte",
+            ));
+        }
+        let total = bytes.len() as u64 * 8;
+        self.packets += 1;
+        self.vals.clear();
+        self.at.content_end = total;
+        self.at.packet_end = total;
+        self.budget = total - start + 64;
+        if let Some(h) = md.packet_header {
+            self.decode(cx, bytes, h, Out::None, &mut Vec::new(), 0)?;
+            if let Some(m) = self.val(cx.names.magic) {
+                if m as u32 != PACKET_MAGIC {
+                    return Err(Error::malformed(
+                        start / 8,
+                        format!("CTF stream: packet magic {m:#x}, expected {PACKET_MAGIC:#x}"),
+                    ));
+                }
+            }
+        }
+        let sid = self.val(cx.names.stream_id).unwrap_or(0);
+        self.at.stream_class = stream_class(md, sid).ok_or_else(|| {
+            Error::malformed(start / 8, format!("CTF stream: unknown stream id {sid}"))
+        })?;
+        if let Some(c) = md.streams[self.at.stream_class].packet_context {
+            self.decode(cx, bytes, c, Out::None, &mut Vec::new(), 0)?;
+        }
+        let packet = self.val(cx.names.packet_size);
+        let content = self.val(cx.names.content_size).or(packet);
+        let packet = packet.or(content).unwrap_or(total - start);
+        let content = content.unwrap_or(packet);
+        if content > packet || packet == 0 || !packet.is_multiple_of(8) {
+            return Err(Error::malformed(
+                start / 8,
+                format!("CTF stream: packet of {packet} bits with {content} bits of content"),
+            ));
+        }
+        let (Some(content_end), Some(packet_end)) =
+            (start.checked_add(content), start.checked_add(packet))
+        else {
+            return Err(Error::malformed(start / 8, "CTF stream: packet size"));
+        };
+        if packet_end > total {
+            return Err(Error::truncated(bytes.len() as u64, "CTF packet"));
+        }
+        if self.at.pos > content_end {
+            return Err(Error::malformed(
+                start / 8,
+                "CTF stream: the packet context ends after the packet's content",
+            ));
+        }
+        self.at.content_end = content_end;
+        self.at.packet_end = packet_end;
+        if let Some(n) = self.val(cx.names.events_discarded) {
+            self.discarded = self.discarded.max(n);
+        }
+        self.at.cpu = self.val(cx.names.cpu_id).map_or(u32::MAX, |c| c as u32);
+        self.at.in_packet = true;
+        Ok(())
+    }
+
+    fn event(
+        &mut self,
+        cx: &Ctx<'_>,
+        bytes: &[u8],
+        d: &mut Decoded,
+        payload: &mut Vec<u8>,
+        want: &dyn Fn(usize) -> bool,
+    ) -> Result<()> {
+        let md = cx.md;
+        let start = self.at.pos / 8;
+        let class = &md.streams[self.at.stream_class];
+        self.vals.clear();
+        self.budget = self.at.content_end - self.at.pos + 64;
+        let mut scratch = Vec::new();
+        if let Some(h) = class.event_header {
+            self.decode(cx, bytes, h, Out::None, &mut scratch, 0)?;
+        }
+        let id = self.val(cx.names.id).unwrap_or(0);
+        d.timestamp = self.at.clock;
+        self.text.clear();
+        if let Some(c) = class.event_context {
+            self.decode(cx, bytes, c, Out::None, &mut scratch, 0)?;
+        }
+        d.pid = self.val(cx.names.vpid).map_or(u32::MAX, |v| v as u32);
+        d.tid = self.val(cx.names.vtid).map_or(0, |v| v as u32);
+        d.procname.clear();
+        d.procname.extend_from_slice(&self.text);
+        let sc = self.at.stream_class;
+        let i = cx
+            .index
+            .binary_search_by(|&(s, e, _)| (s, e).cmp(&(sc, id)))
+            .map_err(|_| Error::malformed(start, format!("CTF stream: unknown event id {id}")))?;
+        let decl = cx.index[i].2;
+        d.decl = decl;
+        let e = &md.events[decl];
+        if let Some(c) = e.context {
+            self.decode(cx, bytes, c, Out::None, &mut scratch, 0)?;
+        }
+        payload.clear();
+        if let Some(f) = e.fields {
+            let out = if want(decl) { Out::Etw } else { Out::None };
+            if cx.packed.get(decl).copied().unwrap_or(false) && out == Out::Etw {
+                self.decode_packed(cx, bytes, f, payload)?;
+            } else {
+                self.decode(cx, bytes, f, out, payload, 0)?;
+            }
+        }
+        if self.at.pos > self.at.content_end {
+            return Err(Error::malformed(
+                start,
+                format!(
+                    "CTF stream: event '{}' ends past its packet's content",
+                    e.name
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A packed event's fields: only the `___data__` blob is kept.
+    fn decode_packed(
+        &mut self,
+        cx: &Ctx<'_>,
+        bytes: &[u8],
+        fields: TypeId,
+        payload: &mut Vec<u8>,
+    ) -> Result<()> {
+        let Some(Type::Struct {
+            fields: list,
+            align,
+        }) = cx.md.types.get(fields as usize)
+        else {
+            return self.decode(cx, bytes, fields, Out::None, payload, 0);
+        };
+        self.at.pos = align_up(self.at.pos, *align as u64);
+        for &(name, t) in list {
+            let out = if Some(name) == cx.names.data {
+                Out::Etw
+            } else {
+                Out::None
+            };
+            self.field(cx, bytes, name, t, out, payload, 1)?;
+        }
+        Ok(())
+    }
+
+    /// The last value decoded under the name `id`.
+    fn val(&self, id: Option<u32>) -> Option<u64> {
+        let id = id?;
+        self.vals.iter().rev().find(|v| v.0 == id).map(|v| v.1)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn field(
+        &mut self,
+        cx: &Ctx<'_>,
+        bytes: &[u8],
+        name: u32,
+        t: TypeId,
+        out: Out,
+        payload: &mut Vec<u8>,
+        depth: usize,
+    ) -> Result<()> {
+        match cx.md.types.get(t as usize) {
+            Some(Type::Int(i)) => {
+                let clock = self.at.clock;
+                let v = self.int(bytes, i)?;
+                if Some(name) == cx.names.timestamp_end {
+                    self.at.clock = clock;
+                }
+                self.vals.push((name, v, u32::MAX));
+                if out == Out::Etw {
+                    put_int(payload, v, i.size);
+                }
+                Ok(())
+            }
+            Some(Type::Enum { base, labels }) => {
+                let v = self.int(bytes, base)?;
+                let sv = sign_value(v, base);
+                let label = labels
+                    .iter()
+                    .find(|&&(_, lo, hi)| lo <= sv && sv <= hi)
+                    .map_or(u32::MAX, |l| l.0);
+                self.vals.push((name, v, label));
+                if out == Out::Etw {
+                    put_int(payload, v, base.size);
+                }
+                Ok(())
+            }
+            Some(Type::Array { elem, len }) if Some(name) == cx.names.procname => {
+                // The process name: text, kept apart (and not part of any payload).
+                let (elem, len) = (*elem, *len);
+                let start = self.text.len();
+                for _ in 0..len {
+                    let before = self.vals.len();
+                    self.decode(cx, bytes, elem, Out::None, payload, depth + 1)?;
+                    let c = self.vals.get(before).map_or(0, |v| v.1 as u8);
+                    self.vals.truncate(before);
+                    self.text.push(c);
+                }
+                if let Some(nul) = self.text[start..].iter().position(|&c| c == 0) {
+                    self.text.truncate(start + nul);
+                }
+                Ok(())
+            }
+            _ => self.decode(cx, bytes, t, out, payload, depth),
+        }
+    }
+
+    fn decode(
+        &mut self,
+        cx: &Ctx<'_>,
+        bytes: &[u8],
+        t: TypeId,
+        out: Out,
+        payload: &mut Vec<u8>,
+        depth: usize,
+    ) -> Result<()> {
+        if depth > 64 {
+            return Err(Error::malformed(
+                self.at.pos / 8,
+                "CTF: types nested too deep",
+            ));
+        }
+        if self.budget == 0 {
+            return Err(Error::malformed(
+                self.at.pos / 8,
+                "CTF stream: an event with more values than its packet has bits",
+            ));
+        }
+        self.budget -= 1;
+        let md = cx.md;
+        let Some(ty) = md.types.get(t as usize) else {
+            return Err(Error::malformed(self.at.pos / 8, "CTF: type out of range"));
+        };
+        match ty {
+            Type::Int(_) | Type::Enum { .. } => {
+                self.field(cx, bytes, u32::MAX, t, out, payload, depth)
+            }
+            Type::Float {
+                bits,
+                align,
+                big_endian,
+            } => {
+                let i = Int {
+                    size: *bits,
+                    align: *align,
+                    signed: false,
+                    big_endian: *big_endian,
+                    clock: false,
+                    text: false,
+                };
+                let v = self.int(bytes, &i)?;
+                if out == Out::Etw {
+                    put_int(payload, v, *bits);
+                }
+                Ok(())
+            }
+            Type::Str => {
+                self.at.pos = align_up(self.at.pos, 8);
+                let from = (self.at.pos / 8) as usize;
+                let end = (self.at.content_end / 8) as usize;
+                let slice = bytes.get(from..end.min(bytes.len())).unwrap_or(&[]);
+                let n = slice.iter().position(|&c| c == 0).ok_or_else(|| {
+                    Error::malformed(from as u64, "CTF stream: a string without its NUL")
+                })?;
+                if out == Out::Etw {
+                    // ETW and EventPipe payloads carry strings as NUL-terminated UTF-16.
+                    let s = String::from_utf8_lossy(&slice[..n]);
+                    for u in s.encode_utf16() {
+                        payload.extend_from_slice(&u.to_le_bytes());
+                    }
+                    payload.extend_from_slice(&[0, 0]);
+                }
+                self.at.pos += (n as u64 + 1) * 8;
+                Ok(())
+            }
+            Type::Struct { fields, align } => {
+                self.at.pos = align_up(self.at.pos, *align as u64);
+                for &(name, ft) in fields {
+                    self.field(cx, bytes, name, ft, out, payload, depth + 1)?;
+                }
+                Ok(())
+            }
+            Type::Array { elem, len } => {
+                let elem = *elem;
+                for _ in 0..*len {
+                    self.decode(cx, bytes, elem, out, payload, depth + 1)?;
+                }
+                Ok(())
+            }
+            Type::Sequence { elem, len } => {
+                let n = self.val(Some(*len)).ok_or_else(|| {
+                    Error::malformed(
+                        self.at.pos / 8,
+                        format!(
+                            "CTF stream: sequence length '{}' not decoded before it",
+                            md.name(*len)
+                        ),
+                    )
+                })?;
+                let elem = *elem;
+                if n > self.budget {
+                    return Err(Error::malformed(
+                        self.at.pos / 8,
+                        format!("CTF stream: a sequence of {n} elements in a shorter packet"),
+                    ));
+                }
+                // Byte sequences (packed payloads) go through in one copy.
+                if let Some(Type::Int(i)) = md.types.get(elem as usize) {
+                    if i.size == 8 && i.align.is_multiple_of(8) && self.at.pos.is_multiple_of(8) {
+                        let from = (self.at.pos / 8) as usize;
+                        let end = (self.at.content_end / 8).min(bytes.len() as u64) as usize;
+                        let slice = bytes
+                            .get(from..from.saturating_add(n as usize))
+                            .filter(|_| from as u64 + n <= end as u64)
+                            .ok_or_else(|| {
+                                Error::malformed(
+                                    from as u64,
+                                    "CTF stream: a sequence past its packet's content",
+                                )
+                            })?;
+                        if out == Out::Etw {
+                            payload.extend_from_slice(slice);
+                        }
+                        self.at.pos += n * 8;
+                        return Ok(());
+                    }
+                }
+                for _ in 0..n {
+                    self.decode(cx, bytes, elem, out, payload, depth + 1)?;
+                }
+                Ok(())
+            }
+            Type::Variant { tag, options } => {
+                let label = self
+                    .vals
+                    .iter()
+                    .rev()
+                    .find(|v| v.0 == *tag)
+                    .map(|v| v.2)
+                    .ok_or_else(|| {
+                        Error::malformed(
+                            self.at.pos / 8,
+                            format!("CTF stream: variant tag '{}' not decoded", md.name(*tag)),
+                        )
+                    })?;
+                let opt = options.iter().find(|o| o.0 == label).ok_or_else(|| {
+                    Error::malformed(
+                        self.at.pos / 8,
+                        format!(
+                            "CTF stream: no variant option for the tag's value '{}'",
+                            md.name(label)
+                        ),
+                    )
+                })?;
+                let (name, ot) = *opt;
+                self.field(cx, bytes, name, ot, out, payload, depth + 1)
+            }
+        }
+    }
+
+    /// Reads an integer at the current position (aligned first); a clock-mapped one updates the
+    /// stream's clock.
+    fn int(&mut self, bytes: &[u8], i: &Int) -> Result<u64> {
+        let pos = align_up(self.at.pos, i.align as u64);
+        let size = i.size as u64;
+        if pos + size > self.at.content_end.min(bytes.len() as u64 * 8) {
+            return Err(Error::malformed(
+                pos / 8,
+                "CTF stream: a field past the packet's content",
+            ));
+        }
+        let v = read_bits(bytes, pos, i.size, i.big_endian);
+        self.at.pos = pos + size;
+        if i.clock {
+            self.at.clock = if i.size >= 64 {
+                v
+            } else {
+                let mask = (1u64 << i.size) - 1;
+                let mut c = (self.at.clock & !mask) | v;
+                if v < self.at.clock & mask {
+                    c = c.wrapping_add(1u64 << i.size);
+                }
+                c
+            };
+        }
+        Ok(v)
+    }
+}
+
+fn sign_value(v: u64, i: &Int) -> i64 {
+    if i.signed && i.size < 64 && v >> (i.size - 1) & 1 == 1 {
+        (v | !((1u64 << i.size) - 1)) as i64
+    } else {
+        v as i64
+    }
+}
+
+fn align_up(pos: u64, align: u64) -> u64 {
+    if align <= 1 {
+        pos
+    } else {
+        pos.div_ceil(align).saturating_mul(align)
+    }
+}
+
+/// `size` bits at bit `pos` (checked by the caller to lie inside `bytes`).
+fn read_bits(bytes: &[u8], pos: u64, size: u32, big_endian: bool) -> u64 {
+    let at = (pos / 8) as usize;
+    if pos.is_multiple_of(8) && size.is_multiple_of(8) {
+        let n = (size / 8) as usize;
+        let b = &bytes[at..at + n];
+        let mut v = 0u64;
+        if big_endian {
+            for &x in b {
+                v = v << 8 | x as u64;
+            }
+        } else {
+            for &x in b.iter().rev() {
+                v = v << 8 | x as u64;
+            }
+        }
+        return v;
+    }
+    let mut v = 0u64;
+    for k in 0..size as u64 {
+        let p = pos + k;
+        let byte = bytes[(p / 8) as usize];
+        if big_endian {
+            let bit = (byte >> (7 - p % 8)) & 1;
+            v = v << 1 | bit as u64;
+        } else {
+            let bit = (byte >> (p % 8)) & 1;
+            v |= (bit as u64) << k;
+        }
+    }
+    v
+}
+
+/// An integer of `bits` bits as ETW lays it out: little-endian, in whole bytes.
+fn put_int(out: &mut Vec<u8>, v: u64, bits: u32) {
+    let n = bits.div_ceil(8) as usize;
+    out.extend_from_slice(&v.to_le_bytes()[..n.min(8)]);
+}
