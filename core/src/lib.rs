@@ -14,6 +14,8 @@
 //!   the ticks an `Event` carries already decoded, one or a batch.
 //! - [`sink`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
 //! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
+//! - [`stacks`] (tier 2): call stacks: each distinct stack interned once, the methods their
+//!   addresses fall in, and the stacks of allocations, GC triggers and pinned handles as call trees.
 //! - [`etl`] (tier 3): ETW log files (.etl, PerfView's relogged ones), machine-wide, → events.
 //! - [`container`] (tier 4): sniffs the input, unwraps `.zip` and gzip into the trace stream.
 //! - [`nettrace`] (tier 5): the EventPipe formats (NetPerf V1-V3, NetTrace V4/V5, V6) → events.
@@ -83,6 +85,7 @@ pub mod parts;
 pub mod reader;
 pub mod sink;
 pub mod sort;
+pub mod stacks;
 pub mod ticks;
 
 pub use filter::Interest;

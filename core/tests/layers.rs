@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("ticks", 1),
     ("sink", 2),
     ("sort", 2),
+    ("stacks", 2),
     ("etl", 3),
     ("container", 4),
     ("nettrace", 5),
