@@ -16,8 +16,8 @@
 //! adds 4 bytes per id the region defines, and is emptied at each sequence point.
 
 pub mod methods;
-//TMP pub mod speedscope;
-//TMP pub mod view;
+pub mod speedscope;
+pub mod view;
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
