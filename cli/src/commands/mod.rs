@@ -15,5 +15,6 @@ pub mod memory;
 pub mod pins;
 pub mod reasons;
 pub mod roots;
+pub mod stacks;
 pub mod summary;
 pub mod suspensions;

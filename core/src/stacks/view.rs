@@ -16,6 +16,7 @@ use super::{StackTable, MISSING_STACK, NO_STACK};
 use crate::clr::enums::{GcAllocationKind, GcHandleKind, GcReason};
 use crate::clr::ClrEvent;
 use crate::event::Event;
+use crate::filter::Interest;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -211,6 +212,35 @@ impl StackSamplesBuilder {
             stats: self.stats,
             methods: self.methods.finish(),
         }
+    }
+}
+
+/// The filter of a reader for the stacks ([`crate::Consumer::Stacks`]): the method and module events
+/// ([`super::methods`]) and the events whose stacks are summed.
+pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
+    use crate::clr::ids::{rundown, runtime};
+    let wanted = match provider {
+        crate::clr::names::RUNTIME_PROVIDER => matches!(
+            event_id,
+            runtime::GC_ALLOCATION_TICK
+                | runtime::GC_TRIGGERED
+                | runtime::SET_GC_HANDLE
+                | runtime::METHOD_LOAD_VERBOSE
+                | runtime::MODULE_LOAD
+        ),
+        crate::clr::names::RUNDOWN_PROVIDER => matches!(
+            event_id,
+            rundown::METHOD_DC_START_VERBOSE
+                | rundown::METHOD_DC_END_VERBOSE
+                | rundown::MODULE_DC_START
+                | rundown::MODULE_DC_END
+        ),
+        _ => false,
+    };
+    if wanted {
+        Interest::Deliver
+    } else {
+        Interest::Skip
     }
 }
 
