@@ -315,3 +315,37 @@ fn every_cut_of_the_trace_is_an_error_or_events_never_a_panic() {
         }
     }
 }
+
+#[test]
+fn summing_while_reading_gives_the_sums_of_the_kept_samples() {
+    let bytes = trace(Flavor::V5);
+    let (s, _) = read(&bytes, |_| true);
+    let mut typed = Selection::new(Which::Alloc(None));
+    typed.type_name = Some("App.Node".into());
+    let mut late = Selection::new(Which::Alloc(Some(GcAllocationKind::Large)));
+    late.from_ms = Some(30.0);
+    let mut refused = Selection::new(Which::Induced);
+    refused.type_name = Some("App.Node".into());
+    for sel in [
+        Selection::new(Which::Alloc(None)),
+        Selection::new(Which::Induced),
+        Selection::new(Which::PinnedHandles),
+        typed,
+        late,
+        refused,
+    ] {
+        let mut r = TraceReader::new();
+        r.set_keep_stacks(true);
+        let mut b = StackSamplesBuilder::summing(sel.clone());
+        let mut sink = |e: &Event<'_>| b.on_event(e);
+        r.push(&bytes, &mut sink).expect("push");
+        r.finish(&mut sink).expect("finish");
+        let (sums, kept) = b.finish_sums();
+        assert!(kept.samples.is_empty());
+        assert_eq!(sums, s.sum(&sel), "{sel:?}");
+    }
+    assert_eq!(
+        s.sum(&Selection::new(Which::Alloc(None))).total_count,
+        TRUTH.loh_ticks + TRUTH.soh_ticks_inner + TRUTH.soh_ticks_odd + TRUTH.poh_ticks + 1
+    );
+}

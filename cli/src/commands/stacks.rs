@@ -191,10 +191,6 @@ pub fn run(opts: &Opts) -> Result<(), String> {
         ));
     }
     let pid = chosen_pid(&opts.input)?;
-    let mut b = StackSamplesBuilder::new();
-    let (_, _, table) = read_trace_for_stacks(&opts.input, &mut |_, e| b.on_event(e))?;
-    let samples = b.finish();
-    let table = table.unwrap_or_default();
     let sel = Selection {
         which,
         type_name: opts.type_name.clone(),
@@ -202,7 +198,11 @@ pub fn run(opts: &Opts) -> Result<(), String> {
         to_ms: opts.range.to,
         process_id: pid,
     };
-    let sums = samples.sum(&sel);
+    // Summed as read: memory grows with the distinct stacks, not the events.
+    let mut b = StackSamplesBuilder::summing(sel);
+    let (_, _, table) = read_trace_for_stacks(&opts.input, &mut |_, e| b.on_event(e))?;
+    let (sums, samples) = b.finish_sums();
+    let table = table.unwrap_or_default();
     let frames = Frames {
         table: &table,
         methods: &samples.methods,

@@ -2,7 +2,10 @@
 //!
 //! [`StackSamplesBuilder::on_event`] keeps one [`Sample`] per event of interest (an allocation
 //! tick, a GC trigger, a pinned handle's creation), with its stack's table id, not its frames: 40
-//! bytes a sample, besides the table's bytes per distinct stack ([`super`]). A [`Selection`] picks
+//! bytes a sample, besides the table's bytes per distinct stack ([`super`]), so a view can choose
+//! its type and time range again without reading the trace again. A caller whose choice is known
+//! before the read sums as it reads ([`StackSamplesBuilder::summing`]) and keeps 16 bytes per
+//! distinct stack instead. A [`Selection`] picks
 //! samples (which events, a type, a time range, a process) and [`StackSamples::sum`] sums them by
 //! stack; [`CallTree::top_down`] and [`CallTree::bottom_up`] turn the sums into the tree a flame
 //! graph or a call tree draws, each node with its inclusive and exclusive value. [`Frames`] names
@@ -129,6 +132,11 @@ pub struct StackSamplesBuilder {
     type_index: BTreeMap<String, u32>,
     stats: SampleStats,
     methods: super::methods::MethodMapBuilder,
+    /// Where the selection is known before the read ([`Self::summing`]): it, and its sums so
+    /// far by stack, kept instead of the samples.
+    only: Option<Selection>,
+    by_stack: BTreeMap<u32, (u64, u64)>,
+    partial: StackSums,
 }
 
 /// The samples of a trace, and the methods to name their frames.
@@ -145,6 +153,16 @@ impl StackSamplesBuilder {
         Self::default()
     }
 
+    /// A builder that sums the samples of `sel` by stack as they come ([`Self::finish_sums`]),
+    /// and keeps no sample: its memory is bounded by the distinct stacks, not the events (for a
+    /// caller, like the CLI, whose selection is known before the read).
+    pub fn summing(sel: Selection) -> Self {
+        StackSamplesBuilder {
+            only: Some(sel),
+            ..Self::default()
+        }
+    }
+
     /// Reads `ev`: a method or module event, an allocation tick, a GCTriggered or a SetGCHandle of
     /// kind Pinned (any other event is ignored).
     pub fn on_event(&mut self, ev: &Event<'_>) {
@@ -156,6 +174,17 @@ impl StackSamplesBuilder {
             Ok(ClrEvent::GcAllocationTick(a)) => {
                 self.stats.alloc_ticks += 1;
                 let type_index = match a.type_name {
+                    // Summing: the type is compared, not interned.
+                    Some(t) if self.only.is_some() => {
+                        let want = self.only.as_ref().and_then(|s| s.type_name.as_deref());
+                        if want.is_some_and(|w| !t.eq_str(w)) {
+                            return;
+                        }
+                        u32::MAX
+                    }
+                    None if self.only.as_ref().is_some_and(|s| s.type_name.is_some()) => {
+                        return;
+                    }
                     Some(t) => {
                         let name = t.to_string_lossy();
                         match self.type_index.get(&name) {
@@ -195,6 +224,19 @@ impl StackSamplesBuilder {
             }
             _ => return,
         };
+        if let Some(sel) = &self.only {
+            let alloc = matches!(kind, SampleKind::Alloc { .. });
+            if !sel.which.takes(&kind)
+                || (sel.type_name.is_some() && !alloc)
+                || sel.from_ms.is_some_and(|t| ev.time_ms < t)
+                || sel.to_ms.is_some_and(|t| ev.time_ms > t)
+                || sel.process_id.is_some_and(|p| ev.process_id != p)
+            {
+                return;
+            }
+            add(&mut self.partial, &mut self.by_stack, ev.stack, value);
+            return;
+        }
         self.samples.push(Sample {
             time_ms: ev.time_ms,
             process_id: ev.process_id,
@@ -203,6 +245,16 @@ impl StackSamplesBuilder {
             kind,
             value,
         });
+    }
+
+    /// The sums of a [`summing`](Self::summing) builder's selection (empty for one made with
+    /// [`new`](Self::new)), and what else it read (no samples).
+    pub fn finish_sums(mut self) -> (StackSums, StackSamples) {
+        let sums = sorted(
+            core::mem::take(&mut self.partial),
+            core::mem::take(&mut self.by_stack),
+        );
+        (sums, self.finish())
     }
 
     pub fn finish(self) -> StackSamples {
@@ -303,47 +355,47 @@ impl StackSamples {
     /// The selected samples summed by stack.
     pub fn sum(&self, sel: &Selection) -> StackSums {
         let mut by_stack: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
-        let mut out = StackSums {
-            no_stack: StackSum {
-                stack: NO_STACK,
-                value: 0,
-                count: 0,
-            },
-            missing_stack: StackSum {
-                stack: MISSING_STACK,
-                value: 0,
-                count: 0,
-            },
-            ..StackSums::default()
-        };
+        let mut partial = StackSums::default();
         for s in self.samples.iter().filter(|s| self.selects(sel, s)) {
-            out.total_value = out.total_value.saturating_add(s.value);
-            out.total_count += 1;
-            let slot = match s.stack {
-                NO_STACK => &mut out.no_stack,
-                MISSING_STACK => &mut out.missing_stack,
-                id => {
-                    let e = by_stack.entry(id).or_insert((0, 0));
-                    e.0 = e.0.saturating_add(s.value);
-                    e.1 += 1;
-                    continue;
-                }
-            };
-            slot.value = slot.value.saturating_add(s.value);
-            slot.count += 1;
+            add(&mut partial, &mut by_stack, s.stack, s.value);
         }
-        out.stacks = by_stack
-            .into_iter()
-            .map(|(stack, (value, count))| StackSum {
-                stack,
-                value,
-                count,
-            })
-            .collect();
-        out.stacks
-            .sort_by(|a, b| b.value.cmp(&a.value).then(a.stack.cmp(&b.stack)));
-        out
+        sorted(partial, by_stack)
     }
+}
+
+/// Adds a sample of `value` on `stack` to the totals and to its stack's sums.
+fn add(out: &mut StackSums, by_stack: &mut BTreeMap<u32, (u64, u64)>, stack: u32, value: u64) {
+    out.total_value = out.total_value.saturating_add(value);
+    out.total_count += 1;
+    let slot = match stack {
+        NO_STACK => &mut out.no_stack,
+        MISSING_STACK => &mut out.missing_stack,
+        id => {
+            let e = by_stack.entry(id).or_insert((0, 0));
+            e.0 = e.0.saturating_add(value);
+            e.1 += 1;
+            return;
+        }
+    };
+    slot.value = slot.value.saturating_add(value);
+    slot.count += 1;
+}
+
+/// The sums with the stacks' in order: largest value first, ties by stack id.
+fn sorted(mut out: StackSums, by_stack: BTreeMap<u32, (u64, u64)>) -> StackSums {
+    out.no_stack.stack = NO_STACK;
+    out.missing_stack.stack = MISSING_STACK;
+    out.stacks = by_stack
+        .into_iter()
+        .map(|(stack, (value, count))| StackSum {
+            stack,
+            value,
+            count,
+        })
+        .collect();
+    out.stacks
+        .sort_by(|a, b| b.value.cmp(&a.value).then(a.stack.cmp(&b.stack)));
+    out
 }
 
 /// One frame, named.
