@@ -103,9 +103,9 @@ impl Unresolved {
             }
             Unresolved::NoRundown => {
                 "the trace has no rundown: capture with the rundown provider \
-                 (Microsoft-Windows-DotNETRuntimeRundown; dotnet-trace enables it by default, \
-                 do not pass --rundown false) so methods compiled before the trace and \
-                 ReadyToRun code are named"
+                 (Microsoft-Windows-DotNETRuntimeRundown, which dotnet-trace requests when the \
+                 session ends and DOTNET_EventPipeRundown=0 turns off) so methods compiled \
+                 before the trace and ReadyToRun code are named"
             }
             Unresolved::NotInAnyMethod => {
                 "no managed method covers this address: native code (the runtime, the OS or a \
