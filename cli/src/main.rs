@@ -18,7 +18,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use commands::{
     allocs, budgets, collect, compare, counters, datas, events, findings, gcs, handles, heap,
-    latency, memory, pins, ps, reasons, roots, summary, suspensions, watch,
+    latency, memory, pins, ps, reasons, roots, stacks, summary, suspensions, watch,
 };
 
 /// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
@@ -92,6 +92,14 @@ enum Command {
         gcscope allocs trace.nettrace --top 10\n  \
         gcscope allocs trace.nettrace --from 1000 --to 2000 --json")]
     Allocs(allocs::Opts),
+    /// Call stacks: who allocates, induces GCs, triggers them, pins handles (resolved to methods)
+    #[command(after_help = "Examples:\n  \
+        gcscope stacks trace.nettrace --event alloc-loh           top LOH allocation stacks\n  \
+        gcscope stacks trace.nettrace --event induced             who calls GC.Collect\n  \
+        gcscope stacks trace.nettrace --event alloc --folded | flamegraph.pl > alloc.svg\n  \
+        gcscope stacks trace.nettrace --event pinned-handles --speedscope > pins.speedscope.json\n\n\
+        Frames are named by the trace's method events (JIT and rundown); see docs/guide/stacks.md.")]
+    Stacks(stacks::Opts),
     /// Generation budgets per GC and why it collected the generation it did
     #[command(after_help = "Example:\n  gcscope budgets trace.nettrace")]
     Budgets(args::JsonOpts),
@@ -207,6 +215,7 @@ fn main() -> ExitCode {
         Command::Pins(o) => pins::run(o),
         Command::Handles(o) => handles::run(o),
         Command::Allocs(o) => allocs::run(o),
+        Command::Stacks(o) => stacks::run(o),
         Command::Budgets(o) => budgets::run(o),
         Command::Roots(o) => roots::run(o),
         Command::Suspensions(o) => suspensions::run(o),

@@ -1,6 +1,6 @@
 //! The one place that sets a reader up for its consumer ([`Consumer`]): the filter (which events
-//! are delivered), the tick lane's mode (how allocation ticks come, see [`crate::ticks`]) and
-//! whether the parts of the file intern the ticks' type names. The three follow from the consumer,
+//! are delivered), the tick lane's mode (how allocation ticks come, see [`crate::ticks`]),
+//! whether the parts of the file intern the ticks' type names, and whether the reader keeps stacks. The three follow from the consumer,
 //! so they cannot disagree: a caller names its consumer ([`TraceReader::for_consumer`],
 //! [`crate::parts::Planner::for_consumer`]) and nothing else. Above the GC model in the layers
 //! (it names the model's filter, [`crate::gc::interest`]), while the type it implements lives
@@ -16,13 +16,14 @@ impl Consumer {
         match self {
             Consumer::EveryEvent => None,
             Consumer::Model | Consumer::ModelAndInsights => Some(crate::gc::interest),
+            Consumer::Stacks => Some(crate::stacks::view::interest),
         }
     }
 
     /// How its reader delivers the allocation ticks that come with their digest.
     pub(crate) fn tick_lane(self) -> TickLane {
         match self {
-            Consumer::EveryEvent => TickLane::Off,
+            Consumer::EveryEvent | Consumer::Stacks => TickLane::Off,
             Consumer::Model => TickLane::Sums,
             Consumer::ModelAndInsights => TickLane::EachTick,
         }
@@ -54,6 +55,9 @@ impl TraceReader {
             self.set_filter(f);
         }
         self.note_consumer(consumer, consumer.tick_lane());
+        if consumer == Consumer::Stacks {
+            self.set_keep_stacks(true);
+        }
     }
 
     /// [`set_consumer`](Self::set_consumer), builder style.

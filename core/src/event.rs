@@ -62,8 +62,13 @@ pub struct Event<'a> {
     pub sequence: u32,
     /// Processor number, u32::MAX when unknown.
     pub processor: u32,
-    /// Stack id (V4+), 0 when none.
+    /// The file's stack id (V4+; valid until the next sequence point), 0 when none. (NetPerf,
+    /// whose stacks come inline: the [`stack`](Self::stack) id where the reader keeps stacks.)
     pub stack_id: u32,
+    /// The event's stack in the reader's [`crate::stacks::StackTable`], where it keeps stacks
+    /// ([`crate::TraceReader::set_keep_stacks`]): [`crate::stacks::NO_STACK`] (0) when none or not
+    /// kept, [`crate::stacks::MISSING_STACK`] when the file's id names no stack.
+    pub stack: u32,
     /// 4 or 8; needed to decode `win:Pointer` payload fields.
     pub pointer_size: u8,
     /// The event's payload bytes.

@@ -16,6 +16,8 @@
 //!   bytes by type, root categories, paths to roots, generations, and two snapshots' diff.
 //! - [`sink`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
 //! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
+//! - [`stacks`] (tier 2): call stacks: each distinct stack interned once, the methods their
+//!   addresses fall in, and the stacks of allocations, GC triggers and pinned handles as call trees.
 //! - [`etl`] (tier 3): ETW log files (.etl, PerfView's relogged ones), machine-wide, → events.
 //! - [`ctf`] (tier 3): LTTng traces (perfcollect's .trace.zip): CTF 1.8 metadata and per-CPU
 //!   streams, merged by timestamp, → events with the runtime events' ETW identity.
@@ -89,6 +91,7 @@ pub mod parts;
 pub mod reader;
 pub mod sink;
 pub mod sort;
+pub mod stacks;
 pub mod ticks;
 
 pub use filter::Interest;

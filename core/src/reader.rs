@@ -116,6 +116,30 @@ impl TraceReader {
         self.stream.decoder.set_sort_budget(bytes);
     }
 
+    /// Keeps the trace's call stacks: each distinct stack interned once ([`crate::stacks`]), and
+    /// each delivered event's [`Event::stack`] set. Set it before the first push; off by default.
+    /// EventPipe traces only: an .etl's events come without stacks.
+    pub fn set_keep_stacks(&mut self, keep: bool) {
+        self.stream.decoder.set_keep_stacks(keep);
+    }
+
+    /// The stacks read so far, where kept ([`set_keep_stacks`](Self::set_keep_stacks)) and the
+    /// trace is an EventPipe one.
+    pub fn stacks(&self) -> Option<&crate::stacks::StackTable> {
+        match self.stream.format {
+            Some(Format::Etw) => None,
+            _ => self.stream.decoder.stacks(),
+        }
+    }
+
+    /// Takes the stacks read (see [`stacks`](Self::stacks)).
+    pub fn take_stacks(&mut self) -> Option<crate::stacks::StackTable> {
+        match self.stream.format {
+            Some(Format::Etw) => None,
+            _ => self.stream.decoder.take_stacks(),
+        }
+    }
+
     /// For [`Consumer`]'s setup of the reader (`consumer.rs`): notes the consumer and the mode of
     /// the tick lane it reads with.
     pub(crate) fn note_consumer(&mut self, consumer: Consumer, lane: TickLane) {

@@ -30,6 +30,11 @@ pub enum Consumer {
     /// also holding its ticks one by one, which the insights bin by time and type; the parts of the
     /// file intern the ticks' type names, so that the merge need not hash them.
     ModelAndInsights,
+    /// The call stacks ([`crate::stacks::view::StackSamplesBuilder::on_event`]): only the method
+    /// and module events and the events whose stacks it sums are delivered
+    /// ([`crate::stacks::view::interest`]), each allocation tick one by one, and the reader keeps
+    /// the trace's stacks ([`crate::TraceReader::set_keep_stacks`]).
+    Stacks,
 }
 
 /// What the reader does with the allocation ticks that come with their digest: the mode

@@ -310,6 +310,7 @@ fn ev<'a>(
         sequence: 0,
         processor: 0,
         stack_id: 0,
+        stack: 0,
         pointer_size: ptr,
         payload,
         ticks: None,

@@ -232,6 +232,7 @@ fn check_trace(trace_file: &Path, baseline_file: &Path) -> usize {
             sequence: 0,
             processor: 0,
             stack_id: 0,
+            stack: 0,
             pointer_size: *pointer_size,
             payload,
             ticks: None,

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("heap", 2),
     ("sink", 2),
     ("sort", 2),
+    ("stacks", 2),
     ("etl", 3),
     ("ctf", 3),
     ("container", 4),

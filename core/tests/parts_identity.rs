@@ -29,16 +29,19 @@ const SETUPS: [Setup; 3] = [
         filter: None,
         budget: None,
         consumer: Consumer::EveryEvent,
+        keep_stacks: false,
     },
     Setup {
         filter: Some(gc::interest),
         budget: None,
         consumer: Consumer::EveryEvent,
+        keep_stacks: false,
     },
     Setup {
         filter: Some(gc::interest),
         budget: Some(64 << 10),
         consumer: Consumer::EveryEvent,
+        keep_stacks: false,
     },
 ];
 
@@ -213,6 +216,7 @@ fn same_model_with_tick_lane(name: &str, bytes: &[u8]) -> (u64, u64) {
             filter: Some(gc::interest),
             budget,
             consumer: Consumer::EveryEvent,
+            keep_stacks: false,
         };
         let mut b = ModelBuilder::new(&Default::default());
         let want = sequential_with(bytes, plain, 1 << 16, &mut |e| {
@@ -276,6 +280,7 @@ fn same_sequentially_with_tick_lane(name: &str, bytes: &[u8]) -> u64 {
                     filter: Some(gc::interest),
                     budget,
                     consumer: Consumer::EveryEvent,
+                    keep_stacks: false,
                 };
                 let with_insights = lane == Consumer::ModelAndInsights;
                 let run = |setup: Setup, laned: &mut u64| {
@@ -471,6 +476,53 @@ fn generated_traces_decode_the_same_in_parts() {
 
 /// `bytes` (any trace) relogged into ETW by the test-only writer: 8 processors' buffers
 /// interleaved, as a real session writes them, compressed (Plain LZ77) or not.
+/// With the reader keeping stacks ([`TraceReader::set_keep_stacks`]), the parts give every event
+/// the same stack id and the reader the same stack table as the sequential reader: on the trace
+/// built with known stacks (ids restarting at a sequence point, one naming no stack), the
+/// generated workload (sampled threads with stacks) and the runtime's fixtures.
+#[cfg(feature = "encode")]
+#[test]
+fn stacks_decode_the_same_in_parts() {
+    use gcscope_core::encode::workload::{generate, Config};
+    use gcscope_core::encode::Flavor;
+    let mut traces = vec![
+        (
+            "known stacks, V4".to_string(),
+            common::stacks_trace::trace(Flavor::V4),
+        ),
+        (
+            "known stacks, V5".to_string(),
+            common::stacks_trace::trace(Flavor::V5),
+        ),
+    ];
+    let mut generated = Vec::new();
+    generate(
+        &Config {
+            target_bytes: 6 << 20,
+            ..Config::default()
+        },
+        &mut |b| generated.extend_from_slice(b),
+    );
+    traces.push(("generated workload".to_string(), generated));
+    traces.extend(fixtures().into_iter().step_by(4));
+    for (name, bytes) in &traces {
+        for base in &SETUPS[..2] {
+            let setup = Setup {
+                keep_stacks: true,
+                ..*base
+            };
+            let (line, _) = check_identity(name, bytes, setup, bytes.len() < 1 << 20);
+            eprintln!("{line} (stacks kept)");
+            let want = common::split::sequential(bytes, setup, 1 << 20);
+            let (kept, _) = want.stacks.as_ref().expect("stacks kept");
+            assert!(
+                !kept.is_empty() || name.contains("fixture"),
+                "{name}: no stacks"
+            );
+        }
+    }
+}
+
 #[cfg(feature = "encode")]
 fn relog_to_etl(bytes: &[u8], compressed: bool) -> Vec<u8> {
     use gcscope_core::encode::etl::{Options, Relogger};

@@ -78,6 +78,7 @@ fn the_crafted_trace_decodes_the_same_in_parts() {
             filter,
             budget: None,
             consumer: Consumer::EveryEvent,
+            keep_stacks: false,
         };
         let want = sequential(&bytes, setup, 1 << 20);
         assert!(want.stats.out_of_order_events > 0);

@@ -1,9 +1,11 @@
 //! Whole-file decoding: sniffing, unzip/gunzip, every trace format, sorting, and the GC model on the
-//! events. The first two bytes choose how the rest is cut into chunks; the same input is also decoded
+//! events; the reader keeps the stacks, and the stack samples (method events, ticks, GC triggers,
+//! pinned handles) are summed and built into call trees and folded stacks. The first two bytes choose how the rest is cut into chunks; the same input is also decoded
 //! in one piece, and both must agree (chunking must never change what is read).
 #![no_main]
 
 use gcscope_core::gc::ModelBuilder;
+use gcscope_core::stacks::view::{folded, CallTree, Frames, Selection, StackSamplesBuilder, Which};
 use gcscope_core::TraceReader;
 use gcscope_fuzz::{info, Chunker};
 use libfuzzer_sys::fuzz_target;
@@ -11,13 +13,16 @@ use libfuzzer_sys::fuzz_target;
 fn decode(
     file: &[u8],
     chunker: Option<&mut Chunker>,
-) -> (Result<(), gcscope_core::error::Error>, u64) {
+) -> (Result<(), gcscope_core::error::Error>, u64, String) {
     let mut r = TraceReader::new();
+    r.set_keep_stacks(true);
     let mut model = ModelBuilder::new(&info());
+    let mut samples = StackSamplesBuilder::new();
     let mut events = 0u64;
     let mut sink = |e: &gcscope_core::event::Event<'_>| {
         events += 1;
         model.on_event(e);
+        samples.on_event(e);
     };
     let mut res = Ok(());
     match chunker {
@@ -51,7 +56,23 @@ fn decode(
     let _ = model.completed_gcs().len();
     let m = model.finish(Some(r.stats()));
     let _ = m.gcs.len();
-    (res, events)
+    let samples = samples.finish();
+    let mut stacks = String::new();
+    if let Some(table) = r.stacks() {
+        let frames = Frames {
+            table,
+            methods: &samples.methods,
+        };
+        for which in [Which::Alloc(None), Which::Triggered, Which::PinnedHandles] {
+            let sums = samples.sum(&Selection::new(which));
+            let up = CallTree::bottom_up(&sums, &frames);
+            let down = CallTree::top_down(&sums, &frames);
+            assert_eq!(up.nodes[0].inclusive, sums.total_value);
+            assert_eq!(down.nodes[0].inclusive, sums.total_value);
+            stacks.push_str(&folded(&sums, &frames));
+        }
+    }
+    (res, events, stacks)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -59,8 +80,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let (seed, file) = (u16::from_le_bytes([data[0], data[1]]), &data[2..]);
-    let (whole, whole_events) = decode(file, None);
-    let (chunked, chunked_events) = decode(file, Some(&mut Chunker::new(seed)));
+    let (whole, whole_events, whole_stacks) = decode(file, None);
+    let (chunked, chunked_events, chunked_stacks) = decode(file, Some(&mut Chunker::new(seed)));
+    assert!(whole_stacks == chunked_stacks, "chunking changed the stacks");
     assert_eq!(
         whole_events, chunked_events,
         "chunking changed the events ({whole:?} / {chunked:?})"

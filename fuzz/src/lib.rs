@@ -46,6 +46,7 @@ impl<'a> Record<'a> {
             sequence: 0,
             processor: 0,
             stack_id: 0,
+            stack: 0,
             pointer_size: self.pointer_size,
             payload: self.payload,
             ticks: None,

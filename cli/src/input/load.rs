@@ -8,6 +8,7 @@ use gcscope_core::event::{Event, TraceInfo};
 use gcscope_core::gc::insights::InsightsBuilder;
 use gcscope_core::gc::packed::PackedHeaps;
 use gcscope_core::gc::{processes, Gc, GcModel, ModelBuilder, ProcessChoice, ProcessRouter};
+use gcscope_core::stacks::StackTable;
 use gcscope_core::{Consumer, DecodeStats, TraceReader};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -42,17 +43,36 @@ pub fn read_trace_for_model(
     read_trace_with(input, consumer, sink)
 }
 
+/// [`read_trace`] for the call stacks ([`Consumer::Stacks`]): the method events and the events
+/// whose stacks are summed, each with its stack; also returns the trace's stacks (None for an ETW
+/// trace, whose events come without them).
+pub fn read_trace_for_stacks(
+    input: &Input,
+    sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
+) -> Result<(TraceInfo, DecodeStats, Option<StackTable>), String> {
+    let mut reader = TraceReader::for_consumer(Consumer::Stacks);
+    let (info, stats) = read_into(input, &mut reader, sink)?;
+    Ok((info, stats, reader.take_stacks()))
+}
+
 fn read_trace_with(
     input: &Input,
     consumer: Consumer,
     sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
 ) -> Result<(TraceInfo, DecodeStats), String> {
+    read_into(input, &mut TraceReader::for_consumer(consumer), sink)
+}
+
+fn read_into(
+    input: &Input,
+    reader: &mut TraceReader,
+    sink: &mut dyn FnMut(&TraceInfo, &Event<'_>),
+) -> Result<(TraceInfo, DecodeStats), String> {
     let path = input.file.as_str();
-    let mut reader = TraceReader::for_consumer(consumer);
     let mut file = File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
     let jobs = input.jobs();
     let result = if jobs > 1 {
-        crate::input::parallel::read(&file, path, &mut reader, jobs, sink)?
+        crate::input::parallel::read(&file, path, reader, jobs, sink)?
     } else {
         let mut buf = vec![0u8; CHUNK];
         loop {

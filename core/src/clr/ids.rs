@@ -2,6 +2,11 @@
 
 /// Microsoft-Windows-DotNETRuntime.
 pub mod runtime {
+    /// Method/LoadVerbose: a method's code was made (JIT, or a ReadyToRun method restored).
+    pub const METHOD_LOAD_VERBOSE: u32 = 143;
+    pub const METHOD_UNLOAD_VERBOSE: u32 = 144;
+    /// Loader/ModuleLoad.
+    pub const MODULE_LOAD: u32 = 152;
     pub const GC_START: u32 = 1;
     pub const GC_END: u32 = 2;
     pub const GC_RESTART_EE_END: u32 = 3;
@@ -87,4 +92,11 @@ pub mod private {
 /// Microsoft-Windows-DotNETRuntimeRundown.
 pub mod rundown {
     pub const GC_SETTINGS_RUNDOWN: u32 = 10;
+    /// Method/DCStartVerbose and Method/DCStopVerbose (TraceEvent's MethodDCStartVerbose,
+    /// MethodDCEndVerbose): every method with code when the session starts and ends.
+    pub const METHOD_DC_START_VERBOSE: u32 = 143;
+    pub const METHOD_DC_END_VERBOSE: u32 = 144;
+    /// Loader/ModuleDCStart and ModuleDCStop: every loaded module.
+    pub const MODULE_DC_START: u32 = 153;
+    pub const MODULE_DC_END: u32 = 154;
 }

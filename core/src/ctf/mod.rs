@@ -360,6 +360,7 @@ impl Decoder {
             sequence: 0,
             processor: c.state.at.cpu,
             stack_id: 0,
+            stack: 0,
             pointer_size: t.pointer_size,
             payload: &[],
             ticks: None,

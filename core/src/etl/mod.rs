@@ -665,6 +665,7 @@ fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mu
         sequence: 0,
         processor: b.processor,
         stack_id: 0,
+        stack: 0,
         pointer_size: h.pointer_size,
         process_id: h.process_id,
         payload: &b.bytes[start..start + h.payload_len as usize],

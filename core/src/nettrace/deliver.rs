@@ -6,6 +6,7 @@ use crate::event::{Event, TraceInfo};
 use crate::filter::Tally;
 use crate::sink::Sink;
 use crate::sort::{Release, Released};
+use crate::stacks::{StackTable, NO_STACK};
 use crate::ticks::{TickBatch, Ticks};
 
 /// For a payload-named entry: the event's name when it is not the entry's.
@@ -41,12 +42,13 @@ pub(super) fn emit(
     tally: &mut Tally,
     info: &TraceInfo,
     pointer_size: u8,
+    stacks: Option<&mut StackTable>,
     r: Release<'_>,
     sink: &mut Sink<'_>,
 ) -> u64 {
     match r {
         Release::Event(r) => {
-            emit_event(meta, tally, info, pointer_size, r, sink);
+            emit_event(meta, tally, info, pointer_size, stacks, r, sink);
             1
         }
         Release::Ticks(b) => emit_ticks(meta, tally, info, pointer_size, b, sink),
@@ -95,13 +97,17 @@ fn emit_ticks(
     b.count
 }
 
-/// Hands one event to the sink, with the interned strings it refers to, and counts it.
+/// Hands one event to the sink, with the interned strings it refers to and, where the reader keeps
+/// stacks, the table id of its stack (the file's id is valid in the region the event is released
+/// in: the sort buffer releases every event of a region before the next sequence point is read),
+/// and counts it.
 #[inline]
 fn emit_event(
     meta: &MetadataStore,
     tally: &mut Tally,
     info: &TraceInfo,
     pointer_size: u8,
+    stacks: Option<&mut StackTable>,
     r: Released<'_>,
     sink: &mut Sink<'_>,
 ) {
@@ -124,6 +130,10 @@ fn emit_event(
         sequence: p.sequence,
         processor: p.processor,
         stack_id: p.stack_id,
+        stack: match stacks {
+            Some(t) => t.resolve_raw(p.stack_id),
+            None => NO_STACK,
+        },
         pointer_size,
         payload,
         ticks: tick.map(Ticks::One),

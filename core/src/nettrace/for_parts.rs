@@ -4,7 +4,8 @@
 
 use super::framing::{self, ObjectKind, Peek};
 use super::Decoder;
-use super::{part, v6, Frame, Stage};
+use super::{part, stack, v6, Frame, Stage};
+use crate::bytes::Cursor;
 use crate::clr::gc::TickDigest;
 use crate::error::Result;
 use crate::sink::{DecodeStats, Sink};
@@ -121,12 +122,10 @@ impl Decoder {
         {
             return false;
         }
-        stats.blocks += 1;
         if piece.kind == part::BlockKind::Stacks {
-            self.current = "StackBlock";
-            stats.stacks += piece.stacks;
-            return true;
+            return self.apply_stack_piece(piece, payloads, stats);
         }
+        stats.blocks += 1;
         self.current = "EventBlock";
         for r in runs {
             self.seq.run(r.thread, r.first, r.last);
@@ -156,6 +155,37 @@ impl Decoder {
             }
         }
         self.end_block(piece.sorted_up_to, stats, sink);
+        true
+    }
+
+    /// A stack block a part read: counted, and where the reader keeps stacks, read again from the
+    /// part's bytes to intern its stacks here, in file order, as the sequential decoder does (the
+    /// part has validated it; a record that does not fit the bytes changes nothing).
+    fn apply_stack_piece(
+        &mut self,
+        piece: &part::BlockPiece,
+        payloads: &[u8],
+        stats: &mut DecodeStats,
+    ) -> bool {
+        if let Some(table) = &mut self.stacks {
+            let start = piece.stack_start as usize;
+            let Some(content) = start
+                .checked_add(piece.stack_len as usize)
+                .and_then(|end| payloads.get(start..end))
+            else {
+                return false;
+            };
+            let read = |t: Option<&mut crate::stacks::StackTable>| {
+                stack::read_stack_block(&mut Cursor::new(content, 0), self.pointer_size, t)
+            };
+            if read(None).ok().map(u64::from) != Some(piece.stacks) {
+                return false;
+            }
+            let _ = read(Some(table));
+        }
+        stats.blocks += 1;
+        self.current = "StackBlock";
+        stats.stacks += piece.stacks;
         true
     }
 }

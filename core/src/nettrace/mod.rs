@@ -27,6 +27,7 @@ use crate::event::TraceInfo;
 use crate::filter::{EventCount, Filter, Tally};
 use crate::sink::{DecodeStats, Sink};
 use crate::sort::Sorter;
+use crate::stacks::StackTable;
 use crate::ticks::TickLane;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -110,6 +111,8 @@ pub struct Decoder {
     /// [`TickLane::EachTick`] those of the ticks decoded here. Digests refer to it with
     /// [`TypeRef::merged`], and so does the tick lane's [`crate::ticks::BatchTick::type_slot`].
     pub(crate) tick_types: TypeIndex,
+    /// The trace's stacks, when the consumer keeps them ([`Self::set_keep_stacks`]).
+    stacks: Option<StackTable>,
 }
 
 impl Default for Decoder {
@@ -133,6 +136,7 @@ impl Decoder {
             current: "stream header",
             tick_lane: TickLane::Off,
             tick_types: TypeIndex::default(),
+            stacks: None,
         }
     }
 
@@ -142,6 +146,27 @@ impl Decoder {
 
     pub fn dropped_events(&self) -> u64 {
         self.seq.dropped
+    }
+
+    /// Interns the trace's stacks and gives each delivered event its stack
+    /// ([`crate::event::Event::stack`]); before the first block. Off by default: a consumer that
+    /// reads no stacks pays only for validating the StackBlocks.
+    pub fn set_keep_stacks(&mut self, keep: bool) {
+        match (keep, &self.stacks) {
+            (true, None) => self.stacks = Some(StackTable::new()),
+            (false, Some(_)) => self.stacks = None,
+            _ => {}
+        }
+    }
+
+    /// The stacks read so far (None: not kept, see [`Self::set_keep_stacks`]).
+    pub fn stacks(&self) -> Option<&StackTable> {
+        self.stacks.as_ref()
+    }
+
+    /// Takes the stacks read (None: not kept).
+    pub fn take_stacks(&mut self) -> Option<StackTable> {
+        self.stacks.take()
     }
 
     pub fn metadata_count(&self) -> usize {
@@ -313,8 +338,9 @@ impl Decoder {
             tally.before_flush(t, self.sorter.min_timestamp_upto(t));
         }
         let ptr = self.pointer_size;
+        let stacks = &mut self.stacks;
         self.sorter.flush_upto(t, &mut |r| {
-            stats.events += emit(meta, tally, info, ptr, r, sink);
+            stats.events += emit(meta, tally, info, ptr, stacks.as_mut(), r, sink);
         });
     }
 
@@ -325,8 +351,9 @@ impl Decoder {
             tally.before_flush(i64::MAX, self.sorter.min_timestamp_upto(i64::MAX));
         }
         let ptr = self.pointer_size;
+        let stacks = &mut self.stacks;
         self.sorter.flush(&mut |r| {
-            stats.events += emit(meta, tally, info, ptr, r, sink);
+            stats.events += emit(meta, tally, info, ptr, stacks.as_mut(), r, sink);
         });
     }
 
@@ -490,10 +517,14 @@ impl Decoder {
             ObjectKind::EventBlock => self.read_event_block(&mut c, Dialect::V4, stats, sink)?,
             ObjectKind::MetadataBlock => self.read_event_block(&mut c, Dialect::V4, stats, sink)?,
             ObjectKind::StackBlock => {
-                stats.stacks += stack::read_stack_block(&mut c, self.pointer_size)? as u64
+                stats.stacks +=
+                    stack::read_stack_block(&mut c, self.pointer_size, self.stacks.as_mut())? as u64
             }
             ObjectKind::SequencePointBlock => {
                 self.flush(stats, sink);
+                if let Some(t) = &mut self.stacks {
+                    t.begin_region();
+                }
                 stats.sequence_points += 1;
                 sequence_point::read_sequence_point_v4(&mut c, &mut self.seq)?;
             }

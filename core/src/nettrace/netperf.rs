@@ -23,6 +23,9 @@ pub struct NetperfEvent<'a> {
     pub payload: &'a [u8],
     /// Stream offset of the payload.
     pub payload_offset: u64,
+    /// The inline stack's addresses, leaf first (whole pointer-size addresses; a partial last one
+    /// is ignored).
+    pub stack: &'a [u8],
 }
 
 /// Size of the event at the start of `c` (EventSize + 4), without consuming anything.
@@ -67,7 +70,8 @@ pub fn read_event<'a>(c: &mut Cursor<'a>) -> Result<NetperfEvent<'a>> {
             format!("stack of {stack_size} bytes overruns its event"),
         ));
     }
-    // Skip the stack and the alignment padding.
+    let stack = c.bytes(stack_size, "stack")?;
+    // Skip the alignment padding.
     c.skip(end - c.pos(), "event")?;
     Ok(NetperfEvent {
         metadata_id,
@@ -75,6 +79,7 @@ pub fn read_event<'a>(c: &mut Cursor<'a>) -> Result<NetperfEvent<'a>> {
         timestamp,
         payload,
         payload_offset,
+        stack,
     })
 }
 
@@ -134,6 +139,12 @@ impl super::Decoder {
             self.skip(index, version, e.timestamp, e.payload, stats);
             return Ok(());
         }
+        // The stack comes inline: interned here, its table id stands for the file's (see
+        // `StackTable::define_inline`).
+        let stack_id = match &mut self.stacks {
+            Some(t) if !e.stack.is_empty() => t.define_inline(e.stack, self.pointer_size),
+            _ => 0,
+        };
         let p = Pending {
             timestamp: e.timestamp,
             thread_id: e.thread_id as u64,
@@ -142,7 +153,7 @@ impl super::Decoder {
             version: m.version,
             sequence: 0,
             processor: u32::MAX,
-            stack_id: 0,
+            stack_id,
             payload_start: 0,
             payload_len: 0,
             chunk: ARENA,
@@ -154,6 +165,7 @@ impl super::Decoder {
             &mut self.tally,
             info,
             self.pointer_size,
+            self.stacks.as_mut(),
             Release::Event(Released {
                 event: &p,
                 payload: e.payload,

@@ -67,6 +67,11 @@ pub struct BlockPiece {
     pub unknown: u64,
     /// Stack blocks: the stacks in it.
     pub stacks: u64,
+    /// Stack blocks: where the block's content lies in the part's bytes ([`NetPart::payloads`]),
+    /// `stack_start..stack_start + stack_len`, for the merge to intern its stacks in file order
+    /// where the reader keeps them.
+    pub stack_start: u32,
+    pub stack_len: u32,
 }
 
 /// The events of one capture thread in one block: sequence numbers `first` to `last`.
@@ -165,9 +170,11 @@ impl NetPart {
         let mut c = Cursor::new(content, at);
         let piece = match kind {
             BlockKind::Stacks => {
-                stack::read_stack_block(&mut c, ctx.pointer_size).map(|n| BlockPiece {
+                stack::read_stack_block(&mut c, ctx.pointer_size, None).map(|n| BlockPiece {
                     kind: BlockKind::Stacks,
                     stacks: n as u64,
+                    stack_start: content_offset as u32,
+                    stack_len: content.len() as u32,
                     ..Default::default()
                 })
             }

@@ -304,13 +304,17 @@ impl super::Decoder {
             self::kind::METADATA => self.read_metadata_block_v6(&mut c, stats)?,
             self::kind::SEQUENCE_POINT => {
                 self.flush(stats, sink);
+                if let Some(t) = &mut self.stacks {
+                    t.begin_region();
+                }
                 stats.sequence_points += 1;
                 if self.v6.read_sequence_point(&mut c, &mut self.seq)? {
                     self.meta.clear_ids();
                 }
             }
             self::kind::STACK => {
-                stats.stacks += stack::read_stack_block(&mut c, self.pointer_size)? as u64
+                stats.stacks +=
+                    stack::read_stack_block(&mut c, self.pointer_size, self.stacks.as_mut())? as u64
             }
             self::kind::THREAD => self.v6.read_thread_block(&mut c)?,
             self::kind::REMOVE_THREAD => self.v6.read_remove_thread_block(&mut c, &mut self.seq)?,

@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 pub mod split;
+#[cfg(feature = "encode")]
+pub mod stacks_trace;
 pub mod writer;
 
 use gcscope_core::container::Unwrapper;

@@ -17,6 +17,9 @@ pub struct Seen {
     pub counts: Vec<(String, u32, String, u64)>,
     pub info: Option<TraceInfo>,
     pub result: String,
+    /// The reader's stack table where it keeps stacks: every stack's addresses in id order, and
+    /// the count of ids that named no stack.
+    pub stacks: Option<(Vec<Vec<u64>>, u64)>,
 }
 
 impl Seen {
@@ -43,6 +46,9 @@ impl Seen {
         if self.info != other.info {
             return "header facts differ".into();
         }
+        if self.stacks != other.stacks {
+            return "stack tables differ".into();
+        }
         format!("result {} against {}", self.result, other.result)
     }
 }
@@ -65,6 +71,7 @@ pub fn event_hash(e: &Event<'_>) -> u64 {
         e.sequence,
         e.processor,
         e.stack_id,
+        e.stack,
         e.pointer_size,
         e.payload,
     )
@@ -83,6 +90,8 @@ pub struct Setup {
     /// events differ from the sequential reader's (compare what consumers build instead), and
     /// `filter` must be theirs (`gc::interest`).
     pub consumer: Consumer,
+    /// The reader keeps stacks ([`TraceReader::set_keep_stacks`]).
+    pub keep_stacks: bool,
 }
 
 fn reader(setup: Setup) -> TraceReader {
@@ -95,6 +104,7 @@ fn reader(setup: Setup) -> TraceReader {
     if let Some(b) = setup.budget {
         r.set_sort_budget(b);
     }
+    r.set_keep_stacks(setup.keep_stacks);
     r
 }
 
@@ -122,6 +132,12 @@ fn seen(r: &TraceReader, events: Vec<u64>, result: String) -> Seen {
             .collect(),
         info: r.info().cloned(),
         result,
+        stacks: r.stacks().map(|t| {
+            let all = (1..=t.len() as u32)
+                .map(|id| t.addresses(id).unwrap_or(&[]).to_vec())
+                .collect();
+            (all, t.missing())
+        }),
     }
 }
 

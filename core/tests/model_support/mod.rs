@@ -36,6 +36,7 @@ impl Owned {
             sequence: 0,
             processor: 0,
             stack_id: 0,
+            stack: 0,
             pointer_size: 8,
             payload: &self.payload,
             ticks: None,

@@ -36,6 +36,8 @@ pub(super) fn to_bytes(p: NetPart) -> (Vec<u8>, Vec<u8>) {
         w.opt(b.skipped_last_since_sync);
         w.u64(b.unknown);
         w.u64(b.stacks);
+        w.u32(b.stack_start);
+        w.u32(b.stack_len);
     }
     w.len(p.events.len());
     for e in &p.events {
@@ -75,7 +77,7 @@ pub(super) fn from_bytes(c: &mut Cursor<'_>, payloads: Vec<u8>) -> Result<NetPar
         payloads,
         ..Default::default()
     };
-    for _ in 0..count(c, 59)? {
+    for _ in 0..count(c, 67)? {
         let kind = if c.u8("block kind")? == 1 {
             BlockKind::Stacks
         } else {
@@ -92,6 +94,8 @@ pub(super) fn from_bytes(c: &mut Cursor<'_>, payloads: Vec<u8>) -> Result<NetPar
             skipped_last_since_sync: opt(c)?,
             unknown: c.u64("unknown")?,
             stacks: c.u64("stacks")?,
+            stack_start: c.u32("stack start")?,
+            stack_len: c.u32("stack length")?,
         });
     }
     // The bulk of a message: fixed 56-byte records, read without a check per field.
