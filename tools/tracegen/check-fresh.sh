@@ -20,6 +20,8 @@ PKGS=(-p gcscope-core -p gcscope-cli -p gcscope-app)
 (cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test "${PKGS[@]}" --test findings_workloads -- --nocapture fresh_traces)
 # Their call stacks against TraceEvent's TraceLog, event by event (the stacks.json generate.sh writes).
 (cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test "${PKGS[@]}" --test stacks_traceevent -- --nocapture fresh_traces)
+# gcscope's own attribution of the stacks workloads' sites, against their known truth.
+(cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test "${PKGS[@]}" --test stacks_sites -- --nocapture)
 # Background GCs run inside one suspension: the pause told from the raw events.
 (cd "$ROOT" && GCSCOPE_FRESH_TRACES="$OUT" cargo test "${PKGS[@]}" --test bgc_single_suspension -- --nocapture)
 echo "check-fresh: generated in ${gen}s, generated + tested in $((SECONDS - start))s ($OUT)"
