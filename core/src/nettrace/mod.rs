@@ -485,8 +485,8 @@ impl Decoder {
             let what = if name.contains("HeapDump") || name.contains("MemoryGraph") {
                 format!(
                     "a .gcdump heap snapshot (FastSerialization type '{name}'): it holds the \
-                     heap's objects, not GC events; read it as a heap snapshot (gcscope heap, or \
-                     the app's Heap tab)"
+                     heap's objects, not GC events; read it with `gcscope heap` on the command \
+                     line (the tab does not show heap snapshots yet)"
                 )
             } else {
                 format!("a FastSerialization file of type '{name}', not an EventPipe trace")
