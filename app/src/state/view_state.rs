@@ -45,6 +45,12 @@ pub struct ViewState {
     pub window_ms: Option<f64>,
     /// `?goal=...`: the findings' goal (throughput, latency, footprint); `None` = throughput.
     pub goal: Option<String>,
+    /// The Stacks tab: `?sheap=` (soh, loh, poh; `None` = every heap), `?stype=` (one allocated
+    /// type), `?sorder=up` (bottom-up), `?sfocus=` (the frame the flame graph is zoomed on).
+    pub stacks_heap: Option<String>,
+    pub stacks_type: Option<String>,
+    pub stacks_up: bool,
+    pub stacks_focus: Option<String>,
 }
 
 /// The pause budget when none is set (as `gcscope latency`'s `--budget`).
@@ -225,6 +231,18 @@ impl ViewState {
         if let Some(g) = &self.goal {
             push("goal", g.clone());
         }
+        if let Some(h) = &self.stacks_heap {
+            push("sheap", h.clone());
+        }
+        if let Some(t) = &self.stacks_type {
+            push("stype", t.clone());
+        }
+        if self.stacks_up {
+            push("sorder", "up".into());
+        }
+        if let Some(f) = &self.stacks_focus {
+            push("sfocus", f.clone());
+        }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
                 push(&format!("{name}sort"), s);
@@ -281,6 +299,10 @@ impl ViewState {
                 "q" => f.text = v,
                 "only" => f.only = parse_ranges(&v),
                 "goal" => s.goal = (!v.is_empty()).then_some(v),
+                "sheap" if matches!(v.as_str(), "soh" | "loh" | "poh") => s.stacks_heap = Some(v),
+                "stype" if !v.is_empty() => s.stacks_type = Some(v),
+                "sorder" => s.stacks_up = v == "up",
+                "sfocus" if !v.is_empty() => s.stacks_focus = Some(v),
                 "sort" => s.sort = parse_sort(&v),
                 "gc" => s.selected = v.parse().ok(),
                 "cols" => {
