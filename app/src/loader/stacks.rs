@@ -1,7 +1,8 @@
 //! The page's side of the stacks worker (`worker::stacks`): started the first time the Stacks tab
 //! asks for a call tree, it reads the open file once and answers each selection; its answers go
 //! into `AppState::stacks` and `AppState::stacks_export`. One request is in flight at a time:
-//! asked while one is, the newest request waits and the others are dropped.
+//! asked while one is, the newest tree request waits (older ones are dropped), and exports wait in
+//! turn.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -22,7 +23,10 @@ struct Job {
     blob: Option<Blob>,
     ready: bool,
     in_flight: bool,
-    waiting: Option<StacksRequest>,
+    /// Requests not sent yet, in order: at most one tree (the newest), and the exports asked for.
+    waiting: Vec<StacksRequest>,
+    /// The last tree asked for (a request for it again is dropped).
+    last: Option<StacksRequest>,
     _on_message: Closure<dyn Fn(MessageEvent)>,
     _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
@@ -60,7 +64,14 @@ pub fn request(app: AppState, req: StacksRequest) {
     }
     JOB.with(|j| {
         if let Some(job) = j.borrow_mut().as_mut() {
-            job.waiting = Some(req);
+            if req.export.is_none() {
+                if job.last.as_ref() == Some(&req) {
+                    return;
+                }
+                job.last = Some(req.clone());
+                job.waiting.retain(|w| w.export.is_some());
+            }
+            job.waiting.push(req);
             send_waiting(job);
         }
     });
@@ -70,9 +81,10 @@ fn send_waiting(job: &mut Job) {
     if !job.ready || job.in_flight {
         return;
     }
-    let Some(req) = job.waiting.take() else {
+    if job.waiting.is_empty() {
         return;
-    };
+    }
+    let req = job.waiting.remove(0);
     let Ok(bytes) = crate::protocol::wire::encode(&req) else {
         return;
     };
@@ -128,7 +140,8 @@ fn start(app: AppState, blob: Blob) -> Result<(), String> {
             blob: Some(blob),
             ready: false,
             in_flight: false,
-            waiting: None,
+            waiting: Vec::new(),
+            last: None,
             _on_message: on_message,
             _on_error: on_error,
         })

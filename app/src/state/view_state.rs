@@ -407,6 +407,27 @@ mod tests {
     }
 
     #[test]
+    fn the_stacks_tab_keeps_its_choice_in_the_address() {
+        let v = ViewState {
+            tab: Some("stacks".into()),
+            stacks_heap: Some("loh".into()),
+            stacks_type: Some("System.Byte[]".into()),
+            stacks_up: true,
+            stacks_focus: Some("Workloads!A();Workloads!B(int32)".into()),
+            ..Default::default()
+        };
+        let q = v.to_query();
+        assert_eq!(
+            q,
+            "tab=stacks&sheap=loh&stype=System.Byte%5B%5D&sorder=up&sfocus=Workloads%21A%28%29%3BWorkloads%21B%28int32%29"
+        );
+        assert_eq!(ViewState::from_query(&q), v);
+        // An unknown heap is no choice (every heap).
+        assert_eq!(ViewState::from_query("sheap=gen9").stacks_heap, None);
+        assert!(!ViewState::from_query("sorder=down").stacks_up);
+    }
+
+    #[test]
     fn query_round_trips_every_field() {
         let v = ViewState {
             tab: Some(GC_TABLE.into()),

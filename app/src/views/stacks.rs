@@ -104,11 +104,12 @@ pub fn Stacks() -> impl IntoView {
         if t.request != want {
             return view! { <section class="insights stacks"><p class="muted" id="stacks-loading">"Summing the call stacks…"</p></section> }.into_any();
         }
-        body(t, want).into_any()
+        let focus = app.vs.with(|v| v.stacks_focus.clone());
+        body(t, want, focus).into_any()
     }
 }
 
-fn body(t: std::sync::Arc<StackTree>, want: StacksRequest) -> impl IntoView {
+fn body(t: std::sync::Arc<StackTree>, want: StacksRequest, focus: Option<String>) -> impl IntoView {
     let app = use_app();
     if t.trace_stacks == 0 {
         return view! { <section class="insights stacks">
@@ -146,13 +147,16 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest) -> impl IntoView {
         worker::request(app, r);
     };
     let unresolved = (t.jit_loads + t.rundown_methods == 0 || !t.unresolved.is_empty()).then(|| {
-        let mut lines: Vec<String> = Vec::new();
-        if t.jit_loads + t.rundown_methods == 0 {
-            lines.push(format!("The trace has no method events (no rundown, no JIT events), so frames show as addresses. {RECIPE}"));
+        // Core's reasons say what to capture; the first line says it when no frame was summed.
+        let mut lines: Vec<String> = t
+            .unresolved
+            .iter()
+            .map(|(why, example)| format!("Addresses shown in hex (e.g. {example}): {why}."))
+            .collect();
+        if t.jit_loads + t.rundown_methods == 0 && lines.is_empty() {
+            lines.push("The trace has no method events (no rundown, no JIT events): frames would show as addresses.".to_string());
         }
-        for (why, example) in &t.unresolved {
-            lines.push(format!("Addresses shown in hex (e.g. {example}): {why}."));
-        }
+        lines.push("How to capture a trace whose frames resolve: docs/guide/stacks.md.".to_string());
         view! { <div class="explain" id="stacks-unresolved" role="note">{lines.into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}</div> }
     });
     let order = if want.bottom_up {
@@ -163,7 +167,6 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest) -> impl IntoView {
     let content = if t.total_count == 0 {
         view! { <Empty id="stacks-none" text="No allocation ticks for this choice of heap, type and time range.".to_string() /> }.into_any()
     } else {
-        let focus = app.vs.with_untracked(|v| v.stacks_focus.clone());
         let root = find(&t.nodes, focus.as_deref());
         view! {
             {flame(t.clone(), root)}
