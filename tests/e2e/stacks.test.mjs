@@ -55,6 +55,12 @@ async function openStacks(file) {
   return { page, context, problems };
 }
 
+/** Waits until the address matches `re`. */
+async function waitUrl(page, re) {
+  for (let i = 0; i < 300 && !re.test(await page.url()); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.match(await page.url(), re);
+}
+
 /** The flame graph's boxes at `depth`, largest first: [label, bytes]. */
 async function boxes(page, depth) {
   await page.locator('#stacks-flame g.flame-frame').first().waitFor({ timeout: 60_000 });
@@ -68,7 +74,11 @@ test('LOH allocations by call stack: the flame graph and call tree hold the CLI\
   assert.ok(json.total_value > 0 && json.leaf_methods.length > 0, 'the fixture has LOH ticks with stacks');
   const { page, context, problems } = await openStacks(LOH);
   await page.selectOption('#stacks-heap', 'loh');
-  await page.waitForURL(/sheap=loh/);
+  await waitUrl(page, /sheap=loh/);
+  // The tree shown is the LOH's once the total is (the worker answers the new choice).
+  for (let i = 0; i < 300 && Number(await page.locator('#stacks-total').getAttribute('data-bytes')) !== json.total_value; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   // The root is the whole selection.
   const root = await boxes(page, 0);
   assert.deepEqual(root, [['all', json.total_value]]);
@@ -82,7 +92,7 @@ test('LOH allocations by call stack: the flame graph and call tree hold the CLI\
   }
   // Bottom-up: the leaf methods, the largest first, as the CLI sums them.
   await page.click('#stacks-order');
-  await page.waitForURL(/sorder=up/);
+  await waitUrl(page, /sorder=up/);
   await page.locator('#stacks-order', { hasText: 'bottom-up' }).waitFor();
   const leaves = await boxes(page, 1);
   const want = json.leaf_methods.map((l) => [l.method, l.value]).sort((a, b) => b[1] - a[1]);
@@ -94,7 +104,7 @@ test('LOH allocations by call stack: the flame graph and call tree hold the CLI\
   assert.deepEqual(rows, [['all', json.total_value], want[0]]);
   // Zooming on a frame keeps it in the address; its box is then the whole width.
   await page.locator(`#stacks-flame g.flame-frame[data-depth="1"]`).first().click();
-  await page.waitForURL(/sfocus=/);
+  await waitUrl(page, /sfocus=/);
   const zoomed = await boxes(page, 0);
   assert.deepEqual(zoomed, [want[0]]);
   if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'stacks-loh-bottom-up-zoomed.png'), fullPage: true });

@@ -478,6 +478,10 @@ mod tests {
             budget_ms: Some(2.5),
             window_ms: Some(100.0),
             goal: Some("latency".into()),
+            stacks_heap: Some("poh".into()),
+            stacks_type: Some("System.String".into()),
+            stacks_up: true,
+            stacks_focus: Some("a;b".into()),
         };
         let q = v.to_query();
         assert!(
@@ -488,7 +492,7 @@ mod tests {
         // A table's parameters are named for it, as links made before expect.
         assert!(
             q.ends_with(
-                "&budget=2.5&window=100&goal=latency&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
+                "&budget=2.5&window=100&goal=latency&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
             ),
             "{q}"
         );

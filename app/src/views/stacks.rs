@@ -251,8 +251,8 @@ fn flame(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
             let n = &nodes[b.node as usize];
             let (x, w, y) = (b.x * WIDTH, b.w * WIDTH, b.depth as f64 * ROW);
             let tip = format!("{}\n{} ({} of the selection), {} ticks; self {}", n.label, bytes(n.inclusive as f64), pct(n.inclusive, total), n.count, bytes(n.exclusive as f64));
-            // About 6 units a character at the label's size.
-            let fits = ((w - 4.0) / 6.0).max(0.0) as usize;
+            // About 7 units a character at the label's size (the SVG is stretched to the page width).
+            let fits = ((w - 4.0) / 7.0).max(0.0) as usize;
             let text = if n.label.chars().count() <= fits {
                 n.label.clone()
             } else if fits > 3 {
