@@ -194,6 +194,56 @@ pub fn grouped_bars(series: &[Vec<f64>], max: f64) -> Vec<String> {
         .collect()
 }
 
+/// One frame's box in a flame graph: its node, its row (0: the root's), and where it spans as
+/// fractions (0..1) of the root's width.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlameBox {
+    pub node: u32,
+    pub depth: u32,
+    pub x: f64,
+    pub w: f64,
+}
+
+/// Lays out a tree as a flame graph from `root`: each node as wide as its inclusive value's share
+/// of the root's, its children side by side under it in their order, from its left edge. Boxes
+/// narrower than `min_w` (a fraction of the width) are left out, and their subtrees with them.
+pub fn flame_layout(
+    root: u32,
+    inclusive: &dyn Fn(u32) -> u64,
+    children: &dyn Fn(u32) -> Vec<u32>,
+    min_w: f64,
+) -> Vec<FlameBox> {
+    let total = inclusive(root).max(1) as f64;
+    let mut out = Vec::new();
+    let mut stack = vec![FlameBox {
+        node: root,
+        depth: 0,
+        x: 0.0,
+        w: inclusive(root) as f64 / total,
+    }];
+    while let Some(b) = stack.pop() {
+        if b.w < min_w {
+            continue;
+        }
+        out.push(b);
+        let mut x = b.x;
+        let mut kids = Vec::new();
+        for c in children(b.node) {
+            let w = inclusive(c) as f64 / total;
+            kids.push(FlameBox {
+                node: c,
+                depth: b.depth + 1,
+                x,
+                w,
+            });
+            x += w;
+        }
+        // Popped in order: the first child next.
+        stack.extend(kids.into_iter().rev());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,5 +344,44 @@ mod tests {
             "{}",
             paths[1]
         );
+    }
+
+    #[test]
+    fn a_flame_graph_spans_each_node_by_its_share_under_its_parent() {
+        // root(100) -> a(60) -> a1(45), a2(15); b(40) -> b1(1)
+        let inc = [100u64, 60, 45, 15, 40, 1];
+        let kids: [&[u32]; 6] = [&[1, 4], &[2, 3], &[], &[], &[5], &[]];
+        let boxes = flame_layout(
+            0,
+            &|n| inc[n as usize],
+            &|n| kids[n as usize].to_vec(),
+            0.02,
+        );
+        let got: Vec<(u32, u32, f64, f64)> = boxes
+            .iter()
+            .map(|b| {
+                (
+                    b.node,
+                    b.depth,
+                    (b.x * 100.0).round(),
+                    (b.w * 100.0).round(),
+                )
+            })
+            .collect();
+        // b1 (1%) is narrower than 2%: left out.
+        assert_eq!(
+            got,
+            [
+                (0, 0, 0.0, 100.0),
+                (1, 1, 0.0, 60.0),
+                (2, 2, 0.0, 45.0),
+                (3, 2, 45.0, 15.0),
+                (4, 1, 60.0, 40.0),
+            ]
+        );
+        // Zoomed on a: a is the whole width.
+        let zoomed = flame_layout(1, &|n| inc[n as usize], &|n| kids[n as usize].to_vec(), 0.0);
+        assert_eq!((zoomed[0].x, zoomed[0].w), (0.0, 1.0));
+        assert_eq!((zoomed[2].x, zoomed[2].w), (0.75, 0.25));
     }
 }

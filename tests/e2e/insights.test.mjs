@@ -397,7 +397,7 @@ test('every insights tab renders without errors, is reachable by keyboard, and e
   // Keys 8 and 9 switch to the first two insights tabs.
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('9');
-  assert.match(await page.url(), /tab=budgets/);
+  assert.match(await page.url(), /tab=stacks/);
   for (const tab of ['allocs', 'budgets', 'roots', 'suspensions', 'memory', 'counters']) {
     await page.click(`#tab-${tab}`);
     await page.locator('.insights').waitFor();

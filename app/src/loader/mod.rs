@@ -18,6 +18,7 @@ use crate::state::view_state;
 use crate::state::{AppState, Unreachable};
 
 pub mod other;
+pub mod stacks;
 pub mod worker_client;
 
 use worker_client::{JobEvent, Slot};
@@ -54,7 +55,13 @@ pub fn cancel(app: AppState) {
     app.gcs.set(Vec::new());
 }
 
+/// The file open now.
+fn current_blob() -> Option<Blob> {
+    CURRENT_FILE.with(|c| c.borrow().as_ref().map(|(_, b)| b.clone()))
+}
+
 fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
+    stacks::forget(app);
     CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name.clone(), blob.clone())));
     CURRENT_ENTRY.set(entry);
     app.processes.set(None);
@@ -200,6 +207,8 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Ready) => {}
+        // The stacks worker's (`loader::stacks`), never the decoding worker's.
+        JobEvent::Message(ToUi::StackTree(_) | ToUi::StacksExport(_)) => {}
         // The rows so far were another process's (the lead in GC pause changed while reading).
         JobEvent::Message(ToUi::Reset) => {
             app.gcs.set(Vec::new());

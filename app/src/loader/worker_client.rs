@@ -103,7 +103,7 @@ pub fn decoding_workers() -> u32 {
 /// Trunk builds the worker as a classic (no-modules) script that defines `wasm_bindgen`; a tiny
 /// bootstrap loads it and the wasm from our own origin (one options object: a bare URL is
 /// wasm-bindgen's deprecated form, and every engine logged a warning for it).
-fn spawn_worker() -> Result<Worker, JsValue> {
+pub(super) fn spawn_worker() -> Result<Worker, JsValue> {
     let js = asset_url("worker.js")?;
     let wasm = asset_url("worker_bg.wasm")?;
     // A wasm that fails to compile rejects a promise inside the worker, which fires no `error`
@@ -207,7 +207,7 @@ pub fn start(
 }
 
 /// A message's bytes (see `protocol`), decoded straight from the transferred buffer.
-fn decode_envelope(data: &JsValue) -> Result<ToUi, String> {
+pub(super) fn decode_envelope(data: &JsValue) -> Result<ToUi, String> {
     let bytes = js_sys::Reflect::get(data, &JsValue::from_str(ENV_BYTES))
         .ok()
         .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())

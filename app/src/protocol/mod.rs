@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 pub mod heaps;
 pub mod insights;
 pub mod processes;
+pub mod stacks;
 pub mod wire;
 
 use heaps::HeapBatch;
@@ -36,6 +37,10 @@ pub enum ToUi {
     /// machine-wide trace read without `?pid=` shows the process with the most GC pause so far,
     /// which can change while the file is read.
     Reset,
+    /// The stacks worker's call tree for a selection (`stacks`).
+    StackTree(Box<stacks::StackTree>),
+    /// The stacks worker's export of a selection.
+    StacksExport(Box<stacks::Export>),
 }
 
 impl ToUi {
@@ -53,6 +58,8 @@ impl ToUi {
             ToUi::Gcs { .. } => "gcs",
             ToUi::Done(_) => "done",
             ToUi::Reset => "reset",
+            ToUi::StackTree(_) => "stack_tree",
+            ToUi::StacksExport(_) => "stacks_export",
         }
     }
 
@@ -188,6 +195,10 @@ pub const MSG_KEEP_BYTES: &str = "keep_bytes";
 /// else (the wasm decoder's throughput, next to the native decoder's on the same file).
 pub const MSG_MODE: &str = "mode";
 pub const MODE_DECODE_ONLY: &str = "decode";
+/// `{ mode: "stacks", blob?, request }`: the stacks worker (`worker::stacks`) reads `blob` (the
+/// first time) and answers `request` (postcard bytes of a `stacks::StacksRequest`).
+pub const MODE_STACKS: &str = "stacks";
+pub const MSG_REQUEST: &str = "request";
 /// UI -> worker: how many workers may decode the file, this one included (1: it alone), and the
 /// ports (transferred) of the part workers the page started for it, one each (`worker::parts`).
 pub const MSG_WORKERS: &str = "workers";

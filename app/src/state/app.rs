@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use crate::plot::Axis;
 use crate::protocol::processes::Processes;
+use crate::protocol::stacks::{Export, StackTree};
 use crate::protocol::{Analysis, Progress};
 use crate::tables::Starts;
 use crate::time_range::TimeRange;
@@ -53,6 +54,10 @@ pub struct AppState {
     pub other: RwSignal<Option<Arc<OtherTrace>>>,
     pub other_loading: RwSignal<Option<(String, Progress)>>,
     pub other_error: RwSignal<Option<String>>,
+    /// The Stacks tab's call tree of its current selection, from the stacks worker
+    /// (`loader::stacks`), and its last export to download.
+    pub stacks: RwSignal<Option<Arc<StackTree>>>,
+    pub stacks_export: RwSignal<Option<Arc<Export>>>,
 }
 
 /// A trace address that no request reached (the fetch failed before any answer came).
@@ -149,6 +154,8 @@ impl AppState {
             other: RwSignal::new(None),
             other_loading: RwSignal::new(None),
             other_error: RwSignal::new(None),
+            stacks: RwSignal::new(None),
+            stacks_export: RwSignal::new(None),
         };
         provide_context(app);
         app

@@ -45,6 +45,12 @@ pub struct ViewState {
     pub window_ms: Option<f64>,
     /// `?goal=...`: the findings' goal (throughput, latency, footprint); `None` = throughput.
     pub goal: Option<String>,
+    /// The Stacks tab: `?sheap=` (soh, loh, poh; `None` = every heap), `?stype=` (one allocated
+    /// type), `?sorder=up` (bottom-up), `?sfocus=` (the frame the flame graph is zoomed on).
+    pub stacks_heap: Option<String>,
+    pub stacks_type: Option<String>,
+    pub stacks_up: bool,
+    pub stacks_focus: Option<String>,
 }
 
 /// The pause budget when none is set (as `gcscope latency`'s `--budget`).
@@ -225,6 +231,18 @@ impl ViewState {
         if let Some(g) = &self.goal {
             push("goal", g.clone());
         }
+        if let Some(h) = &self.stacks_heap {
+            push("sheap", h.clone());
+        }
+        if let Some(t) = &self.stacks_type {
+            push("stype", t.clone());
+        }
+        if self.stacks_up {
+            push("sorder", "up".into());
+        }
+        if let Some(f) = &self.stacks_focus {
+            push("sfocus", f.clone());
+        }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
                 push(&format!("{name}sort"), s);
@@ -281,6 +299,10 @@ impl ViewState {
                 "q" => f.text = v,
                 "only" => f.only = parse_ranges(&v),
                 "goal" => s.goal = (!v.is_empty()).then_some(v),
+                "sheap" if matches!(v.as_str(), "soh" | "loh" | "poh") => s.stacks_heap = Some(v),
+                "stype" if !v.is_empty() => s.stacks_type = Some(v),
+                "sorder" => s.stacks_up = v == "up",
+                "sfocus" if !v.is_empty() => s.stacks_focus = Some(v),
                 "sort" => s.sort = parse_sort(&v),
                 "gc" => s.selected = v.parse().ok(),
                 "cols" => {
@@ -385,6 +407,27 @@ mod tests {
     }
 
     #[test]
+    fn the_stacks_tab_keeps_its_choice_in_the_address() {
+        let v = ViewState {
+            tab: Some("stacks".into()),
+            stacks_heap: Some("loh".into()),
+            stacks_type: Some("System.Byte[]".into()),
+            stacks_up: true,
+            stacks_focus: Some("Workloads!A();Workloads!B(int32)".into()),
+            ..Default::default()
+        };
+        let q = v.to_query();
+        assert_eq!(
+            q,
+            "tab=stacks&sheap=loh&stype=System.Byte%5B%5D&sorder=up&sfocus=Workloads%21A%28%29%3BWorkloads%21B%28int32%29"
+        );
+        assert_eq!(ViewState::from_query(&q), v);
+        // An unknown heap is no choice (every heap).
+        assert_eq!(ViewState::from_query("sheap=gen9").stacks_heap, None);
+        assert!(!ViewState::from_query("sorder=down").stacks_up);
+    }
+
+    #[test]
     fn query_round_trips_every_field() {
         let v = ViewState {
             tab: Some(GC_TABLE.into()),
@@ -435,6 +478,10 @@ mod tests {
             budget_ms: Some(2.5),
             window_ms: Some(100.0),
             goal: Some("latency".into()),
+            stacks_heap: Some("poh".into()),
+            stacks_type: Some("System.String".into()),
+            stacks_up: true,
+            stacks_focus: Some("a;b".into()),
         };
         let q = v.to_query();
         assert!(
@@ -445,7 +492,7 @@ mod tests {
         // A table's parameters are named for it, as links made before expect.
         assert!(
             q.ends_with(
-                "&budget=2.5&window=100&goal=latency&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
+                "&budget=2.5&window=100&goal=latency&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
             ),
             "{q}"
         );

@@ -25,6 +25,7 @@ mod overview;
 mod pins;
 mod reasons;
 mod roots;
+mod stacks;
 mod suspensions;
 
 /// A tab: its key (`?tab=KEY`, `#tab-KEY`), its title, and the view it shows.
@@ -45,6 +46,7 @@ pub const TABS: &[Tab] = &[
     tab("charts", "Charts", || view! { <charts::Charts /> }.into_any()),
     tab("events", "Events", || view! { <events::Events /> }.into_any()),
     tab("allocs", "Allocations", || view! { <allocations::Allocations /> }.into_any()),
+    tab("stacks", "Stacks", || view! { <stacks::Stacks /> }.into_any()),
     tab("budgets", "Budgets", || view! { <budgets::Budgets /> }.into_any()),
     tab("roots", "Roots & compaction", || view! { <roots::Roots /> }.into_any()),
     tab("suspensions", "Suspensions", || view! { <suspensions::Suspensions /> }.into_any()),

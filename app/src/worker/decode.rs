@@ -30,8 +30,8 @@ use super::processes::{Encoded, Facts, Kept, KEEP_BYTES};
 use crate::protocol::processes::{Processes, LISTED};
 use crate::protocol::{
     Analysis, Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS,
-    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_PART, MSG_BLOB, MSG_ENTRY,
-    MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
+    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_PART, MODE_STACKS, MSG_BLOB,
+    MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
 };
 
 /// Minimum interval between progress messages.
@@ -80,6 +80,23 @@ pub fn run_worker() {
         {
             // This is a part worker of a decoding worker (see `parts`).
             super::part::serve(&reply, &data);
+            return;
+        }
+        if js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
+            .ok()
+            .and_then(|m| m.as_string())
+            .is_some_and(|m| m == MODE_STACKS)
+        {
+            // This is the stacks worker (see `super::stacks`).
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Err(e) = super::stacks::serve(&reply, &data).await {
+                    let tree = crate::protocol::stacks::StackTree {
+                        error: Some(e),
+                        ..Default::default()
+                    };
+                    post(&reply, &ToUi::StackTree(Box::new(tree)));
+                }
+            });
             return;
         }
         wasm_bindgen_futures::spawn_local(async move {
@@ -173,7 +190,7 @@ impl std::io::Write for JsBytesOut {
 }
 
 /// Posts `msg` in its envelope (see `protocol`), transferring the bytes to the page.
-fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
+pub(super) fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
     // Straight into a JS buffer of the right size, a 64 KiB piece at a time (`wire::encode_sized`):
     // the whole message never sits in wasm memory, which never shrinks.
     let encoded = msg

@@ -2,6 +2,7 @@
 //! protocol's messages out. The page only renders.
 
 pub mod processes;
+pub mod stacks;
 pub mod summary;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,0 +1,210 @@
+//! The stacks worker: a worker of its own, started when the Stacks tab is first shown, that reads
+//! the file once for its call stacks (core's `Consumer::Stacks`: the allocation ticks, the method
+//! and module events, and the stacks) and keeps them, then answers each selection the page asks
+//! for with its call tree (`protocol::stacks`).
+//!
+//! What it keeps: the table of distinct stacks and the method map (bounded by the distinct stacks
+//! and methods), and one 40-byte sample per sampled event (an allocation tick), so a new choice
+//! of heap, type or time range needs no second read.
+
+use gcscope_core::clr::enums::GcAllocationKind;
+use gcscope_core::stacks::speedscope;
+use gcscope_core::stacks::view::{
+    folded, CallTree, Frames, SampleKind, Selection, StackSamples, Which,
+};
+use gcscope_core::stacks::StackTable;
+
+use crate::protocol::stacks::{
+    prune, Export, ExportKind, Heap, Node, StackTree, StacksRequest, MAX_NODES,
+};
+use crate::protocol::ToUi;
+
+/// Types listed for the picker.
+const MAX_TYPES: usize = 200;
+
+/// The samples and stacks of one trace.
+pub struct Kept {
+    pub samples: StackSamples,
+    pub table: StackTable,
+    pub error: Option<String>,
+    /// Allocated types, largest sampled bytes first.
+    types: Vec<String>,
+}
+
+impl Kept {
+    pub fn new(samples: StackSamples, table: StackTable, error: Option<String>) -> Kept {
+        let mut by_type: std::collections::BTreeMap<u32, u64> = Default::default();
+        for s in &samples.samples {
+            if let SampleKind::Alloc { type_index, .. } = s.kind {
+                if type_index != u32::MAX {
+                    *by_type.entry(type_index).or_default() += s.value;
+                }
+            }
+        }
+        let mut v: Vec<(u64, String)> = by_type
+            .into_iter()
+            .filter_map(|(i, b)| samples.type_name(i).map(|n| (b, n.to_string())))
+            .collect();
+        v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let types = v.into_iter().take(MAX_TYPES).map(|(_, n)| n).collect();
+        Kept {
+            samples,
+            table,
+            error,
+            types,
+        }
+    }
+
+    /// The answer to `req`: its call tree, or its export.
+    pub fn answer(&self, req: &StacksRequest) -> ToUi {
+        let sel = selection(req);
+        let sums = self.samples.sum(&sel);
+        let frames = Frames {
+            table: &self.table,
+            methods: &self.samples.methods,
+        };
+        match req.export {
+            Some(ExportKind::Folded) => {
+                return ToUi::StacksExport(Box::new(Export {
+                    file_name: "allocations.folded.txt".into(),
+                    mime: "text/plain".into(),
+                    text: folded(&sums, &frames),
+                }))
+            }
+            Some(ExportKind::Speedscope) => {
+                let f = speedscope::file(&sums, &frames, "Allocations by call stack", true);
+                return ToUi::StacksExport(Box::new(Export {
+                    file_name: "allocations.speedscope.json".into(),
+                    mime: "application/json".into(),
+                    text: serde_json::to_string(&f).unwrap_or_default(),
+                }));
+            }
+            None => {}
+        }
+        let tree = if req.bottom_up {
+            CallTree::bottom_up(&sums, &frames)
+        } else {
+            CallTree::top_down(&sums, &frames)
+        };
+        let all_nodes = tree.nodes.len() as u64;
+        let nodes: Vec<Node> = tree
+            .nodes
+            .into_iter()
+            .map(|n| Node {
+                label: n.label,
+                parent: n.parent,
+                children: n.children,
+                inclusive: n.inclusive,
+                exclusive: n.exclusive,
+                count: n.count,
+            })
+            .collect();
+        // Each reason an address of the selection stayed unnamed, once, with an example.
+        let mut unresolved: Vec<(String, String)> = Vec::new();
+        'stacks: for s in &sums.stacks {
+            for f in frames.frames(s.stack) {
+                if let Some(u) = f.unresolved {
+                    if !unresolved.iter().any(|(r, _)| r == u.reason()) {
+                        unresolved.push((u.reason().to_string(), format!("0x{:x}", f.address)));
+                        if unresolved.len() == 3 {
+                            break 'stacks;
+                        }
+                    }
+                }
+            }
+        }
+        let m = self.samples.methods.stats();
+        ToUi::StackTree(Box::new(StackTree {
+            trace_stacks: self.table.len() as u64,
+            alloc_ticks: self.samples.stats.alloc_ticks,
+            jit_loads: m.jit_loads,
+            rundown_methods: m.rundown_methods,
+            nodes: prune(nodes, MAX_NODES),
+            all_nodes,
+            total_value: sums.total_value,
+            total_count: sums.total_count,
+            no_stack: sums.no_stack.count,
+            missing_stack: sums.missing_stack.count,
+            unresolved,
+            types: self.types.clone(),
+            request: req.clone(),
+            error: self.error.clone(),
+        }))
+    }
+}
+
+/// Core's selection for a request.
+pub fn selection(req: &StacksRequest) -> Selection {
+    let kind = match req.heap {
+        Heap::All => None,
+        Heap::Soh => Some(GcAllocationKind::Small),
+        Heap::Loh => Some(GcAllocationKind::Large),
+        Heap::Poh => Some(GcAllocationKind::Pinned),
+    };
+    Selection {
+        which: Which::Alloc(kind),
+        type_name: req.type_name.clone(),
+        from_ms: req.from_ms,
+        to_ms: req.to_ms,
+        process_id: None,
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use read::serve;
+
+#[cfg(target_arch = "wasm32")]
+mod read {
+    use std::cell::RefCell;
+
+    use gcscope_core::event::{Event, TraceInfo};
+    use gcscope_core::reader::TraceReader;
+    use gcscope_core::stacks::view::StackSamplesBuilder;
+    use gcscope_core::Consumer;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::JsValue;
+    use web_sys::{Blob, DedicatedWorkerGlobalScope};
+
+    use super::super::chunks::{ChunkSource, Pumped};
+    use super::Kept;
+    use crate::protocol::stacks::StacksRequest;
+    use crate::protocol::{MSG_BLOB, MSG_REQUEST};
+
+    thread_local! {
+        static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+    }
+
+    /// Answers `{ mode: "stacks", blob?, request }`: reads `blob` first where given.
+    pub async fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> Result<(), String> {
+        let get = |k: &str| js_sys::Reflect::get(data, &JsValue::from_str(k)).ok();
+        if let Some(blob) = get(MSG_BLOB).and_then(|b| b.dyn_into::<Blob>().ok()) {
+            let kept = read(&blob).await?;
+            KEPT.with(|k| *k.borrow_mut() = Some(kept));
+        }
+        let bytes = get(MSG_REQUEST)
+            .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+            .ok_or("a stacks request without its request")?;
+        let req: StacksRequest = crate::protocol::wire::decode(&bytes)
+            .map_err(|e| format!("a bad stacks request: {e}"))?;
+        let reply = KEPT.with(|k| k.borrow().as_ref().map(|k| k.answer(&req)));
+        let reply = reply.ok_or("the stacks worker has read no file")?;
+        super::super::decode::post(scope, &reply);
+        Ok(())
+    }
+
+    async fn read(blob: &Blob) -> Result<Kept, String> {
+        let mut reader = TraceReader::for_consumer(Consumer::Stacks);
+        let mut b = StackSamplesBuilder::new();
+        let mut source = ChunkSource::new(blob)?;
+        let mut feed = |_: &TraceInfo, e: &Event<'_>| b.on_event(e);
+        let error = loop {
+            match source.pump(&mut reader, &mut feed).await? {
+                Pumped::Chunk => {}
+                Pumped::End => break None,
+                Pumped::Failed(e) => break Some(e),
+            }
+        };
+        let table = reader.take_stacks().unwrap_or_default();
+        Ok(Kept::new(b.finish(), table, error))
+    }
+}

@@ -1,0 +1,146 @@
+// The Stacks tab: allocations by call stack. The flame graph's frames and bytes are checked
+// against what `gcscope stacks --json` prints for the same file and selection (the CLI and the
+// page share core, but the page's tree comes through the stacks worker, its pruning and its
+// layout); a trace without stacks says so and gives the capture recipe.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT, serveDist, launch, openApp } from './harness.mjs';
+import { GCSCOPE } from '../bench/scale-lib.mjs';
+
+let server, browser;
+before(async () => {
+  if (!existsSync(GCSCOPE)) {
+    const r = spawnSync('cargo', ['build', '--release', '-p', 'gcscope-cli'], { cwd: ROOT, stdio: 'inherit' });
+    assert.equal(r.status, 0, 'building the CLI');
+  }
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => { await browser?.close(); await server?.close(); });
+
+const FIX = (v, name) => path.join(ROOT, 'fixtures/traces', v, `${name}.nettrace`);
+const LOH = FIX('net8.0', 'loh');
+/** Where `STACKS_SHOTS=DIR` saves the screenshots of the view (to look at them). */
+const SHOTS = process.env.STACKS_SHOTS;
+
+function stacksJson(file, ...args) {
+  const r = spawnSync(GCSCOPE, ['stacks', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  assert.equal(r.status, 0, `gcscope stacks ${file}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** A frame's label as core's `Frame::label` makes it from the CLI's fields. */
+const label = (f) => (f.method ? (f.module ? `${f.module}!${f.method}` : f.method) : f.address).replaceAll(';', ':');
+
+/** The top-down tree's first level from the CLI's stacks: each outermost frame's bytes. */
+function outermost(json) {
+  const by = new Map();
+  const add = (l, v) => by.set(l, (by.get(l) ?? 0) + v);
+  for (const s of json.stacks) add(s.frames.length ? label(s.frames[s.frames.length - 1]) : '[no stack recorded]', s.value);
+  if (json.no_stack.count) add('[no stack recorded]', json.no_stack.value);
+  if (json.missing_stack.count) add('[stack missing from the trace]', json.missing_stack.value);
+  return [...by].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+async function openStacks(file) {
+  const { page, context, problems } = await openApp(browser, server.base);
+  await page.setInputFiles('#file-input', file);
+  await page.locator('#report').waitFor({ timeout: 60_000 });
+  await page.click('#tab-stacks');
+  return { page, context, problems };
+}
+
+/** Waits until the address matches `re`. */
+async function waitUrl(page, re) {
+  for (let i = 0; i < 300 && !re.test(await page.url()); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.match(await page.url(), re);
+}
+
+/** The flame graph's boxes at `depth`, largest first: [label, bytes]. */
+async function boxes(page, depth) {
+  await page.locator('#stacks-flame g.flame-frame').first().waitFor({ timeout: 60_000 });
+  const all = await page.$$eval('#stacks-flame g.flame-frame', (gs) =>
+    gs.map((g) => [g.dataset.label, Number(g.dataset.bytes), Number(g.dataset.depth)]));
+  return all.filter((b) => b[2] === depth).map((b) => [b[0], b[1]]).sort((a, b) => b[1] - a[1]);
+}
+
+test('LOH allocations by call stack: the flame graph and call tree hold the CLI\'s frames and bytes', async () => {
+  const json = stacksJson(LOH, '--event', 'alloc-loh');
+  assert.ok(json.total_value > 0 && json.leaf_methods.length > 0, 'the fixture has LOH ticks with stacks');
+  const { page, context, problems } = await openStacks(LOH);
+  await page.selectOption('#stacks-heap', 'loh');
+  await waitUrl(page, /sheap=loh/);
+  // The tree shown is the LOH's once the total is (the worker answers the new choice).
+  for (let i = 0; i < 300 && Number(await page.locator('#stacks-total').getAttribute('data-bytes')) !== json.total_value; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // The root is the whole selection.
+  const root = await boxes(page, 0);
+  assert.deepEqual(root, [['all', json.total_value]]);
+  assert.equal(Number(await page.locator('#stacks-total').getAttribute('data-bytes')), json.total_value);
+  // Top-down: the outermost frames.
+  const top = await boxes(page, 1);
+  assert.deepEqual(top[0], outermost(json)[0]);
+  if (SHOTS) {
+    await mkdir(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, 'stacks-loh-top-down.png'), fullPage: true });
+  }
+  // Bottom-up: the leaf methods, the largest first, as the CLI sums them.
+  await page.click('#stacks-order');
+  await waitUrl(page, /sorder=up/);
+  await page.locator('#stacks-order', { hasText: 'bottom-up' }).waitFor();
+  const leaves = await boxes(page, 1);
+  const want = json.leaf_methods.map((l) => [l.method, l.value]).sort((a, b) => b[1] - a[1]);
+  assert.deepEqual(leaves[0], want[0]);
+  const hover = await page.locator(`#stacks-flame g.flame-frame[data-depth="1"] title`).first().textContent();
+  assert.ok(hover.includes('%'), hover);
+  // The call tree's first row is the root, its second the largest leaf method.
+  const rows = await page.$$eval('#stacks-tree tbody tr', (trs) => trs.slice(0, 2).map((tr) => [tr.dataset.label, Number(tr.dataset.bytes)]));
+  assert.deepEqual(rows, [['all', json.total_value], want[0]]);
+  // Zooming on a frame keeps it in the address; its box is then the whole width.
+  await page.locator(`#stacks-flame g.flame-frame[data-depth="1"]`).first().click();
+  await waitUrl(page, /sfocus=/);
+  const zoomed = await boxes(page, 0);
+  assert.deepEqual(zoomed, [want[0]]);
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'stacks-loh-bottom-up-zoomed.png'), fullPage: true });
+  // The folded export holds the CLI's lines.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#stacks-folded')]);
+  const text = await readFile(await dl.path(), 'utf8');
+  const r = spawnSync(GCSCOPE, ['stacks', LOH, '--event', 'alloc-loh', '--folded'], { encoding: 'utf8' });
+  assert.equal(text, r.stdout);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a trace without method events shows addresses and why; one without allocation ticks says what to capture', async () => {
+  // net10.0's fixtures were captured without rundown: stacks whose frames no method names.
+  const file = FIX('net10.0', 'loh');
+  const json = stacksJson(file, '--event', 'alloc');
+  assert.equal(json.methods.rundown_methods + json.methods.jit_loads, 0, 'the fixture has no method events');
+  assert.ok(json.trace_stacks > 0 && json.total_count > 0);
+  const { page, context, problems } = await openStacks(file);
+  const note = await page.locator('#stacks-unresolved').textContent({ timeout: 60_000 });
+  assert.match(note, /no method events/);
+  assert.match(note, /docs\/guide\/stacks\.md/);
+  // An address of the CLI's, shown as the frame's label.
+  const addresses = new Set(json.stacks.flatMap((s) => s.frames.map((f) => f.address)));
+  const top = await boxes(page, 1);
+  assert.ok(addresses.has(top[0][0]), `${top[0][0]} is one of the CLI's addresses`);
+  assert.equal((await boxes(page, 0))[0][1], json.total_value);
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'stacks-unresolved.png'), fullPage: true });
+  // The induced workload allocates too little for a tick: the page says so, with the recipe.
+  const induced = FIX('net10.0', 'induced');
+  assert.equal(stacksJson(induced, '--event', 'alloc').events.alloc_ticks, 0, 'the fixture has no allocation ticks');
+  await page.setInputFiles('#file-input', induced);
+  const empty = await page.locator('#stacks-empty').textContent({ timeout: 60_000 });
+  assert.match(empty, /no GCAllocationTick/);
+  assert.match(empty, /docs\/guide\/stacks\.md/);
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'stacks-empty.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
