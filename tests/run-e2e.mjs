@@ -6,8 +6,8 @@
 //
 // Each engine's run is `node --test` with GCSCOPE_ENGINE set, one test file at a time (a single
 // engine: run that directly, e.g. `GCSCOPE_ENGINE=webkit node --test e2e/views.test.mjs`). A file
-// that fails is run once more in that engine: it fails the run only if it fails again, and a file
-// that passed only on its second run is listed as flaky, with its first failures, at the end (one
+// that fails is run up to twice more in that engine (RETRIES): it fails the run only if it fails
+// every time, and a file that passed on a later run is listed as flaky, with its first failures, at the end (one
 // WebKit run of the whole suite once timed out waiting for the Latency tab after the 100,000-row
 // tests, and passed alone: a browser's bad minute should not hold back every change, and should not
 // be hidden either). Prints each engine's duration and the installed browsers' versions, and a
@@ -36,6 +36,10 @@ const testFiles = files.length
 
 const FILE_LIMIT_S = Number(process.env.GCSCOPE_E2E_FILE_TIMEOUT_S ?? 1200);
 const EXIT_GRACE_S = 60;
+// Runs of a failed file after the first: WebKitGTK's page can trap while decoding a worker's
+// message under load (issue 44, item 10, open), and one run of etw.test.mjs failed twice in a row
+// that way on a busy machine and passed alone; a file fails the run only if it fails every time.
+const RETRIES = 2;
 // The spec reporter's closing lines: "ℹ pass 44", "ℹ fail 0", ..., "ℹ duration_ms 1234.5".
 const CLOSED = /^\S+ duration_ms [\d.]+$/m;
 
@@ -105,10 +109,10 @@ async function runEngine(engine) {
   for (const file of testFiles) {
     let r = await runFile(engine, file);
     if (r.hung) hung.push(file);
-    if (r.code !== 0) {
-      const at = r.tail.lastIndexOf('failing tests:');
-      const first = at < 0 ? r.tail : r.tail.slice(at);
-      console.log(`\n== ${engine}: ${file} failed; running it once more`);
+    const at = r.tail.lastIndexOf('failing tests:');
+    const first = at < 0 ? r.tail : r.tail.slice(at);
+    for (let retry = 1; r.code !== 0 && retry <= RETRIES; retry++) {
+      console.log(`\n== ${engine}: ${file} failed; running it again (${retry} of ${RETRIES})`);
       r = await runFile(engine, file);
       if (r.hung) hung.push(file);
       if (r.code === 0) flaky.push({ file, first });
