@@ -105,3 +105,33 @@ impl<'a> Event<'a> {
 pub fn is_machine_wide_format(format: &str) -> bool {
     format.starts_with("etl") || format.starts_with("lttng")
 }
+
+/// Milliseconds since the Unix epoch to (year, month, day, hour, minute, second, millisecond), UTC,
+/// as [`TraceInfo::sync_time_utc`] holds them; zeros for a time before the epoch. Days to a
+/// civil date by Howard Hinnant's civil-from-days algorithm.
+pub fn civil_utc(unix_ms: i64) -> [u16; 7] {
+    if unix_ms < 0 {
+        return [0; 7];
+    }
+    let ms = (unix_ms % 1000) as u16;
+    let secs = unix_ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    [
+        y.clamp(0, 9999) as u16,
+        mo as u16,
+        d as u16,
+        (rem / 3600) as u16,
+        (rem / 60 % 60) as u16,
+        (rem % 60) as u16,
+        ms,
+    ]
+}

@@ -571,29 +571,7 @@ fn civil(ns: i128) -> [u16; 7] {
     if ns <= 0 {
         return [0; 7];
     }
-    let ms_total = ns / 1_000_000;
-    let ms = (ms_total % 1000) as u16;
-    let secs = ms_total / 1000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Days since 1970-01-01 → civil date (Howard Hinnant's days_from_civil, inverted).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
-    [
-        year.clamp(0, u16::MAX as i128) as u16,
-        month as u16,
-        day as u16,
-        (rem / 3600) as u16,
-        (rem / 60 % 60) as u16,
-        (rem % 60) as u16,
-        ms,
-    ]
+    crate::event::civil_utc((ns / 1_000_000).clamp(0, i64::MAX as i128) as i64)
 }
 
 impl Error {

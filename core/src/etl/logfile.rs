@@ -130,35 +130,13 @@ impl LogfileHeader {
     }
 }
 
-/// FILETIME (100 ns since 1601-01-01) to a civil UTC date and time.
+/// FILETIME (100 ns since 1601-01-01) to a civil UTC date and time (11,644,473,600 s separate
+/// 1601-01-01 from the Unix epoch).
 fn filetime_to_civil(ft: i64) -> [u16; 7] {
     if ft <= 0 {
         return [0; 7];
     }
-    let ms_total = ft / 10_000;
-    let ms = (ms_total % 1000) as u16;
-    let secs = ms_total / 1000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (h, m, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
-    // Days since 1601-01-01 to days since 1970-01-01, then the civil-from-days algorithm.
-    let z = days - 134_774 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
-    [
-        y.clamp(0, 9999) as u16,
-        mo as u16,
-        d as u16,
-        h as u16,
-        m as u16,
-        s as u16,
-        ms,
-    ]
+    crate::event::civil_utc(ft / 10_000 - 11_644_473_600_000)
 }
 
 #[cfg(test)]
