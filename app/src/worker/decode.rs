@@ -89,13 +89,14 @@ pub fn run_worker() {
         {
             // This is the stacks worker (see `super::stacks`).
             wasm_bindgen_futures::spawn_local(async move {
-                if let Err(e) = super::stacks::serve(&reply, &data).await {
+                let answer = super::stacks::serve(&data).await.unwrap_or_else(|e| {
                     let tree = crate::protocol::stacks::StackTree {
                         error: Some(e),
                         ..Default::default()
                     };
-                    post(&reply, &ToUi::StackTree(Box::new(tree)));
-                }
+                    ToUi::StackTree(Box::new(tree))
+                });
+                post(&reply, &answer);
             });
             return;
         }

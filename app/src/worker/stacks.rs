@@ -163,19 +163,21 @@ mod read {
     use gcscope_core::Consumer;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::JsValue;
-    use web_sys::{Blob, DedicatedWorkerGlobalScope};
+    use web_sys::Blob;
 
     use super::super::chunks::{ChunkSource, Pumped};
     use super::Kept;
     use crate::protocol::stacks::StacksRequest;
+    use crate::protocol::ToUi;
     use crate::protocol::{MSG_BLOB, MSG_REQUEST};
 
     thread_local! {
         static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
     }
 
-    /// Answers `{ mode: "stacks", blob?, request }`: reads `blob` first where given.
-    pub async fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> Result<(), String> {
+    /// Answers `{ mode: "stacks", blob?, request }`: reads `blob` first where given. The caller
+    /// posts the answer, so this module needs nothing of the decoding worker's.
+    pub async fn serve(data: &JsValue) -> Result<ToUi, String> {
         let get = |k: &str| js_sys::Reflect::get(data, &JsValue::from_str(k)).ok();
         if let Some(blob) = get(MSG_BLOB).and_then(|b| b.dyn_into::<Blob>().ok()) {
             let kept = read(&blob).await?;
@@ -187,9 +189,7 @@ mod read {
         let req: StacksRequest = crate::protocol::wire::decode(&bytes)
             .map_err(|e| format!("a bad stacks request: {e}"))?;
         let reply = KEPT.with(|k| k.borrow().as_ref().map(|k| k.answer(&req)));
-        let reply = reply.ok_or("the stacks worker has read no file")?;
-        super::super::decode::post(scope, &reply);
-        Ok(())
+        reply.ok_or_else(|| "the stacks worker has read no file".into())
     }
 
     async fn read(blob: &Blob) -> Result<Kept, String> {
