@@ -10,6 +10,8 @@
 //! - [`bytes`] (tier 1): the bounds-checked little-endian byte cursor that knows absolute offsets.
 //! - [`clr`] (tier 1): the runtime's providers: event names, value maps, typed GC payloads.
 //! - [`event`] (tier 1): the container-independent [`event::Event`] and the trace header's facts.
+//! - `inflate` (tier 1): streaming raw deflate, for the .zip and gzip containers and for the
+//!   LTTng streams the CTF reader holds compressed.
 //! - [`ticks`] (tier 1): the allocation ticks' special case: the [`Consumer`] a reader is for, and
 //!   the ticks an `Event` carries already decoded, one or a batch.
 //! - [`heap`] (tier 2): heap snapshots (.gcdump): the graph, its exact dominator tree, retained
@@ -85,6 +87,7 @@ pub mod filter;
 pub mod findings;
 pub mod gc;
 pub mod heap;
+pub(crate) mod inflate;
 pub mod latency;
 pub mod nettrace;
 pub mod parts;

@@ -493,14 +493,16 @@ impl Stream {
             self.format = Some(Format::Ctf);
             return Ok(());
         }
+        if self.format == Some(Format::Ctf) {
+            // The decoder counts the trace's bytes itself: its entries may come deflated.
+            return match &mut self.ctf {
+                Some(c) => c.push(data),
+                None => Ok(()),
+            };
+        }
         stats.trace_bytes += data.len() as u64;
         match self.format {
-            Some(Format::Ctf) => {
-                return match &mut self.ctf {
-                    Some(c) => c.push(data),
-                    None => Ok(()),
-                }
-            }
+            Some(Format::Ctf) => return Ok(()),
             Some(Format::Etw) => return self.etw(data, sink),
             Some(Format::EventPipe) => return self.feed_eventpipe(data, stats, sink),
             None => {}

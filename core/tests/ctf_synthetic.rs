@@ -226,6 +226,13 @@ fn metadata_packet(text: &[u8]) -> Vec<u8> {
 
 /// A perfcollect-like .zip; the streams come before their metadata, as in real ones.
 fn trace_zip(packetized: bool) -> Vec<u8> {
+    trace_zip_with(packetized, common::stored_zip)
+}
+
+/// Writes a .zip of (name, contents) entries.
+type ZipWriter = fn(&[(&str, &[u8])]) -> Vec<u8>;
+
+fn trace_zip_with(packetized: bool, zip: ZipWriter) -> Vec<u8> {
     let (cpu0, cpu1) = streams();
     let dir = "synth.trace/lttngTrace/auto-1/ust/uid/1000/64-bit";
     let md = if packetized {
@@ -236,7 +243,7 @@ fn trace_zip(packetized: bool) -> Vec<u8> {
     } else {
         METADATA.as_bytes().to_vec()
     };
-    common::stored_zip(&[
+    zip(&[
         ("synth.trace/perfcollect.log", b"log"),
         (&format!("{dir}/channel0_1"), &cpu1),
         (&format!("{dir}/index/channel0_1.idx"), b"idx"),
@@ -504,4 +511,60 @@ event {
             ("GC/Start".to_string(), gc_start(2))
         ]
     );
+}
+
+/// Deflated entries (as perfcollect's zips have them) are held compressed and inflated as the
+/// streams are merged: the same events as from the stored .zip, whatever the chunking; a stream
+/// whose deflate data is cut short ends in a truncation error, after the events before the cut.
+#[test]
+fn deflated_entries_read_as_stored_ones() {
+    let key = |s: &Seen| (s.name.clone(), s.timestamp, s.cpu, s.payload.clone());
+    let stored: Vec<_> = read(&trace_zip(false), 4096).0.iter().map(key).collect();
+    let zip = trace_zip_with(false, common::deflated_zip);
+    for chunk in [1, 13, 4096] {
+        let (seen, r) = read(&zip, chunk);
+        assert_eq!(
+            seen.iter().map(key).collect::<Vec<_>>(),
+            stored,
+            "chunk {chunk}"
+        );
+        let ctf = r.ctf().unwrap();
+        assert!(r.buffered_bytes() < zip.len());
+        assert!(ctf.window_peak() > 0);
+        let (cpu0, cpu1) = streams();
+        let md = METADATA.len();
+        assert_eq!(
+            r.stats().trace_bytes,
+            (cpu0.len() + cpu1.len() + md) as u64,
+            "the CTF entries, inflated (not the index or the log)"
+        );
+    }
+
+    // Cut the deflate data of channel0_0 (the second stream) to half, keeping the archive whole.
+    let (cpu0, cpu1) = streams();
+    let dir = "synth.trace/lttngTrace/auto-1/ust/uid/1000/64-bit";
+    let half = miniz_oxide::deflate::compress_to_vec(&cpu0, 6);
+    let half = &half[..half.len() / 2];
+    let z = common::stored_zip(&[
+        (&format!("{dir}/channel0_1"), &cpu1),
+        (&format!("{dir}/channel0_0"), half),
+        (&format!("{dir}/metadata"), METADATA.as_bytes()),
+    ]);
+    // Mark the cut entry as deflated (method 8) in its local header; the sizes stay the stored ones.
+    let mut z = z;
+    let at = z
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == [0x50, 0x4b, 3, 4])
+        .nth(1)
+        .unwrap()
+        .0;
+    z[at + 8] = 8;
+    let mut r = TraceReader::new();
+    let mut n = 0;
+    r.push(&z, &mut |_| n += 1).unwrap();
+    let e = r.finish(&mut |_| n += 1).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("deflate"), "{msg}");
+    assert!(n > 0, "the other stream's events are kept");
 }

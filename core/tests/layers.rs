@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("bytes", 1),
     ("clr", 1),
     ("event", 1),
+    ("inflate", 1),
     ("ticks", 1),
     ("heap", 2),
     ("sink", 2),

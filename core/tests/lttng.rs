@@ -158,3 +158,121 @@ fn netcoreapp31_counts_match_the_readme() {
         Some("app")
     );
 }
+
+/// A .zip entry as its central directory gives it: name, method, compressed bytes.
+struct ZipEntry {
+    name: String,
+    method: u16,
+    data: Vec<u8>,
+}
+
+/// The archive's entries, from its central directory (the test's own reading of the format).
+fn zip_entries(zip: &[u8]) -> Vec<ZipEntry> {
+    let le16 = |at: usize| u16::from_le_bytes([zip[at], zip[at + 1]]) as usize;
+    let le32 = |at: usize| u32::from_le_bytes(zip[at..at + 4].try_into().unwrap()) as usize;
+    let eocd = (0..zip.len() - 21)
+        .rev()
+        .find(|&i| zip[i..i + 4] == [0x50, 0x4b, 5, 6])
+        .expect("end of central directory");
+    let (count, mut at) = (le16(eocd + 10), le32(eocd + 16));
+    let mut out = Vec::new();
+    for _ in 0..count {
+        assert_eq!(le32(at), 0x0201_4b50, "central header");
+        let (method, csize) = (le16(at + 10) as u16, le32(at + 20));
+        let (n, m, k) = (le16(at + 28), le16(at + 30), le16(at + 32));
+        let name = String::from_utf8_lossy(&zip[at + 46..at + 46 + n]).into_owned();
+        let local = le32(at + 42);
+        let start = local + 30 + le16(local + 26) + le16(local + 28);
+        out.push(ZipEntry {
+            name,
+            method,
+            data: zip[start..start + csize].to_vec(),
+        });
+        at += 46 + n + m + k;
+    }
+    out
+}
+
+fn contents(e: &ZipEntry) -> Vec<u8> {
+    match e.method {
+        0 => e.data.clone(),
+        8 => miniz_oxide::inflate::decompress_to_vec(&e.data).unwrap(),
+        m => panic!("method {m}"),
+    }
+}
+
+/// Memory: the reader holds the user-space trace's entries as the .zip stores them (compressed),
+/// never the kernel trace's, and while merging each stream's window holds about one packet
+/// (the largest packet by LTTng's own `.idx` packet indexes, plus the header lookahead and one
+/// inflate step).
+#[test]
+fn entries_are_held_compressed_and_streams_a_packet_at_a_time() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    for file in ["clr-only.trace.zip", "netcoreapp31.trace.zip"] {
+        let path = shared.join("traces/lttng").join(file);
+        let Ok(zip) = std::fs::read(&path) else {
+            eprintln!("skipping: {} not found", path.display());
+            continue;
+        };
+        let entries = zip_entries(&zip);
+        let ust = |e: &&ZipEntry| e.name.contains("/ust/") && !e.name.ends_with('/');
+        let ctf_entry = |e: &&ZipEntry| gcscope_core::ctf::is_ctf_entry(&e.name);
+        let held: usize = entries
+            .iter()
+            .filter(ust)
+            .filter(ctf_entry)
+            .map(|e| e.data.len())
+            .sum();
+        let inflated: usize = entries
+            .iter()
+            .filter(ust)
+            .filter(ctf_entry)
+            .map(|e| contents(e).len())
+            .sum();
+        // The `.idx` files: a 16-byte header (magic, version, entry length), then per packet its
+        // offset, packet size and content size in bits (big-endian).
+        let mut largest = Vec::new();
+        for e in entries
+            .iter()
+            .filter(ust)
+            .filter(|e| e.name.ends_with(".idx"))
+        {
+            let idx = contents(e);
+            assert_eq!(idx[..4], [0xc1, 0xf1, 0xdc, 0xc1], "{}", e.name);
+            let len = u32::from_be_bytes(idx[12..16].try_into().unwrap()) as usize;
+            let max = idx[16..]
+                .chunks_exact(len)
+                .map(|p| u64::from_be_bytes(p[8..16].try_into().unwrap()) / 8)
+                .max()
+                .unwrap();
+            largest.push(max as usize);
+        }
+        assert!(!largest.is_empty());
+
+        let mut r = TraceReader::new();
+        for c in zip.chunks(7919) {
+            r.push(c, &mut |_| {}).unwrap();
+        }
+        assert_eq!(r.buffered_bytes(), held, "{file}: held as stored");
+        r.finish(&mut |_| {}).unwrap();
+        let ctf = r.ctf().unwrap();
+        assert_eq!(ctf.stream_bytes(), r.stats().trace_bytes);
+        assert!(
+            ctf.skipped_bytes() > 0,
+            "{file}: the kernel trace is passed over"
+        );
+        let bound: usize = largest.iter().map(|p| p + 64 * 1024 + (1 << 20)).sum();
+        eprintln!(
+            "{file}: held {held} B (inflated {inflated} B), windows at most {} B, bound {bound} B",
+            ctf.window_peak()
+        );
+        assert!(
+            ctf.window_peak() <= bound,
+            "{file}: windows {}",
+            ctf.window_peak()
+        );
+        assert!(ctf.window_peak() >= largest.iter().sum::<usize>().min(inflated) / 2);
+    }
+}

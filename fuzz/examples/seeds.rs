@@ -233,17 +233,22 @@ fn ctf_seeds(dir: &Path, out: &Path, n: &mut usize) {
         let Ok(zipped) = std::fs::read(dir.join(name)) else {
             continue;
         };
-        let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+        // Each entry as the container gives it (its naming chunk, then its bytes, which may be
+        // raw deflate), then its contents.
+        let mut given: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
         let mut u = Unwrapper::new();
         let _ = u.push(&zipped, &mut |d| {
             if d.starts_with(gcscope_core::ctf::ENTRY_MAGIC) {
-                let path = &d[gcscope_core::ctf::ENTRY_MAGIC.len()..];
-                entries.push((String::from_utf8_lossy(path).into_owned(), Vec::new()));
-            } else if let Some(e) = entries.last_mut() {
+                given.push((d.to_vec(), Vec::new()));
+            } else if let Some(e) = given.last_mut() {
                 e.1.extend_from_slice(d);
             }
             Ok(())
         });
+        let entries: Vec<(String, Vec<u8>)> = given
+            .iter()
+            .filter_map(|(h, b)| gcscope_core::ctf::entry_contents(h, b, 64 << 20).ok())
+            .collect();
         let find = |suffix: &str| {
             entries
                 .iter()

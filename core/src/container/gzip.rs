@@ -1,8 +1,8 @@
 //! gzip (RFC 1952) members, streamed: header, raw deflate, 8-byte trailer. Concatenated members are
 //! decoded one after another, as `gunzip` does.
 
-use super::inflate::Inflater;
 use crate::error::{Error, Result};
+use crate::inflate::Inflater;
 use alloc::vec::Vec;
 
 const FHCRC: u8 = 0x02;

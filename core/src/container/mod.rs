@@ -3,7 +3,6 @@
 //! reported as such, with a guess at what it is (a PNG, an ETW .etl, JSON, ...).
 
 mod gzip;
-mod inflate;
 mod sniff;
 mod zip;
 

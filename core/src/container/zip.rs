@@ -10,8 +10,8 @@
 //! handled. CRCs are not verified: damaged deflate data is still caught by the inflater, and damaged
 //! trace bytes by the decoder.
 
-use super::inflate::Inflater;
 use crate::error::{Error, ErrorKind, Result};
+use crate::inflate::Inflater;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -286,9 +286,17 @@ impl ZipReader {
         let ctf = !is_trace && (self.ctf || !self.found) && crate::ctf::is_ctf_entry(&name);
         let selected =
             ctf || companion || (is_trace && !self.found && self.traces.len() == self.want);
+        // A deflated CTF entry whose compressed size is known goes out as it is stored (raw
+        // deflate, tagged): the CTF reader holds every entry until the archive ends, so holding
+        // them compressed bounds its memory by the archive's size, and it inflates each stream
+        // a piece at a time as the merge reads it.
+        let ctf_raw = ctf && method == METHOD_DEFLATE && csize > 0;
         if ctf {
             self.ctf = true;
             let mut h = crate::ctf::ENTRY_MAGIC.to_vec();
+            if ctf_raw {
+                h.extend_from_slice(crate::ctf::DEFLATE_TAG);
+            }
             h.extend_from_slice(name.as_bytes());
             self.ctf_header = Some(h);
         } else {
@@ -324,6 +332,10 @@ impl ZipReader {
             _ if !selected && known.is_some_and(|l| l > 0) => State::Stored {
                 left: known.unwrap_or(0),
                 selected: false,
+            },
+            _ if ctf_raw => State::Stored {
+                left: csize,
+                selected: true,
             },
             METHOD_STORED => match known {
                 Some(left) if left > 0 => State::Stored { left, selected },

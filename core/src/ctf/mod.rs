@@ -19,6 +19,7 @@
 pub mod names;
 pub mod stream;
 pub mod tsdl;
+pub mod window;
 
 use crate::clr;
 use crate::error::{Error, ErrorKind, Result};
@@ -32,9 +33,18 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use stream::{Ctx, Decoded, Names, StreamState};
 use tsdl::{Metadata, Type};
+use window::{Source, Window};
 
 /// The first bytes of the chunk that names a .zip entry of a CTF trace (then the entry's path).
 pub const ENTRY_MAGIC: &[u8] = b"\0gcscope:ctf-entry\0";
+
+/// After [`ENTRY_MAGIC`], before the path: the entry's bytes that follow are its raw deflate data,
+/// as the .zip stores them (no path starts with a NUL).
+pub const DEFLATE_TAG: &[u8] = b"\0deflate\0";
+
+/// Most bytes a `metadata` entry may inflate to (the metadata of the reference traces is well
+/// under 1 MiB): the bound on what a deflate bomb in its place can cost.
+const METADATA_CAP: usize = 64 << 20;
 
 /// `TraceInfo::format` of an LTTng trace.
 pub const FORMAT: &str = "lttng-ctf";
@@ -53,7 +63,21 @@ with dotnet-trace instead (dotnet-trace collect --profile gc-collect -p PID), wh
 
 struct Entry {
     path: String,
+    /// As given: the entry's contents, or its raw deflate data when `deflated`.
     bytes: Vec<u8>,
+    deflated: bool,
+    /// A kernel trace's entry: never read (it holds no runtime event), so not kept.
+    skipped: bool,
+}
+
+impl Entry {
+    fn source(&self) -> Source<'_> {
+        if self.deflated {
+            Source::Deflate(&self.bytes)
+        } else {
+            Source::Plain(&self.bytes)
+        }
+    }
 }
 
 /// One event class's identity and what the consumer wants of it.
@@ -82,6 +106,7 @@ struct Trace {
 struct Cursor {
     trace: usize,
     entry: usize,
+    window: Window,
     state: StreamState,
     current: Option<Decoded>,
     payload: Vec<u8>,
@@ -106,6 +131,15 @@ pub struct Decoder {
     classes: u64,
     /// Process ids whose name event went out.
     named: Vec<u32>,
+    /// Bytes of the trace: the entries given as they are, and the deflated ones inflated (as far
+    /// as they were read: the metadata whole, the streams by the merge).
+    stream_bytes: u64,
+    /// Of those, the kernel trace's entries', passed over unread.
+    skipped_bytes: u64,
+    /// Bytes the metadata entries inflated to.
+    metadata_inflated: u64,
+    /// Most bytes the streams' windows held (the sum of each one's most).
+    window_peak: usize,
 }
 
 impl Default for Decoder {
@@ -131,6 +165,10 @@ impl Decoder {
             discarded: 0,
             classes: 0,
             named: Vec::new(),
+            stream_bytes: 0,
+            skipped_bytes: 0,
+            metadata_inflated: 0,
+            window_peak: 0,
         }
     }
 
@@ -140,17 +178,33 @@ impl Decoder {
 
     /// A chunk that starts with [`ENTRY_MAGIC`]: the next bytes are this entry's.
     pub fn begin_entry(&mut self, header: &[u8]) {
-        let path = String::from_utf8_lossy(header.get(ENTRY_MAGIC.len()..).unwrap_or(&[]));
+        let rest = header.get(ENTRY_MAGIC.len()..).unwrap_or(&[]);
+        let (deflated, name) = match rest.strip_prefix(DEFLATE_TAG) {
+            Some(name) => (true, name),
+            None => (false, rest),
+        };
+        let path = String::from_utf8_lossy(name).into_owned();
+        let skipped = is_kernel_entry(&path);
         self.entries.push(Entry {
-            path: path.into_owned(),
+            path,
             bytes: Vec::new(),
+            deflated,
+            skipped,
         });
     }
 
     /// Bytes of the current entry.
     pub fn push(&mut self, data: &[u8]) -> Result<()> {
         match self.entries.last_mut() {
+            Some(e) if e.skipped => {
+                self.skipped_bytes += data.len() as u64;
+                self.stream_bytes += data.len() as u64;
+                Ok(())
+            }
             Some(e) => {
+                if !e.deflated {
+                    self.stream_bytes += data.len() as u64;
+                }
                 e.bytes.extend_from_slice(data);
                 Ok(())
             }
@@ -158,11 +212,29 @@ impl Decoder {
         }
     }
 
+    /// Bytes of the trace read so far: the entries as stored, the deflated ones as far as they
+    /// were inflated (`DecodeStats::trace_bytes`).
+    pub fn stream_bytes(&self) -> u64 {
+        self.stream_bytes + self.metadata_inflated
+    }
+
+    /// Most bytes the streams' windows held at once while merging (a bound: the sum of each
+    /// stream's most), besides the entries as given ([`buffered_bytes`](Self::buffered_bytes)).
+    pub fn window_peak(&self) -> usize {
+        self.window_peak
+    }
+
+    /// Bytes of the kernel trace's entries, passed over unread.
+    pub fn skipped_bytes(&self) -> u64 {
+        self.skipped_bytes
+    }
+
     pub fn info(&self) -> Option<&TraceInfo> {
         self.info.as_ref()
     }
 
-    /// Bytes held: the entries, until the archive ends.
+    /// Bytes held: the entries as given (compressed, where the .zip deflated them), until the
+    /// archive ends.
     pub fn buffered_bytes(&self) -> usize {
         self.entries.iter().map(|e| e.bytes.len()).sum()
     }
@@ -194,6 +266,7 @@ impl Decoder {
     }
 
     pub fn update_stats(&self, stats: &mut DecodeStats) {
+        stats.trace_bytes = self.stream_bytes();
         stats.events = self.events;
         stats.filtered_events = self.filtered;
         stats.blocks = self.packets;
@@ -213,7 +286,7 @@ impl Decoder {
         let mut first_error: Option<Error> = None;
         for (mi, m) in entries.iter().enumerate() {
             let (dir, base) = split_path(&m.path);
-            if base != "metadata" {
+            if base != "metadata" || m.skipped {
                 continue;
             }
             let trace = match self.load_trace(m) {
@@ -232,6 +305,7 @@ impl Decoder {
                     cursors.push(Cursor {
                         trace: ti,
                         entry: ci,
+                        window: Window::new(&c.source()),
                         state: StreamState::default(),
                         current: None,
                         payload: Vec::new(),
@@ -313,6 +387,10 @@ impl Decoder {
             self.packets += c.state.packets;
             self.packets_exact += c.state.packets_exact;
             self.discarded += c.state.discarded;
+            if entries[c.entry].deflated {
+                self.stream_bytes += c.window.stream_bytes(&entries[c.entry].source());
+            }
+            self.window_peak += c.window.peak;
         }
         if let Some(e) = first_error {
             return Err(e);
@@ -387,8 +465,16 @@ impl Decoder {
     }
 
     /// Parses a `metadata` entry; None for a trace that is not user space (the kernel's).
-    fn load_trace(&self, m: &Entry) -> Result<Option<Trace>> {
-        let text = tsdl::depacketize(&m.bytes)?;
+    fn load_trace(&mut self, m: &Entry) -> Result<Option<Trace>> {
+        let inflated;
+        let bytes = if m.deflated {
+            inflated = inflate_capped(&m.bytes, METADATA_CAP)?;
+            self.metadata_inflated += inflated.len() as u64;
+            &inflated[..]
+        } else {
+            &m.bytes[..]
+        };
+        let text = tsdl::depacketize(bytes)?;
         let md = tsdl::parse(&text)?;
         let ust = md
             .env("domain")
@@ -491,14 +577,20 @@ fn advance(c: &mut Cursor, traces: &[Trace], entries: &[Entry]) -> Result<()> {
         index: &t.index,
         packed: &t.packed,
     };
-    let bytes = &entries[c.entry].bytes;
+    let src = entries[c.entry].source();
     let want = |decl: usize| t.classes.get(decl).is_some_and(|k| k.deliver || k.is_half);
     loop {
         let mut d = c.current.take().unwrap_or_default();
-        match c
-            .state
-            .next_event(&cx, bytes, &mut d, &mut c.payload, &want)
-        {
+        let read = c.window.next(
+            &src,
+            &mut c.state,
+            &cx,
+            &mut d,
+            &mut c.payload,
+            &want,
+            false,
+        );
+        match read {
             Ok(Some(())) => {}
             Ok(None) => return Ok(()),
             Err(e) => {
@@ -514,17 +606,77 @@ fn advance(c: &mut Cursor, traces: &[Trace], entries: &[Entry]) -> Result<()> {
             continue;
         }
         if let Some(half) = class.second_half {
-            let saved = c.state.at;
-            match c
-                .state
-                .next_event(&cx, bytes, &mut c.peek, &mut c.peek_payload, &want)
-            {
+            let saved = (c.state.at, c.state.packets, c.state.packets_exact);
+            let peek = c.window.next(
+                &src,
+                &mut c.state,
+                &cx,
+                &mut c.peek,
+                &mut c.peek_payload,
+                &want,
+                true,
+            );
+            match peek {
                 Ok(Some(())) if c.peek.decl == half => c.payload.extend_from_slice(&c.peek_payload),
-                _ => c.state.at = saved,
+                _ => (c.state.at, c.state.packets, c.state.packets_exact) = saved,
             }
         }
         c.current = Some(d);
         return Ok(());
+    }
+}
+
+/// A kernel trace's entry (a `kernel` folder of an LTTng session, outside any `ust` folder).
+fn is_kernel_entry(path: &str) -> bool {
+    let (dir, _) = split_path(path);
+    dir.split('/').any(|c| c == "kernel") && !dir.split('/').any(|c| c == "ust")
+}
+
+/// Raw deflate `raw`, whole, refusing to grow past `cap` bytes.
+fn inflate_capped(raw: &[u8], cap: usize) -> Result<Vec<u8>> {
+    let mut inf = crate::inflate::Inflater::new();
+    let mut out = Vec::new();
+    let mut used = 0;
+    while used < raw.len() {
+        let end = (used + 1024).min(raw.len());
+        let (n, done) = inf.feed(&raw[used..end], used as u64, &mut |d| {
+            if out.len() + d.len() > cap {
+                return Err(Error::new(
+                    0,
+                    ErrorKind::Unsupported(format!(
+                        "CTF metadata larger than {} MiB inflated",
+                        cap >> 20
+                    )),
+                ));
+            }
+            out.extend_from_slice(d);
+            Ok(())
+        })?;
+        used += n;
+        if done {
+            return Ok(out);
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    Err(Error::truncated(
+        out.len() as u64,
+        "the zip entry's deflate data",
+    ))
+}
+
+/// The contents of a CTF entry as [`Decoder::begin_entry`] and [`Decoder::push`] were given it
+/// (`header`, then `bytes`): its path and its bytes, inflated where they came deflated. For tools
+/// that take a trace apart (the fuzzing seeds); inflating stops at `cap` bytes.
+pub fn entry_contents(header: &[u8], bytes: &[u8], cap: usize) -> Result<(String, Vec<u8>)> {
+    let rest = header.get(ENTRY_MAGIC.len()..).unwrap_or(&[]);
+    match rest.strip_prefix(DEFLATE_TAG) {
+        Some(name) => Ok((
+            String::from_utf8_lossy(name).into_owned(),
+            inflate_capped(bytes, cap)?,
+        )),
+        None => Ok((String::from_utf8_lossy(rest).into_owned(), bytes.to_vec())),
     }
 }
 

@@ -129,45 +129,42 @@ pub struct Ctx<'m> {
 }
 
 impl StreamState {
-    /// Reads the next event of `bytes` (the whole stream) into `d`, its payload (ETW layout) into
-    /// `payload` when `want(decl)` says so. None at the end of the stream.
-    pub fn next_event(
-        &mut self,
-        cx: &Ctx<'_>,
-        bytes: &[u8],
-        d: &mut Decoded,
-        payload: &mut Vec<u8>,
-        want: &dyn Fn(usize) -> bool,
-    ) -> Result<Option<()>> {
-        let md = cx.md;
-        let total = bytes.len() as u64 * 8;
-        loop {
-            if !self.at.in_packet {
-                if self.at.pos >= total {
-                    return Ok(None);
-                }
-                self.open_packet(cx, bytes)?;
-                continue;
-            }
-            let header_align = md
-                .streams
-                .get(self.at.stream_class)
-                .and_then(|s| s.event_header)
-                .map_or(8, |t| align_of(&md.types, t, 0));
-            let next = align_up(self.at.pos, header_align as u64);
-            if next >= self.at.content_end {
-                if self.at.pos == self.at.content_end {
-                    self.packets_exact += 1;
-                }
-                self.at.pos = self.at.packet_end;
-                self.at.in_packet = false;
-                continue;
-            }
-            return self.event(cx, bytes, d, payload, want).map(Some);
+    /// In an open packet whose events are all read: moves to the packet's end and closes it.
+    /// Returns whether a packet is still open (an event lies ahead in it).
+    pub fn event_ahead(&mut self, cx: &Ctx<'_>) -> bool {
+        if !self.at.in_packet {
+            return false;
         }
+        let header_align = cx
+            .md
+            .streams
+            .get(self.at.stream_class)
+            .and_then(|s| s.event_header)
+            .map_or(8, |t| align_of(&cx.md.types, t, 0));
+        let next = align_up(self.at.pos, header_align as u64);
+        if next >= self.at.content_end {
+            if self.at.pos == self.at.content_end {
+                self.packets_exact += 1;
+            }
+            self.at.pos = self.at.packet_end;
+            self.at.in_packet = false;
+            return false;
+        }
+        true
     }
 
-    fn open_packet(&mut self, cx: &Ctx<'_>, bytes: &[u8]) -> Result<()> {
+    /// Moves every position back by `bits` (the bytes before them were dropped from the buffer
+    /// the positions index). Only between packets, when no position lies inside one.
+    pub fn rebase(&mut self, bits: u64) {
+        self.at.pos -= bits.min(self.at.pos);
+        self.at.content_end = self.at.content_end.saturating_sub(bits);
+        self.at.packet_end = self.at.packet_end.saturating_sub(bits);
+    }
+
+    /// Opens the packet at the current position: its header and context. `bytes` must hold the
+    /// whole packet; where they end first, the error is a truncation and `at.packet_end` says
+    /// where the packet ends.
+    pub fn open_packet(&mut self, cx: &Ctx<'_>, bytes: &[u8]) -> Result<()> {
         let md = cx.md;
         let start = self.at.pos;
         if !start.is_multiple_of(8) {
@@ -216,6 +213,7 @@ impl StreamState {
             return Err(Error::malformed(start / 8, "CTF stream: packet size"));
         };
         if packet_end > total {
+            self.at.packet_end = packet_end;
             return Err(Error::truncated(bytes.len() as u64, "CTF packet"));
         }
         if self.at.pos > content_end {
@@ -234,7 +232,10 @@ impl StreamState {
         Ok(())
     }
 
-    fn event(
+    /// Reads the event ahead in the open packet (see [`event_ahead`](Self::event_ahead)) into `d`,
+    /// its payload (ETW layout) into `payload` when `want(decl)` says so. `bytes` hold the stream
+    /// from bit 0 of the positions to at least the packet's end.
+    pub fn next_event(
         &mut self,
         cx: &Ctx<'_>,
         bytes: &[u8],

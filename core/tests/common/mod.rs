@@ -72,29 +72,47 @@ pub fn count_events(bytes: &[u8]) -> (BTreeMap<String, u64>, DecodeStats) {
     (counts, stats)
 }
 
-/// A .zip of stored (uncompressed) entries, written from the format (APPNOTE 4.3.7): local headers
-/// then a central directory. CRCs are left zero: gcscope does not check them.
+/// A .zip of `entries` (name, contents), each stored as it is.
 pub fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    zip(entries, false)
+}
+
+/// A .zip of `entries` (name, contents), each deflated (miniz_oxide, level 6), sizes in the local
+/// headers.
+pub fn deflated_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    zip(entries, true)
+}
+
+/// Written from the format (APPNOTE 4.3.7): local headers, then a central directory. CRCs are left
+/// zero: gcscope does not check them.
+fn zip(entries: &[(&str, &[u8])], deflate: bool) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
-    for (name, data) in entries {
+    for (name, contents) in entries {
+        let packed;
+        let (method, data): (u8, &[u8]) = if deflate {
+            packed = miniz_oxide::deflate::compress_to_vec(contents, 6);
+            (8, &packed)
+        } else {
+            (0, contents)
+        };
         let offset = out.len() as u32;
         let mut h = Vec::new();
         h.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        h.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // version, flags, method, time, date
+        h.extend_from_slice(&[20, 0, 0, 0, method, 0, 0, 0, 0, 0]); // version, flags, method, time, date
         h.extend_from_slice(&0u32.to_le_bytes()); // crc
         h.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        h.extend_from_slice(&(contents.len() as u32).to_le_bytes());
         h.extend_from_slice(&(name.len() as u16).to_le_bytes());
         h.extend_from_slice(&0u16.to_le_bytes());
         h.extend_from_slice(name.as_bytes());
         out.extend_from_slice(&h);
         out.extend_from_slice(data);
         central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        central.extend_from_slice(&[20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        central.extend_from_slice(&[20, 0, 20, 0, 0, 0, method, 0, 0, 0, 0, 0]);
         central.extend_from_slice(&0u32.to_le_bytes());
         central.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        central.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        central.extend_from_slice(&(contents.len() as u32).to_le_bytes());
         central.extend_from_slice(&(name.len() as u16).to_le_bytes());
         central.extend_from_slice(&[0; 12]);
         central.extend_from_slice(&offset.to_le_bytes());
