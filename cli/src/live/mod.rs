@@ -7,6 +7,7 @@
 //! StopTracing on a second connection from another thread while this one goes on reading: the
 //! runtime writes the rundown into the stream before it answers, and then ends the stream.
 
+pub mod http;
 pub mod reverse;
 pub mod signals;
 
