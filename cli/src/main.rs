@@ -147,8 +147,9 @@ enum Command {
         gcscope serve --pid 4242                   prints the URL to open\n  \
         gcscope serve --pid 4242 --port 8080 -o app.nettrace\n\n\
         The server listens on 127.0.0.1 only; its URL holds a random token, and a request without\n\
-        it gets 403. Ctrl-C or --duration ends the session; its .nettrace stays downloadable until\n\
-        a second Ctrl-C. Exit status: 0 stopped; 4 not a .NET process; 5 permission denied; 6 the\n\
+        it gets 403. Open it: the app's live tab shows each GC as it ends. Stop in the app, Ctrl-C\n\
+        or --duration ends the session; its .nettrace stays downloadable until a second Ctrl-C.\n\
+        Exit status: 0 stopped; 4 not a .NET process; 5 permission denied; 6 the\n\
         process exited during the session; 2 no app files; 1 other errors.")]
     Serve(serve::Opts),
     /// Print a shell completion script

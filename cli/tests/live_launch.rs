@@ -239,7 +239,7 @@ fn serve(pid: u32, dist: &std::path::Path) -> (std::process::Child, u16, String)
     let err = lines(s.stderr.take().expect("stderr"));
     let mut seen = Vec::new();
     assert!(
-        wait_for(&err, "?trace=trace.nettrace", &mut seen, 30),
+        wait_for(&err, "?live=stream", &mut seen, 30),
         "serve: {seen:?}"
     );
     let url = seen
@@ -297,12 +297,7 @@ fn serve_net9() {
         403,
         "another Host"
     );
-    let (code, head, body) = http(
-        port,
-        "GET",
-        &format!("/{token}/?trace=trace.nettrace"),
-        &host,
-    );
+    let (code, head, body) = http(port, "GET", &format!("/{token}/?live=stream"), &host);
     assert_eq!((code, body.as_slice()), (200, &page[..]));
     assert!(
         !head

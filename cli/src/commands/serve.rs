@@ -1,9 +1,9 @@
 //! `gcscope serve --pid P`: a live session of a running process, served to a browser on this
-//! machine (`live::http`): the app's files, the session's bytes as they come (`stream`) and the
-//! bytes so far as a file (`trace.nettrace`, which the printed URL opens in the app with
-//! `?trace=`). Ctrl-C, `--duration` or `POST stop` ends the session; the whole .nettrace then stays
-//! downloadable from the same address (and is written to `-o FILE` when given) until a second
-//! Ctrl-C ends gcscope.
+//! machine (`live::http`): the app's files, the session's bytes as they come (`stream`, which the
+//! printed URL's `?live=stream` makes the app read: its live tab) and the bytes so far as a file
+//! (`trace.nettrace`). The app's Stop (`POST stop`), Ctrl-C or `--duration` ends the session; the
+//! whole .nettrace then stays downloadable from the same address (and is written to `-o FILE`
+//! when given) until a second Ctrl-C ends gcscope.
 //!
 //! The app's files come from a folder (`--dist`), not from inside the binary: the CLI builds and
 //! tests without the wasm toolchain, and a new build of the app needs no new build of the CLI.
@@ -92,9 +92,9 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
         o.duration,
         &mut |s| {
             eprintln!(
-                "gcscope serve: pid {} session started (CollectTracing{}); open the session so far \
-                 (reload for newer GCs):\n  {base}?trace=trace.nettrace\nthe stream as it comes: \
-                 {base}stream\nCtrl-C (or POST {base}stop) ends the session",
+                "gcscope serve: pid {} session started (CollectTracing{}); open the live tab:\n  \
+                 {base}?live=stream\nthe trace so far: {base}trace.nettrace; the stream: \
+                 {base}stream\nStop in the app, Ctrl-C or POST {base}stop ends the session",
                 o.pid, s.version
             );
             if let Some(n) = &s.fell_back {
