@@ -28,20 +28,23 @@ use gcscope_core::gc::GcModel;
 
 use crate::protocol::{Analysis, ToUi, LIVE_BYTES, LIVE_OPEN, MSG_URL};
 
+/// Posts the last rows and the analysis, as for a file: scope, the trace's facts, the process,
+/// its model and insights, when reading started.
+pub(super) type Show = fn(
+    &DedicatedWorkerGlobalScope,
+    &Analysis,
+    Option<u32>,
+    GcModel,
+    InsightsBuilder,
+    f64,
+) -> Result<(), String>;
+
 /// How the messages go out: the decoding worker's own functions, handed in by its loop (which
 /// dispatches to this module), so that this module does not import it back.
 #[derive(Clone, Copy)]
 pub(super) struct Posting {
     pub post: fn(&DedicatedWorkerGlobalScope, &ToUi),
-    /// The last rows and the analysis, as for a file.
-    pub show: fn(
-        &DedicatedWorkerGlobalScope,
-        &Analysis,
-        Option<u32>,
-        GcModel,
-        InsightsBuilder,
-        f64,
-    ) -> Result<(), String>,
+    pub show: Show,
 }
 
 /// No chunk for this long is a pause between the runtime's flushes.
@@ -91,7 +94,7 @@ fn after(scope: &DedicatedWorkerGlobalScope, ms: i32) -> Promise {
 async fn run(scope: &DedicatedWorkerGlobalScope, url: &str, out: Posting) -> Result<(), String> {
     let started = js_sys::Date::now();
     let fetch = Reflect::get(scope, &"fetch".into())
-        .and_then(|f| f.dyn_into::<Function>().map_err(Into::into))
+        .and_then(|f| f.dyn_into::<Function>())
         .map_err(|e| js_err("no fetch", e))?;
     let resp = fetch
         .call1(scope, &url.into())
