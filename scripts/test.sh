@@ -71,6 +71,9 @@ step "live sessions: ps, collect and watch attached to the four runtimes"
 # The runtimes are cached now (the native tests above skip these on an empty cache); about 12 s,
 # the test binary built by the native tests.
 cargo test -p gcscope-cli --test live_cmds
+step "live sessions: collect -- CMD (reverse connect) and serve on the cached runtimes"
+# About 6 s: three launched workloads, one that never connects (.NET Core 3.1), two serve sessions.
+cargo test -p gcscope-cli --test live_launch
 
 step "wasm tests in headless Chromium"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \

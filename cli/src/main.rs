@@ -18,7 +18,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use commands::{
     allocs, budgets, collect, compare, counters, datas, events, findings, gcs, handles, heap,
-    latency, memory, pins, ps, reasons, roots, stacks, summary, suspensions, watch,
+    latency, memory, pins, ps, reasons, roots, serve, stacks, summary, suspensions, watch,
 };
 
 /// gcscope: .NET GC trace analysis (nettrace / netperf / ETW .etl, zipped or gzipped)
@@ -127,7 +127,8 @@ enum Command {
     /// Record a running .NET process's GC events into a .nettrace (no .NET SDK needed)
     #[command(after_help = "Examples:\n  \
         gcscope collect --pid 4242 --duration 30s -o app.nettrace\n  \
-        gcscope collect --pid 4242 --profile gc-verbose -o app.nettrace   stacks, ticks, rundown\n\n\
+        gcscope collect --pid 4242 --profile gc-verbose -o app.nettrace   stacks, ticks, rundown\n  \
+        gcscope collect -o app.nettrace -- dotnet app.dll   from the process's start (.NET 5+)\n\n\
         Ctrl-C or --duration stops the session cleanly: the file is complete. Exit status: 0\n\
         stopped; 4 not a .NET process (no diagnostics socket); 5 permission denied; 6 the\n\
         process exited during the session (the file holds everything it wrote); 1 other errors.")]
@@ -141,6 +142,16 @@ enum Command {
         0 stopped (Ctrl-C, --count, --duration, a closed stdout); 4 not a .NET process; 5\n\
         permission denied; 6 the process exited first; 1 other errors.")]
     Watch(watch::Opts),
+    /// Serve a running .NET process's live session and the app to a browser on this machine
+    #[command(after_help = "Examples:\n  \
+        gcscope serve --pid 4242                   prints the URL to open\n  \
+        gcscope serve --pid 4242 --port 8080 -o app.nettrace\n\n\
+        The server listens on 127.0.0.1 only; its URL holds a random token, and a request without\n\
+        it gets 403. Open it: the app's live tab shows each GC as it ends. Stop in the app, Ctrl-C\n\
+        or --duration ends the session; its .nettrace stays downloadable until a second Ctrl-C.\n\
+        Exit status: 0 stopped; 4 not a .NET process; 5 permission denied; 6 the\n\
+        process exited during the session; 2 no app files; 1 other errors.")]
+    Serve(serve::Opts),
     /// Print a shell completion script
     /// A .gcdump heap snapshot: totals and types with retained bytes; roots, paths, diff
     #[command(after_help = "Examples:\n  \
@@ -225,6 +236,7 @@ fn main() -> ExitCode {
         Command::Ps(o) => return live_exit(ps::run(o)),
         Command::Collect(o) => return live_exit(collect::run(o)),
         Command::Watch(o) => return live_exit(watch::run(o)),
+        Command::Serve(o) => return live_exit(serve::run(o)),
         Command::Heap(o) => heap::run(o),
         Command::Completions { shell } => {
             let mut out = Vec::new();

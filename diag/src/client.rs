@@ -17,9 +17,21 @@ fn request(
     id: u8,
     payload: &[u8],
 ) -> Result<(Vec<u8>, Conn), Error> {
+    let conn = ep.connect()?;
+    exchange(conn, name, set, id, payload)
+}
+
+/// Sends one command on `conn` (a new connection, or one a runtime opened to us and advertised
+/// itself on) and reads the reply, as [`request`].
+pub(crate) fn exchange(
+    mut conn: Conn,
+    name: &'static str,
+    set: u8,
+    id: u8,
+    payload: &[u8],
+) -> Result<(Vec<u8>, Conn), Error> {
     let msg = protocol::message(set, id, payload)
         .ok_or_else(|| Error::Protocol(format!("the {name} command is too large")))?;
-    let mut conn = ep.connect()?;
     conn.write_all(&msg)?;
     let mut h = [0u8; protocol::HEADER_LEN];
     read_exact(&mut conn, &mut h, name)?;
@@ -104,13 +116,21 @@ pub struct Started {
 /// Starts an EventPipe session: CollectTracing3, or CollectTracing2 where the runtime does not
 /// know it (before .NET 9; CollectTracing2 has no stackwalk switch, so stacks are then on).
 pub fn start(ep: &Endpoint, config: &SessionConfig) -> Result<Started, Error> {
-    let try_version = |v: u8| {
+    start_with(&mut || ep.connect(), config)
+}
+
+/// [`start`] over connections from `connect`: each command takes a fresh one.
+pub(crate) fn start_with(
+    connect: &mut dyn FnMut() -> Result<Conn, Error>,
+    config: &SessionConfig,
+) -> Result<Started, Error> {
+    let mut try_version = |v: u8| {
         let (id, name) = match v {
             3 => (protocol::EVENTPIPE_COLLECT3, "CollectTracing3"),
             _ => (protocol::EVENTPIPE_COLLECT2, "CollectTracing2"),
         };
         let payload = protocol::collect_payload(config, v);
-        request(ep, name, protocol::SET_EVENTPIPE, id, &payload)
+        exchange(connect()?, name, protocol::SET_EVENTPIPE, id, &payload)
     };
     let (version, (body, conn), fell_back) = match try_version(3) {
         Ok(r) => (3, r, None),

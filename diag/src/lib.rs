@@ -4,6 +4,8 @@
 //! - [`protocol`]: the messages as bytes (header, strings, CollectTracing payloads, ProcessInfo).
 //! - [`endpoint`]: where a process listens (socket names, containers, Windows' pipe), connecting.
 //! - [`client`]: the commands: ProcessInfo (2, then 1), CollectTracing (3, then 2), StopTracing.
+//! - [`reverse`]: reverse connect, the runtime connecting to us (`DOTNET_DiagnosticPorts`),
+//!   ResumeRuntime.
 //!
 //! The protocol's facts are in docs/reference/formats.md ("Diagnostics IPC"); why this crate sits
 //! beside core rather than in the CLI is in docs/design/architecture.md ("Live sessions").
@@ -11,13 +13,15 @@
 pub mod client;
 pub mod endpoint;
 pub mod protocol;
+pub mod reverse;
 
 use std::io;
 use std::path::PathBuf;
 
 pub use client::{process_info, start, stop, Session, Started};
 pub use endpoint::{find, list, Endpoint};
-pub use protocol::{ProcessInfo, Provider, SessionConfig};
+pub use protocol::{Advertise, ProcessInfo, Provider, SessionConfig};
+pub use reverse::Listener;
 
 /// What went wrong talking to a process; each kind has its own exit status in the CLI.
 #[derive(Debug)]

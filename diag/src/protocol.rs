@@ -17,6 +17,37 @@ pub const EVENTPIPE_COLLECT3: u8 = 0x04;
 
 pub const PROCESS_INFO: u8 = 0x00;
 pub const PROCESS_INFO2: u8 = 0x04;
+/// ResumeRuntime: a runtime suspended at startup (a `suspend` diagnostic port) goes on.
+pub const PROCESS_RESUME: u8 = 0x01;
+
+/// What a runtime writes first on each connection it opens to a tool (reverse connect): the
+/// magic `ADVR_V1` and its NUL, the runtime instance's cookie (16 bytes), its pid (u64) and two
+/// reserved bytes.
+pub const ADVERTISE_MAGIC: &[u8; 8] = b"ADVR_V1\0";
+pub const ADVERTISE_LEN: usize = 34;
+
+/// A runtime's advertise message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advertise {
+    /// The runtime instance's cookie, as hex (as [`ProcessInfo::cookie`]).
+    pub cookie: String,
+    pub pid: u64,
+}
+
+/// Reads an advertise message.
+pub fn parse_advertise(b: &[u8; ADVERTISE_LEN]) -> Result<Advertise, String> {
+    if &b[..8] != ADVERTISE_MAGIC {
+        return Err("the runtime's connection does not start with the ADVR_V1 magic".into());
+    }
+    let mut c = Cursor::new(&b[8..]);
+    let cookie = c
+        .bytes(16, "runtime cookie")?
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let pid = c.u64("process id")?;
+    Ok(Advertise { cookie, pid })
+}
 
 /// Reply ids (command set [`SET_SERVER`]).
 pub const REPLY_OK: u8 = 0x00;
@@ -303,6 +334,18 @@ mod tests {
         let v3 = collect_payload(&c, 3);
         assert_eq!(v3.len(), v2.len() + 1);
         assert_eq!(&v3[..10], &[0, 1, 0, 0, 1, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn advertise_from_raw_bytes() {
+        let mut b = [0u8; ADVERTISE_LEN];
+        b[..8].copy_from_slice(b"ADVR_V1\0");
+        b[8..24].copy_from_slice(&[0x5a; 16]);
+        b[24..32].copy_from_slice(&4242u64.to_le_bytes());
+        let a = parse_advertise(&b).unwrap();
+        assert_eq!((a.pid, a.cookie.as_str()), (4242, "5a".repeat(16).as_str()));
+        b[0] = b'X';
+        assert!(parse_advertise(&b).is_err());
     }
 
     #[test]

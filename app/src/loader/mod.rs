@@ -17,6 +17,7 @@ use crate::state::rows::append_batch;
 use crate::state::view_state;
 use crate::state::{AppState, Unreachable};
 
+pub mod live;
 pub mod other;
 pub mod stacks;
 pub mod worker_client;

@@ -198,6 +198,13 @@ pub const MODE_DECODE_ONLY: &str = "decode";
 /// `{ mode: "stacks", blob?, request }`: the stacks worker (`worker::stacks`) reads `blob` (the
 /// first time) and answers `request` (postcard bytes of a `stacks::StacksRequest`).
 pub const MODE_STACKS: &str = "stacks";
+/// `{ mode: "live", url }`: the worker reads a live session's stream from `url` (`gcscope
+/// serve`), posting each GC as it ends (`worker::stream`), and besides the messages above a plain
+/// `{ live_open, live_bytes }` after each read: the GCs in progress, the bytes read.
+pub const MODE_LIVE: &str = "live";
+pub const MSG_URL: &str = "url";
+pub const LIVE_OPEN: &str = "live_open";
+pub const LIVE_BYTES: &str = "live_bytes";
 pub const MSG_REQUEST: &str = "request";
 /// UI -> worker: how many workers may decode the file, this one included (1: it alone), and the
 /// ports (transferred) of the part workers the page started for it, one each (`worker::parts`).

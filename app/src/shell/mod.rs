@@ -12,6 +12,7 @@ use crate::views;
 use crate::widgets::export::download;
 
 mod keys;
+mod live;
 mod loading;
 mod notices;
 mod offline;
@@ -29,6 +30,11 @@ pub fn App() -> impl IntoView {
     if let Some(url) = app.vs.get_untracked().compare {
         loader::other::fetch_and_open(app, url);
     }
+    // `?live=ADDRESS`: a session `gcscope serve` streams (read before the address is rewritten).
+    if let Some(address) = loader::live::asked() {
+        loader::live::open(app, address);
+    }
+    let live_session = loader::live::active();
     address_bar::keep_in_step(app, views::normalize);
     // `?pid=` (the process picker, Back and Forward) switches the process shown.
     loader::follow_process(app);
@@ -154,6 +160,7 @@ pub fn App() -> impl IntoView {
             </header>
             <main>
                 <offline::UpdateBanner ready=update_ready />
+                <live::LiveBar />
                 {move || app.error.get().map(|msg| view! { <div id="error" class="error" role="alert">{msg}</div> })}
                 <notices::Unreachable />
                 <notices::ZipEntries />
@@ -161,7 +168,7 @@ pub fn App() -> impl IntoView {
                 {move || app.loading.get().map(|(name, p)| view! { <loading::Loading name=name progress=p /> })}
                 {move || if has_data.get() {
                     view! { <Results /> }.into_any()
-                } else if idle.get() {
+                } else if idle.get() && !live_session {
                     view! { <start::StartPage samples=samples /> }.into_any()
                 } else {
                     ().into_any()

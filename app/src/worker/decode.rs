@@ -30,8 +30,8 @@ use super::processes::{Encoded, Facts, Kept, KEEP_BYTES};
 use crate::protocol::processes::{Processes, LISTED};
 use crate::protocol::{
     Analysis, Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS,
-    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_PART, MODE_STACKS, MSG_BLOB,
-    MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
+    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_LIVE, MODE_PART, MODE_STACKS,
+    MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
 };
 
 /// Minimum interval between progress messages.
@@ -98,6 +98,22 @@ pub fn run_worker() {
                 });
                 post(&reply, &answer);
             });
+            return;
+        }
+        if js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
+            .ok()
+            .and_then(|m| m.as_string())
+            .is_some_and(|m| m == MODE_LIVE)
+        {
+            // A live session's stream (see `super::stream`), posted as a file's messages are.
+            super::stream::serve(
+                &reply,
+                &data,
+                super::stream::Posting {
+                    post,
+                    show: show_live,
+                },
+            );
             return;
         }
         wasm_bindgen_futures::spawn_local(async move {
@@ -585,6 +601,18 @@ fn show(
         _ => post(scope, &done),
     }
     Ok(())
+}
+
+/// [`show`] for a live stream (`super::stream`): its rows went out as they closed.
+fn show_live(
+    scope: &DedicatedWorkerGlobalScope,
+    base: &Analysis,
+    pid: Option<u32>,
+    model: GcModel,
+    insights: InsightsBuilder,
+    started: f64,
+) -> Result<(), String> {
+    show(scope, base, pid, model, insights, Vec::new(), None, started)
 }
 
 /// The analysis of process `pid`: the trace's facts, its model (without rows: they went in

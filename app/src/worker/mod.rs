@@ -17,6 +17,8 @@ mod part;
 mod parts;
 #[cfg(target_arch = "wasm32")]
 mod pool;
+#[cfg(target_arch = "wasm32")]
+mod stream;
 
 #[cfg(target_arch = "wasm32")]
 pub use decode::run_worker;

@@ -18,6 +18,7 @@ pub mod pins;
 pub mod ps;
 pub mod reasons;
 pub mod roots;
+pub mod serve;
 pub mod stacks;
 pub mod summary;
 pub mod suspensions;

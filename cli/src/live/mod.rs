@@ -7,10 +7,12 @@
 //! StopTracing on a second connection from another thread while this one goes on reading: the
 //! runtime writes the rundown into the stream before it answers, and then ends the stream.
 
+pub mod http;
+pub mod reverse;
 pub mod signals;
 
 use std::io::Read;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -125,6 +127,9 @@ enum Chunk {
     End(Option<std::io::Error>),
 }
 
+/// Sends StopTracing for a session id, however the session's process is reached.
+pub type Stopper = Arc<dyn Fn(u64) -> Result<(), gcscope_diag::Error> + Send + Sync>;
+
 /// Runs a session until it stops: the consumer gets the stream's bytes and its pauses.
 pub fn run(
     ep: &Endpoint,
@@ -136,6 +141,23 @@ pub fn run(
     signals::install();
     let started = gcscope_diag::start(ep, config).map_err(|e| failure(&e))?;
     on_start(&started);
+    let ep = ep.clone();
+    run_started(
+        started,
+        Arc::new(move |id| gcscope_diag::stop(&ep, id)),
+        duration,
+        consume,
+    )
+}
+
+/// [`run`] for a session already started; `stopper` sends its StopTracing.
+pub fn run_started(
+    started: gcscope_diag::Started,
+    stopper: Stopper,
+    duration: Option<Duration>,
+    consume: &mut dyn FnMut(Feed<'_>) -> Flow,
+) -> Result<Outcome, Failure> {
+    signals::install();
     let mut notes: Vec<String> = Vec::new();
     let id = started.session.id;
     let mut stream = started.session.stream;
@@ -173,7 +195,7 @@ pub fn run(
                 || duration.is_some_and(|d| t0.elapsed() >= d));
         if want_stop {
             stop_sent = Some(Instant::now());
-            stop_result = Some(send_stop(ep, id));
+            stop_result = Some(send_stop(&stopper, id));
         }
         if let Some(at) = stop_sent {
             if at.elapsed() > STOP_WAIT || signals::interrupts() > interrupts_at_start + 1 {
@@ -187,7 +209,7 @@ pub fn run(
                 unreleased = true;
                 if consume(Feed::Data(&d)) == Flow::Stop && stop_sent.is_none() {
                     stop_sent = Some(Instant::now());
-                    stop_result = Some(send_stop(ep, id));
+                    stop_result = Some(send_stop(&stopper, id));
                 }
             }
             Ok(Chunk::End(err)) => {
@@ -205,7 +227,7 @@ pub fn run(
                     unreleased = false;
                     if consume(Feed::Pause) == Flow::Stop && stop_sent.is_none() {
                         stop_sent = Some(Instant::now());
-                        stop_result = Some(send_stop(ep, id));
+                        stop_result = Some(send_stop(&stopper, id));
                     }
                 }
             }
@@ -230,11 +252,11 @@ pub fn run(
 
 /// StopTracing from a thread of its own: its reply comes only once the stream has the rundown,
 /// which this thread's caller is reading.
-fn send_stop(ep: &Endpoint, id: u64) -> mpsc::Receiver<Result<(), gcscope_diag::Error>> {
+fn send_stop(stopper: &Stopper, id: u64) -> mpsc::Receiver<Result<(), gcscope_diag::Error>> {
     let (tx, rx) = mpsc::channel();
-    let ep = ep.clone();
+    let stopper = stopper.clone();
     thread::spawn(move || {
-        let _ = tx.send(gcscope_diag::stop(&ep, id));
+        let _ = tx.send(stopper(id));
     });
     rx
 }

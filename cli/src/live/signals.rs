@@ -14,6 +14,11 @@ pub fn summary_requests() -> usize {
     SUMMARY_REQUESTS.load(Ordering::SeqCst)
 }
 
+/// Counts as a Ctrl-C: `serve`'s Stop button stops the session as Ctrl-C does.
+pub fn interrupt() {
+    INTERRUPTS.fetch_add(1, Ordering::SeqCst);
+}
+
 /// How many SIGINT/SIGTERM have come since [`install`].
 pub fn interrupts() -> usize {
     INTERRUPTS.load(Ordering::SeqCst)

@@ -1,0 +1,166 @@
+//! A live session (`gcscope serve`): the page opened with `?live=ADDRESS` reads that address, the
+//! session's stream, in a decoding worker of its own (`worker::stream`). Each GC reaches the table
+//! as it ends, and the views, which read the rows, grow with it; the worker's status (GCs in
+//! progress, bytes read) goes into a [`Live`] context for the live bar; when the stream ends (Stop,
+//! Ctrl-C in gcscope, the process exiting) the analysis follows as for a file. The addresses are
+//! resolved against the page's base, so that `stream`, `stop` and `trace.nettrace` are the ones
+//! under `gcscope serve`'s token.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, MessageEvent, Url, Worker};
+
+use super::worker_client::{decode_envelope, spawn_worker, JobEvent};
+use crate::protocol::{ToUi, LIVE_BYTES, LIVE_OPEN, MODE_LIVE, MSG_MODE, MSG_URL};
+use crate::state::AppState;
+
+/// What the live bar shows.
+#[derive(Clone, Copy)]
+pub struct Live {
+    /// GCs in progress (begun, not ended) at the last read.
+    pub open: RwSignal<u32>,
+    pub bytes: RwSignal<f64>,
+    /// The stream ended: the session is over and its trace complete.
+    pub ended: RwSignal<bool>,
+    /// Stop was pressed.
+    pub stopping: RwSignal<bool>,
+}
+
+struct Job {
+    _worker: Worker,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
+}
+
+thread_local! {
+    static JOB: RefCell<Option<Job>> = const { RefCell::new(None) };
+}
+
+/// The `live` parameter of the address the page was opened at.
+pub fn asked() -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("live="))
+        .map(|v| {
+            percent_encoding::percent_decode_str(&v.replace('+', " "))
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .filter(|v| !v.is_empty())
+}
+
+/// An address of the server's, resolved against the page's base (its token's folder).
+pub fn resolve(name: &str) -> Option<String> {
+    let base = web_sys::window()?.document()?.base_uri().ok()??;
+    Url::new_with_base(name, &base).ok().map(|u| u.href())
+}
+
+/// Whether the page shows a live session.
+pub fn active() -> bool {
+    use_context::<Live>().is_some()
+}
+
+/// Opens the live session at `address` (relative to the page) and provides its [`Live`] context.
+pub fn open(app: AppState, address: String) {
+    let live = Live {
+        open: RwSignal::new(0),
+        bytes: RwSignal::new(0.0),
+        ended: RwSignal::new(false),
+        stopping: RwSignal::new(false),
+    };
+    provide_context(live);
+    super::clear(app, "live.nettrace".into(), 0.0);
+    app.loading.set(None);
+    let Some(url) = resolve(&address) else {
+        app.error.set(Some(format!("{address}: not an address")));
+        return;
+    };
+    if let Err(e) = start(app, live, url) {
+        app.error
+            .set(Some(format!("cannot start the decoding worker: {e:?}")));
+    }
+}
+
+fn start(app: AppState, live: Live, url: String) -> Result<(), JsValue> {
+    let worker = spawn_worker()?;
+    let w = worker.clone();
+    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
+        let data = msg.data();
+        if let Some(open) = js_sys::Reflect::get(&data, &LIVE_OPEN.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+        {
+            live.open.set(open as u32);
+            if let Some(b) = js_sys::Reflect::get(&data, &LIVE_BYTES.into())
+                .ok()
+                .and_then(|v| v.as_f64())
+            {
+                live.bytes.set(b);
+            }
+            return;
+        }
+        if let Some(reason) = js_sys::Reflect::get(&data, &"boot_failed".into())
+            .ok()
+            .and_then(|r| r.as_string())
+        {
+            super::on_job_event(app, JobEvent::Crashed(reason));
+            return;
+        }
+        match decode_envelope(&data) {
+            Ok(ToUi::Ready) => {
+                let request = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&request, &MSG_MODE.into(), &MODE_LIVE.into());
+                let _ = js_sys::Reflect::set(&request, &MSG_URL.into(), &url.as_str().into());
+                let _ = w.post_message(&request);
+            }
+            Ok(m @ ToUi::Gcs { .. }) => {
+                super::on_job_event(app, JobEvent::Message(m));
+                // Each GC as it ends: a live session's rows come a few at a time.
+                app.gcs.notify();
+            }
+            Ok(m @ ToUi::Done(_)) => {
+                live.ended.set(true);
+                live.open.set(0);
+                super::on_job_event(app, JobEvent::Message(m));
+                app.loading.set(None);
+            }
+            Ok(m) => super::on_job_event(app, JobEvent::Message(m)),
+            Err(e) => super::on_job_event(app, JobEvent::Crashed(e)),
+        }
+    });
+    let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |e: ErrorEvent| {
+        e.prevent_default();
+        super::on_job_event(app, JobEvent::Crashed(e.message()));
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    JOB.with(|j| {
+        *j.borrow_mut() = Some(Job {
+            _worker: worker,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    });
+    Ok(())
+}
+
+/// Asks the server to end the session (`POST stop`); the stream then ends with the rundown.
+pub fn stop(live: Live) {
+    let (Some(w), Some(url)) = (web_sys::window(), resolve("stop")) else {
+        return;
+    };
+    live.stopping.set(true);
+    let init = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&init, &"method".into(), &"POST".into());
+    let fetch = js_sys::Reflect::get(&w, &"fetch".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(f) = fetch {
+        let _ = f.call2(&w, &url.as_str().into(), &init);
+    }
+}

@@ -1,0 +1,362 @@
+//! `gcscope collect -- CMD` (reverse connect) and `gcscope serve --pid P` against real runtimes
+//! from tools/tracegen's cache, running its `live` workload (tools/tracegen/live.sh), whose own
+//! output is the truth (see live_cmds.rs). Each runtime skips, saying so, when it is not cached.
+//!
+//! Reverse connect: gcscope starts the workload suspended, so the file holds every GC of the
+//! process, 1 to the runtime's own `GC.CollectionCount(0)` at its end, and the stream is complete.
+//! .NET Core 3.1 never connects (reverse connect is .NET 5 and later): exit status 4.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn lines(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+fn wait_for(rx: &mpsc::Receiver<String>, what: &str, seen: &mut Vec<String>, secs: u64) -> bool {
+    let end = Instant::now() + Duration::from_secs(secs);
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(l) => {
+                let hit = l.contains(what);
+                seen.push(l);
+                if hit {
+                    return true;
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+/// Whether tools/tracegen has `rt` cached (live.sh exits 3 at once when not).
+fn cached(rt: &str) -> bool {
+    let o = Command::new(root().join("tools/tracegen/live.sh"))
+        .args([rt, "/dev/null"])
+        .env("GCSCOPE_LIVE_GCS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run live.sh");
+    if o.status.code() == Some(3) {
+        eprintln!(
+            "skipping {rt}: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        );
+        return false;
+    }
+    true
+}
+
+fn reverse_on(rt: &str) {
+    if !cached(rt) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gcscope-reverse-{rt}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let oracle = dir.join("oracle.json");
+    let file = dir.join("launched.nettrace");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gcscope"))
+        .args(["collect", "-o", file.to_str().expect("path"), "--"])
+        .arg(root().join("tools/tracegen/live.sh"))
+        .args([rt, oracle.to_str().expect("path")])
+        .env("GCSCOPE_LIVE_GCS", "6")
+        .env("GCSCOPE_LIVE_EVERY_MS", "20")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gcscope collect --");
+    let out = lines(c.stdout.take().expect("stdout"));
+    let err = lines(c.stderr.take().expect("stderr"));
+    let mut seen = Vec::new();
+    // The workload's `ready` comes only after the session started and the runtime resumed.
+    assert!(
+        wait_for(&out, "ready", &mut seen, 60),
+        "{rt}: the launched workload did not start: {seen:?} {:?}",
+        err.try_iter().collect::<Vec<_>>()
+    );
+    c.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"go\n")
+        .expect("go");
+    let status = c.wait().expect("collect");
+    let errs: Vec<String> = err.try_iter().collect();
+    assert_eq!(status.code(), Some(0), "{rt}: collect --: {errs:?}");
+    assert!(
+        errs.iter().any(|l| l.contains("exited (exit status: 0)")),
+        "{rt}: {errs:?}"
+    );
+    let o: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&oracle).expect("oracle")).expect("oracle JSON");
+    let total = o["collection_count"]["gen0"].as_u64().expect("count") as u32;
+    let bytes = std::fs::read(&file).expect("the file");
+    let mut reader = gcscope_core::TraceReader::new();
+    reader.push(&bytes, &mut |_| {}).expect("the file reads");
+    reader.finish(&mut |_| {}).expect("the file is complete");
+    let model = gcscope_core::gc::analyze(&bytes).expect("model");
+    let numbers: Vec<u32> = model
+        .gcs
+        .iter()
+        .filter(|g| g.complete)
+        .map(|g| g.number)
+        .collect();
+    assert_eq!(
+        numbers,
+        (1..=total).collect::<Vec<_>>(),
+        "{rt}: the file's GCs are every GC of the process"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reverse_connect_net8() {
+    reverse_on("net8.0");
+}
+
+#[test]
+fn reverse_connect_net9() {
+    reverse_on("net9.0");
+}
+
+#[test]
+fn reverse_connect_net10() {
+    reverse_on("net10.0");
+}
+
+/// .NET Core 3.1 knows no DOTNET_DiagnosticPorts: it runs, never connects, exits; gcscope says
+/// so with exit status 4.
+#[test]
+fn reverse_connect_needs_net5() {
+    if !cached("netcore3.1") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gcscope-reverse-31-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gcscope"))
+        .args(["collect", "-o"])
+        .arg(dir.join("x.nettrace"))
+        .arg("--")
+        .arg(root().join("tools/tracegen/live.sh"))
+        .args(["netcore3.1", "/dev/null"])
+        .env("GCSCOPE_LIVE_GCS", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gcscope");
+    let out = lines(c.stdout.take().expect("stdout"));
+    assert!(wait_for(&out, "ready", &mut Vec::new(), 60));
+    c.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"go\n")
+        .expect("go");
+    let o = c.wait_with_output().expect("collect");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("before its runtime connected"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One HTTP/1.1 request to 127.0.0.1:`port`: the status code, the headers and the body (chunked
+/// bodies joined), read to the connection's end.
+fn http(port: u16, method: &str, path: &str, host: &str) -> (u16, String, Vec<u8>) {
+    use std::io::Read;
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    write!(
+        c,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n"
+    )
+    .expect("send");
+    let mut raw = Vec::new();
+    c.read_to_end(&mut raw).expect("read");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("headers end");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut body = raw[split + 4..].to_vec();
+    let code: u16 = head[9..12].parse().expect("status");
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        let mut out = Vec::new();
+        let mut rest = &body[..];
+        loop {
+            let eol = rest
+                .windows(2)
+                .position(|w| w == b"\r\n")
+                .expect("chunk size");
+            let n = usize::from_str_radix(std::str::from_utf8(&rest[..eol]).expect("hex"), 16)
+                .expect("chunk size");
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&rest[eol + 2..eol + 2 + n]);
+            rest = &rest[eol + 4 + n..];
+        }
+        body = out;
+    }
+    (code, head, body)
+}
+
+/// A `gcscope serve` on `pid` with the app folder `dist`: the child, its port and token.
+fn serve(pid: u32, dist: &std::path::Path) -> (std::process::Child, u16, String) {
+    let mut s = Command::new(env!("CARGO_BIN_EXE_gcscope"))
+        .args([
+            "serve",
+            "--pid",
+            &pid.to_string(),
+            "--exit-when-done",
+            "--dist",
+        ])
+        .arg(dist)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gcscope serve");
+    let err = lines(s.stderr.take().expect("stderr"));
+    let mut seen = Vec::new();
+    assert!(
+        wait_for(&err, "?live=stream", &mut seen, 30),
+        "serve: {seen:?}"
+    );
+    let url = seen
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("http://127.0.0.1:"))
+        .expect("the URL");
+    let (port, rest) = url.split_once('/').expect("port/token");
+    let token = rest.split('/').next().expect("token").to_string();
+    std::thread::spawn(move || for _ in err.iter() {});
+    (s, port.parse().expect("port"), token)
+}
+
+/// `serve` on .NET 9: the token, the Host check and the app's file; Stop ends a session with a
+/// complete stream; a second session's stream decodes to every GC the workload made after it
+/// attached.
+#[test]
+fn serve_net9() {
+    let rt = "net9.0";
+    if !cached(rt) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gcscope-serve-{}", std::process::id()));
+    let dist = dir.join("dist");
+    std::fs::create_dir_all(&dist).expect("temp dir");
+    let page = b"<!doctype html><title>gcscope test page</title>";
+    std::fs::write(dist.join("index.html"), page).expect("index.html");
+    let oracle = dir.join("oracle.json");
+    let mut w = Command::new(root().join("tools/tracegen/live.sh"))
+        .args([rt, oracle.to_str().expect("path")])
+        .env("GCSCOPE_LIVE_GCS", "6")
+        .env("GCSCOPE_LIVE_EVERY_MS", "100")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("live.sh");
+    let out = lines(w.stdout.take().expect("stdout"));
+    let mut wl = Vec::new();
+    assert!(wait_for(&out, "ready", &mut wl, 60), "{rt}: {wl:?}");
+
+    // First session: the checks, then Stop.
+    let (mut s, port, token) = serve(w.id(), &dist);
+    let host = format!("127.0.0.1:{port}");
+    assert_eq!(http(port, "GET", "/", &host).0, 403, "no token");
+    assert_eq!(http(port, "GET", "/index.html", &host).0, 403, "no token");
+    let wrong = "0".repeat(token.len());
+    assert_eq!(
+        http(port, "GET", &format!("/{wrong}/"), &host).0,
+        403,
+        "a wrong token"
+    );
+    assert_eq!(http(port, "GET", &format!("/{wrong}/stream"), &host).0, 403);
+    assert_eq!(
+        http(port, "GET", &format!("/{token}/"), "evil.example:80").0,
+        403,
+        "another Host"
+    );
+    let (code, head, body) = http(port, "GET", &format!("/{token}/?live=stream"), &host);
+    assert_eq!((code, body.as_slice()), (200, &page[..]));
+    assert!(
+        !head
+            .to_ascii_lowercase()
+            .contains("access-control-allow-origin"),
+        "{head}"
+    );
+    assert_eq!(http(port, "GET", &format!("/{token}/../x"), &host).0, 404);
+    let (t2, h2) = (token.clone(), host.clone());
+    let stream = std::thread::spawn(move || http(port, "GET", &format!("/{t2}/stream"), &h2));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(http(port, "POST", &format!("/{token}/stop"), &host).0, 200);
+    let (code, _, bytes) = stream.join().expect("stream");
+    assert_eq!(code, 200);
+    assert_eq!(
+        s.wait().expect("serve").code(),
+        Some(0),
+        "{rt}: serve after Stop"
+    );
+    let mut reader = gcscope_core::TraceReader::new();
+    reader.push(&bytes, &mut |_| {}).expect("the stream reads");
+    reader
+        .finish(&mut |_| {})
+        .expect("the stopped stream is complete");
+
+    // Second session: the GCs, read from the stream as they come; the process exits (status 6).
+    let (s, port, token) = serve(w.id(), &dist);
+    let host = format!("127.0.0.1:{port}");
+    let stream = std::thread::spawn(move || http(port, "GET", &format!("/{token}/stream"), &host));
+    std::thread::sleep(Duration::from_millis(300));
+    w.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"go\n")
+        .expect("go");
+    let (code, _, bytes) = stream.join().expect("stream");
+    assert_eq!(code, 200);
+    assert!(w.wait().expect("workload").success());
+    let o = s.wait_with_output().expect("serve");
+    assert_eq!(
+        o.status.code(),
+        Some(6),
+        "{rt}: serve past the process's end"
+    );
+    let o: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&oracle).expect("oracle")).expect("oracle JSON");
+    let at_go = o["collection_count_at_go"]["gen0"].as_u64().expect("at go") as u32;
+    let total = o["collection_count"]["gen0"].as_u64().expect("count") as u32;
+    let model = gcscope_core::gc::analyze(&bytes).expect("the stream's model");
+    let numbers: Vec<u32> = model
+        .gcs
+        .iter()
+        .filter(|g| g.complete)
+        .map(|g| g.number)
+        .collect();
+    assert_eq!(
+        numbers,
+        (at_go + 1..=total).collect::<Vec<_>>(),
+        "{rt}: the stream's GCs"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,119 @@
+// The live tab: `gcscope serve --pid P` on tools/tracegen's `live` workload (.NET 9), the app opened
+// at the URL it serves with `?live=stream`. The workload prints each GC's number and the wall
+// clock as it ended (its own truth); the test reads the live bar's count as the GCs come, so the
+// latency from a GC's end to the page showing it is measured, then presses Stop: the session ends
+// (the bar says so), the analysis comes, the GC table holds every GC the workload made after the
+// session started, and the trace's download is the session's bytes.
+//
+// Skips, saying so, when the gcscope binary (target/release or target/debug) or the cached .NET 9
+// runtime is missing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { DIST, ENGINE, ROOT, launch, openApp, screenshot } from './harness.mjs';
+
+const GCS = 40;
+const EVERY_MS = 150;
+const BIN = ['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'gcscope')).find((p) => existsSync(p));
+const LIVE_SH = path.join(ROOT, 'tools/tracegen/live.sh');
+
+function whySkip() {
+  if (!BIN) return 'no gcscope binary in target/ (cargo build -p gcscope-cli)';
+  const probe = spawnSync(LIVE_SH, ['net9.0', '/dev/null'], { env: { ...process.env, GCSCOPE_LIVE_GCS: '0' }, input: '\n' });
+  if (probe.status === 3) return `.NET 9 is not cached: ${String(probe.stderr).trim()}`;
+  return false;
+}
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+/** Lines of a child's stream, each with the time it came. */
+function lines(stream) {
+  const got = [];
+  const waiters = [];
+  readline.createInterface({ input: stream }).on('line', (l) => {
+    got.push({ l, at: Date.now() });
+    for (const w of [...waiters]) if (w.re.test(l)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(l); }
+  });
+  return {
+    got,
+    waitFor(re, ms = 60_000) {
+      const hit = got.find((g) => re.test(g.l));
+      if (hit) return Promise.resolve(hit.l);
+      return new Promise((resolve, reject) => {
+        const w = { re, resolve };
+        waiters.push(w);
+        setTimeout(() => reject(new Error(`no line ${re} in ${ms} ms: ${got.map((g) => g.l).join(' | ')}`)), ms);
+      });
+    },
+  };
+}
+
+test('the live tab grows as GCs end; Stop ends the session and offers the trace', { skip: whySkip() }, async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gcscope-live-e2e-'));
+  const oracle = path.join(dir, 'oracle.json');
+  const w = spawn(LIVE_SH, ['net9.0', oracle], {
+    env: { ...process.env, GCSCOPE_LIVE_GCS: String(GCS), GCSCOPE_LIVE_EVERY_MS: String(EVERY_MS) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const wl = lines(w.stdout);
+  let serve;
+  try {
+    await wl.waitFor(/^ready$/);
+    serve = spawn(BIN, ['serve', '--pid', String(w.pid), '--dist', DIST], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const sl = lines(serve.stderr);
+    const url = (await sl.waitFor(/http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]+\/\?live=stream/)).trim();
+    const base = url.slice(0, url.indexOf('?'));
+    const { page, problems } = await openApp(browser, base, '?live=stream');
+    await page.locator('#live-bar').waitFor({ timeout: 60_000 });
+    assert.match(await page.locator('#live-state').textContent(), /Live/);
+    w.stdin.write('go\n');
+
+    // The count the bar shows, polled; the first time each count is seen.
+    const seen = new Map();
+    const deadline = Date.now() + 60_000;
+    let shown = 0;
+    while (shown < 8 && Date.now() < deadline) {
+      const t = await page.locator('#live-counts').textContent();
+      shown = Number(/(\d+) GCs? ended/.exec(t)?.[1] ?? 0);
+      if (!seen.has(shown)) seen.set(shown, Date.now());
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(shown >= 8, `the bar shows ${shown} GCs`);
+    await screenshot(page, 'live-tab');
+    // Latency: a GC's end on the workload's clock to the bar's count reaching it. The GC numbers
+    // count from the first after attaching, as the bar's count does.
+    const ends = wl.got.map((g) => /^gc (\d+) ([\d.]+)$/.exec(g.l)).filter(Boolean).map((m) => Number(m[2]));
+    const lat = [...seen].filter(([n]) => n >= 1 && n <= ends.length).map(([n, at]) => at - ends[n - 1]).sort((a, b) => a - b);
+    console.log(`${ENGINE}: live tab latency from GC end to the bar: median ${lat[lat.length >> 1]?.toFixed(0)} ms, max ${lat[lat.length - 1]?.toFixed(0)} ms over ${lat.length} GCs`);
+
+    await page.locator('#live-stop').click();
+    await page.waitForFunction(() => document.querySelector('#live-bar')?.dataset.ended === 'true', undefined, { timeout: 60_000, polling: 100 });
+    assert.match(await page.locator('#live-state').textContent(), /Session ended/);
+    const ended = Number(/(\d+) GCs? ended/.exec(await page.locator('#live-counts').textContent())?.[1] ?? 0);
+    assert.ok(ended >= shown && ended < GCS, `${ended} GCs when stopped`);
+    // The download is the session's bytes; the CLI reads the same GC count from them.
+    const href = await page.locator('#live-download').getAttribute('href');
+    const bytes = Buffer.from(await page.evaluate(async (u) => {
+      const b = new Uint8Array(await (await fetch(u)).arrayBuffer());
+      return Array.from(b);
+    }, new URL(href, base).href));
+    const file = path.join(dir, 'live.nettrace');
+    writeFileSync(file, bytes);
+    const cli = JSON.parse(spawnSync(BIN, ['summary', file, '--json'], { encoding: 'utf8' }).stdout);
+    const all = cli.rollup.find((r) => r.gen === 'all');
+    assert.equal(all.count, ended, 'the downloaded trace has the GCs the tab shows');
+    await screenshot(page, 'live-tab-ended');
+    assert.deepEqual(problems, []);
+  } finally {
+    serve?.kill('SIGINT');
+    setTimeout(() => serve?.kill('SIGKILL'), 2000).unref();
+    w.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
