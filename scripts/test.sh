@@ -71,6 +71,9 @@ step "live sessions: ps, collect and watch attached to the four runtimes"
 # The runtimes are cached now (the native tests above skip these on an empty cache); about 12 s,
 # the test binary built by the native tests.
 cargo test -p gcscope-cli --test live_cmds
+step "heap snapshots: gcscope gcdump of a known static cache on the four runtimes"
+# About 6 s: one induced-GC heap walk per runtime, read back by gcscope heap.
+cargo test -p gcscope-cli --test gcdump_cmd
 
 step "wasm tests in headless Chromium"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \

@@ -110,14 +110,7 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
         if let Some(e) = cut {
             msg.push_str(&format!(" (the stream broke off: {e})"));
         }
-        return Err((
-            if exited {
-                live::EXIT_PROCESS_EXITED
-            } else {
-                1
-            },
-            msg,
-        ));
+        return Err((if exited { live::EXIT_PROCESS_EXITED } else { 1 }, msg));
     };
     for warning in w.report.warnings() {
         eprintln!("gcscope gcdump: {warning}");

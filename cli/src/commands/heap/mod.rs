@@ -102,7 +102,9 @@ pub(crate) fn heap_walk(bytes: &[u8]) -> Result<Option<HeapWalk>, String> {
     match (walk.finish(info), cut) {
         (Some(mut w), cut) => {
             if let Some(e) = cut {
-                w.report.bad.insert(0, format!("the trace is cut short: {e}"));
+                w.report
+                    .bad
+                    .insert(0, format!("the trace is cut short: {e}"));
                 w.report.bad_events += 1;
             }
             Ok(Some(w))
