@@ -58,9 +58,12 @@ fn gcdump_on(rt: &str) {
     }
 
     let file = dir.join("cache.gcdump");
+    let trace = dir.join("cache.nettrace");
     let out = Command::new(env!("CARGO_BIN_EXE_gcscope"))
         .args(["gcdump", "--pid", &pid.to_string(), "-o"])
         .arg(&file)
+        .arg("--nettrace")
+        .arg(&trace)
         .output()
         .expect("run gcscope gcdump");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -72,14 +75,27 @@ fn gcdump_on(rt: &str) {
         "{rt}: the workload exited after the snapshot"
     );
 
-    // The file reads back through `gcscope heap`, with the cache as constructed.
-    let heap = Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(["heap", "--json"])
-        .arg(&file)
-        .output()
-        .expect("run gcscope heap");
-    assert!(heap.status.success(), "{rt}: heap failed");
-    let v: serde_json::Value = serde_json::from_slice(&heap.stdout).expect("heap JSON");
+    // The file reads back through `gcscope heap`, with the cache as constructed; the session's
+    // events, read as a trace, give the same snapshot.
+    let heap = |path: &std::path::Path| {
+        let heap = Command::new(env!("CARGO_BIN_EXE_gcscope"))
+            .args(["heap", "--json"])
+            .arg(path)
+            .output()
+            .expect("run gcscope heap");
+        assert!(
+            heap.status.success(),
+            "{rt}: heap {} failed",
+            path.display()
+        );
+        serde_json::from_slice::<serde_json::Value>(&heap.stdout).expect("heap JSON")
+    };
+    let v = heap(&file);
+    assert_eq!(
+        heap(&trace),
+        v,
+        "{rt}: the trace's walk and the .gcdump differ"
+    );
     let types = v["types"].as_array().expect("types");
     // The runtime names the nested type by its own name.
     let entry = types

@@ -32,6 +32,9 @@ pub struct Opts {
     /// Give up when the heap walk has not ended after this long (30s, 2m)
     #[arg(long, value_name = "TIME", value_parser = live::parse_duration, default_value = "30s")]
     pub timeout: Duration,
+    /// Also write the session's event stream (the heap walk's events) to this .nettrace
+    #[arg(long, value_name = "FILE")]
+    pub nettrace: Option<String>,
 }
 
 /// The heap-snapshot session: the runtime provider, Verbose, no rundown (the graph needs none).
@@ -55,6 +58,13 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
     let mut reader = TraceReader::new();
     let mut walk = HeapWalkBuilder::new();
     let mut cut = None;
+    let mut raw = match &o.nettrace {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| (1, format!("{p}: {e}")))?,
+        )),
+        None => None,
+    };
+    let mut raw_err: Option<std::io::Error> = None;
     let outcome = live::run(
         &ep,
         &config(),
@@ -68,6 +78,11 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
         &mut |feed| {
             match feed {
                 Feed::Data(d) => {
+                    if let (Some(f), None) = (raw.as_mut(), raw_err.as_ref()) {
+                        if let Err(e) = std::io::Write::write_all(f, d) {
+                            raw_err = Some(e);
+                        }
+                    }
                     if cut.is_none() {
                         if let Err(e) = reader.push(d, &mut |e| walk.on_event(e)) {
                             cut = Some(e);
@@ -86,6 +101,12 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
     )?;
     if cut.is_none() {
         cut = reader.finish(&mut |e| walk.on_event(e)).err();
+    }
+    if let (Some(f), Some(p)) = (raw.take(), &o.nettrace) {
+        let flushed = f.into_inner().map_err(|e| e.into_error()).map(|_| ());
+        if let Some(e) = raw_err.or(flushed.err()) {
+            return Err((1, format!("{p}: {e}")));
+        }
     }
     for n in &outcome.notes {
         eprintln!("gcscope gcdump: {n}");
