@@ -65,7 +65,9 @@ pub fn run(opts: &Opts) -> Result<(), String> {
 pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
     if gcscope_core::container::is_heap_snapshot(&bytes) == Some(false) {
-        let walk = heap_walk(&bytes).map_err(|e| format!("'{path}': {e}"))?;
+        let walk = heap_walk(&bytes).map_err(|e| {
+            format!("'{path}' is neither a .gcdump heap snapshot nor an event trace: {e}")
+        })?;
         let Some(walk) = walk else {
             return Err(format!(
                 "'{path}' holds no heap walk: it is neither a .gcdump heap snapshot nor a trace \
