@@ -74,6 +74,9 @@ cargo test -p gcscope-cli --test live_cmds
 step "live sessions: collect -- CMD (reverse connect) and serve on the cached runtimes"
 # About 6 s: three launched workloads, one that never connects (.NET Core 3.1), two serve sessions.
 cargo test -p gcscope-cli --test live_launch
+step "heap snapshots: gcscope gcdump of a known static cache on the four runtimes"
+# About 6 s: one induced-GC heap walk per runtime, read back by gcscope heap.
+cargo test -p gcscope-cli --test gcdump_cmd
 
 step "wasm tests in headless Chromium"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \

@@ -133,6 +133,15 @@ enum Command {
         stopped; 4 not a .NET process (no diagnostics socket); 5 permission denied; 6 the\n\
         process exited during the session (the file holds everything it wrote); 1 other errors.")]
     Collect(collect::Opts),
+    /// Take a heap snapshot (.gcdump) of a running .NET process, as dotnet-gcdump does
+    #[command(after_help = "Examples:\n  \
+        gcscope gcdump --pid 4242 -o app.gcdump\n  \
+        gcscope heap app.gcdump                     types by retained bytes\n\n\
+        The runtime induces a blocking gen2 GC and walks the heap during it; the process goes on\n\
+        running. Exit status: 0 written; 4 not a .NET process (no diagnostics socket); 5\n\
+        permission denied; 6 the process exited before the walk ended; 1 other errors (no walk\n\
+        within --timeout).")]
+    Gcdump(live::gcdump::Opts),
     /// One line per GC of a running .NET process as it ends, then a pause summary
     #[command(after_help = "Examples:\n  \
         gcscope watch --pid 4242\n  \
@@ -235,6 +244,7 @@ fn main() -> ExitCode {
         Command::Datas(o) => datas::run(o),
         Command::Ps(o) => return live_exit(ps::run(o)),
         Command::Collect(o) => return live_exit(collect::run(o)),
+        Command::Gcdump(o) => return live_exit(live::gcdump::run(o)),
         Command::Watch(o) => return live_exit(watch::run(o)),
         Command::Serve(o) => return live_exit(serve::run(o)),
         Command::Heap(o) => heap::run(o),

@@ -14,8 +14,9 @@
 //!   LTTng streams the CTF reader holds compressed.
 //! - [`ticks`] (tier 1): the allocation ticks' special case: the [`Consumer`] a reader is for, and
 //!   the ticks an `Event` carries already decoded, one or a batch.
-//! - [`heap`] (tier 2): heap snapshots (.gcdump): the graph, its exact dominator tree, retained
-//!   bytes by type, root categories, paths to roots, generations, and two snapshots' diff.
+//! - [`heap`] (tier 2): heap snapshots (.gcdump, read and written, or a trace's heap walk): the
+//!   graph, its exact dominator tree, retained bytes by type, root categories, paths to roots,
+//!   generations, and two snapshots' diff.
 //! - [`sink`] (tier 2): what a format decoder hands the reader: the `Sink` and [`DecodeStats`].
 //! - [`sort`] (tier 2): time order per sequence-point region, within a memory budget; the tick lane.
 //! - [`stacks`] (tier 2): call stacks: each distinct stack interned once, the methods their

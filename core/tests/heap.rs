@@ -582,3 +582,41 @@ fn a_static_cache_retains_its_entries_by_construction() {
         ]
     );
 }
+
+/// The writer against dotnet-gcdump's own layout: a dotnet-gcdump file read and written again
+/// has the same bytes before the node table (header, graph type, types) and after the addresses
+/// (flags, multipliers, process facts, interop region, creation tool, end), all but the three
+/// stream offsets at the very end, and its node table and blob decode to the same graph.
+#[test]
+fn a_dotnet_gcdump_file_written_again_keeps_its_layout() {
+    let Some(orig) = read("gcdumpanalyze-test1.gcdump") else {
+        return;
+    };
+    let g = read_gcdump(&orig).expect("read");
+    let ours = gcscope_core::heap::write_gcdump(&g);
+    let i32_at = |b: &[u8], o: usize| i32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+    // The node table starts where the type table ends (its count is the node count): the first
+    // place the files can differ. A wrong find would misplace the comparisons below.
+    let n = g.node_count();
+    let node_table = (100..orig.len() - 4)
+        .find(|&o| orig[o..].starts_with(&(n as i32).to_le_bytes()))
+        .expect("node table");
+    assert_eq!(ours[..node_table], orig[..node_table]);
+    let blob_len_at = node_table + 4 + 4 * n;
+    let addr_end = |b: &[u8]| blob_len_at + 4 + i32_at(b, blob_len_at) as usize + 4 + 8 * n;
+    let (a, b) = (addr_end(&orig), addr_end(&ours));
+    assert_eq!(ours[b - 8 * n..b], orig[a - 8 * n..a], "addresses");
+    assert_eq!(
+        ours[b..ours.len() - 12],
+        orig[a..orig.len() - 12],
+        "the tail"
+    );
+    let back = read_gcdump(&ours).expect("read ours");
+    assert_eq!(back.types, g.types);
+    assert_eq!(back.node_type, g.node_type);
+    assert_eq!(back.node_size, g.node_size);
+    assert_eq!(back.edge_start, g.edge_start);
+    assert_eq!(back.edges, g.edges);
+    assert_eq!(back.undefined, g.undefined);
+    assert_eq!(back.info, g.info);
+}

@@ -565,6 +565,33 @@ class Finalizable
     ~Finalizable() { if (state.Length == 4) Interlocked.Increment(ref Count); }
 }
 
+// `heap-cache` (not in Names: it waits for its stdin): a heap with known retention for
+// `gcscope gcdump` (cli/tests/gcdump_cmd.rs). A static array holds Count entries, each the only
+// holder of a Size-byte array; it prints `ready`, then waits for a line on stdin and exits.
+public static class HeapCache
+{
+    public const int Count = 10000;
+    public const int Size = 4096;
+    public sealed class Entry
+    {
+        public readonly int Id;
+        public readonly byte[] Data;
+        public Entry(int id) { Id = id; Data = new byte[Size]; Data[0] = (byte)id; }
+    }
+    public static Entry[] Entries;
+
+    public static void Hold()
+    {
+        Entries = new Entry[Count];
+        for (int i = 0; i < Count; i++) Entries[i] = new Entry(i);
+        GC.Collect();
+        Console.WriteLine("ready");
+        Console.Out.Flush();
+        Console.In.ReadLine();
+        GC.KeepAlive(Entries);
+    }
+}
+
 // ------------------------------------------------------------------ workloads
 public static class Workloads
 {
@@ -578,6 +605,7 @@ public static class Workloads
         switch (name)
         {
             case "live": Live(); return true;
+            case "heap-cache": HeapCache.Hold(); return true;
             case "wks-nonconcurrent": Generational(new Rng(11), 900000); return true;
             case "wks-concurrent": Background(); return true;
             case "server": Server(); return true;

@@ -4,7 +4,9 @@
 # default, so gcscope attaches to it. It prints `ready`, waits for a line on stdin, then makes
 # GCSCOPE_LIVE_GCS induced GCs (see Workloads.cs).
 #
-#   usage: tools/tracegen/live.sh RUNTIME ORACLE.json     (RUNTIME: netcore3.1 net8.0 net9.0 net10.0)
+#   usage: tools/tracegen/live.sh RUNTIME ORACLE.json [WORKLOAD]
+#          (RUNTIME: netcore3.1 net8.0 net9.0 net10.0; WORKLOAD: live (the default) or heap-cache,
+#          the static cache cli/tests/gcdump_cmd.rs takes a snapshot of)
 #
 # Uses the runtimes tools/tracegen/generate.sh caches in TRACEGEN_WORK (default /tmp/gcscope-tracegen)
 # and exits 3 when the runtime is not there; it builds Workloads.exe (and the .NET 10 re-bundle) into
@@ -13,6 +15,7 @@
 set -euo pipefail
 RT="${1:?usage: $0 RUNTIME ORACLE.json}"
 ORACLE="${2:?usage: $0 RUNTIME ORACLE.json}"
+WL="${3:-live}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WORK="${TRACEGEN_WORK:-/tmp/gcscope-tracegen}"
 B="$WORK/live-build"
@@ -53,11 +56,11 @@ if [ "$RT" = netcore3.1 ]; then P=COMPlus_; else P=DOTNET_; fi
 export DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${P}GCgen0size=0x200000" "${P}GCGen0MaxBudget=0x300000" "${P}gcConcurrent=0"
 cd "$WORK"
 case "$RT" in
-netcore3.1) exec "$DOTNET31" "$B/Workloads.exe" live "$ORACLE" ;;
-net10.0) exec "$B/net10-workloads" live "$ORACLE" ;;
+netcore3.1) exec "$DOTNET31" "$B/Workloads.exe" "$WL" "$ORACLE" ;;
+net10.0) exec "$B/net10-workloads" "$WL" "$ORACLE" ;;
 *)
     host="$HOST8"; [ "$RT" = net9.0 ] && host="$HOST9"
-    export DOTNET_STARTUP_HOOKS="$B/Workloads.exe" GCSCOPE_WORKLOAD=live GCSCOPE_ORACLE="$ORACLE"
+    export DOTNET_STARTUP_HOOKS="$B/Workloads.exe" GCSCOPE_WORKLOAD="$WL" GCSCOPE_ORACLE="$ORACLE"
     exec "$host"
     ;;
 esac

@@ -1,5 +1,5 @@
-//! Live sessions over the diagnostics IPC (`gcscope-diag`): the session loop that `collect` and
-//! `watch` share, the profiles, Ctrl-C, and the exit codes a script can tell apart.
+//! Live sessions over the diagnostics IPC (`gcscope-diag`): the session loop that `collect`,
+//! `watch` and `gcdump` ([`gcdump`]) share, the profiles, Ctrl-C, and the exit codes a script can tell apart.
 //!
 //! The loop reads the session's stream on a thread of its own and hands the bytes on as they
 //! come; when no byte has come for [`PAUSE`], it says so, so that a decoder delivers what it
@@ -7,6 +7,7 @@
 //! StopTracing on a second connection from another thread while this one goes on reading: the
 //! runtime writes the rundown into the stream before it answers, and then ends the stream.
 
+pub mod gcdump;
 pub mod http;
 pub mod reverse;
 pub mod signals;

@@ -399,6 +399,12 @@ pub(crate) fn apply(b: &mut ModelBuilder, e: &Event<'_>, decoded: &ClrEvent<'_>)
             b.on_pin_plug(ms, plug.plug_start, plug.plug_end, plug.gap_before_size);
             true
         }
+        ClrEvent::GcBulk(bulk) if bulk.kind == clr::gc::BulkKind::Node => {
+            // Only marks its GC: the walk's figures are the heap snapshot's, not the model's, so
+            // the event does not count among the model's GC events.
+            b.on_heap_walk();
+            false
+        }
         ClrEvent::GcMarkWithType(m) => {
             b.on_mark(m.root_kind.raw(), m.bytes);
             true

@@ -7,7 +7,8 @@ mod roots;
 
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, csv_line, Align, Table};
-use gcscope_core::heap::{Snapshot, TypeRow};
+use gcscope_core::heap::{HeapWalk, HeapWalkBuilder, Snapshot, SnapshotInfo, TypeRow};
+use gcscope_core::TraceReader;
 use serde::Serialize;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -35,7 +36,8 @@ pub enum HeapCommand {
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct TypesOpts {
-    /// The heap snapshot: a .gcdump from dotnet-gcdump, PerfView or Visual Studio
+    /// The heap snapshot: a .gcdump from dotnet-gcdump, PerfView, Visual Studio or `gcscope
+    /// gcdump`, or a trace holding a heap walk (.nettrace, .etl)
     #[arg(value_name = "FILE", required = true)]
     pub file: Option<String>,
     /// Print JSON instead of the table (`nodes`, `edges`, `total_bytes`, `types`)
@@ -58,16 +60,60 @@ pub fn run(opts: &Opts) -> Result<(), String> {
     }
 }
 
-/// Reads a heap snapshot whole (a graph is read at random) and computes its dominator tree.
+/// Reads a heap snapshot whole (a graph is read at random) and computes its dominator tree: a
+/// `.gcdump`, or an event trace holding a heap walk (its first).
 pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
     if gcscope_core::container::is_heap_snapshot(&bytes) == Some(false) {
-        return Err(format!(
-            "'{path}' is not a .gcdump heap snapshot (no FastSerialization GCHeapDump at its \
-             start); for an event trace use `gcscope summary {path}`"
-        ));
+        let walk = heap_walk(&bytes).map_err(|e| {
+            format!("'{path}' is neither a .gcdump heap snapshot nor an event trace: {e}")
+        })?;
+        let Some(walk) = walk else {
+            return Err(format!(
+                "'{path}' holds no heap walk: it is neither a .gcdump heap snapshot nor a trace \
+                 with the GCHeapDump events of an induced GC (`gcscope gcdump --pid P -o \
+                 FILE.gcdump` takes one; for the trace's GCs use `gcscope summary {path}`)"
+            ));
+        };
+        for w in walk.report.warnings() {
+            eprintln!("gcscope: {path}: {w}");
+        }
+        return Ok(Snapshot::new(walk.graph));
     }
     Snapshot::read(&bytes).map_err(|e| format!("'{path}': {e}"))
+}
+
+/// The first heap walk of a trace's bytes (`.nettrace`, `.etl`, zipped or not), if it has one.
+pub(crate) fn heap_walk(bytes: &[u8]) -> Result<Option<HeapWalk>, String> {
+    let mut reader = TraceReader::new();
+    let mut walk = HeapWalkBuilder::new();
+    let mut cut = None;
+    for chunk in bytes.chunks(1 << 20) {
+        if let Err(e) = reader.push(chunk, &mut |e| walk.on_event(e)) {
+            cut = Some(e);
+            break;
+        }
+    }
+    if cut.is_none() {
+        cut = reader.finish(&mut |e| walk.on_event(e)).err();
+    }
+    let info = SnapshotInfo {
+        process_id: reader.info().map_or(0, |i| i.process_id as i32),
+        ..Default::default()
+    };
+    match (walk.finish(info), cut) {
+        (Some(mut w), cut) => {
+            if let Some(e) = cut {
+                w.report
+                    .bad
+                    .insert(0, format!("the trace is cut short: {e}"));
+                w.report.bad_events += 1;
+            }
+            Ok(Some(w))
+        }
+        (None, Some(e)) if reader.info().is_none() => Err(e.to_string()),
+        (None, _) => Ok(None),
+    }
 }
 
 /// Prints the snapshot's warnings (incomplete walks, unreachable bytes) on stderr.

@@ -57,6 +57,15 @@ impl ModelBuilder {
         }
     }
 
+    /// A GCBulkNode event: the GC in progress walks the heap (the first such GC is kept).
+    pub(crate) fn on_heap_walk(&mut self) {
+        if self.process.heap_walk_gc.is_none() {
+            if let Some(c) = self.current() {
+                self.process.heap_walk_gc = Some(self.gcs[c].number);
+            }
+        }
+    }
+
     pub(crate) fn on_allocation_tick(&mut self, bytes: u64, kind: u32) {
         self.has_alloc_ticks = true;
         self.mode.on_verbose_gc();
