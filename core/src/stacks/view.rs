@@ -268,7 +268,7 @@ impl StackSamplesBuilder {
 }
 
 /// The filter of a reader for the stacks ([`crate::Consumer::Stacks`]): the method and module events
-/// ([`super::methods`]) and the events whose stacks are summed.
+/// ([`super::methods`]), an .etl's kernel image events, and the events whose stacks are summed.
 pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
     use crate::clr::ids::{rundown, runtime};
     let wanted = match provider {
@@ -287,6 +287,8 @@ pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
                 | rundown::MODULE_DC_START
                 | rundown::MODULE_DC_END
         ),
+        // An .etl's native images, which name the frames no method covers.
+        super::methods::KERNEL_PROVIDER => super::methods::is_image_event(event_id),
         _ => false,
     };
     if wanted {
@@ -407,6 +409,10 @@ pub struct Frame {
     pub module: Option<String>,
     /// Why no method covers it.
     pub unresolved: Option<Unresolved>,
+    /// Where no method covers it but a native image of an .etl's kernel image events does: the
+    /// address's offset in that image ([`MethodMap::image`]), whose name is `module`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
 }
 
 impl Frame {
@@ -417,6 +423,9 @@ impl Frame {
         let s = match (&self.method, &self.module) {
             (Some(m), Some(module)) => format!("{module}!{m}"),
             (Some(m), None) => m.clone(),
+            (None, Some(module)) if self.offset.is_some() => {
+                format!("{module}+0x{:x}", self.offset.unwrap_or(0))
+            }
             (None, _) => format!("0x{:x}", self.address),
         };
         s.replace(';', ":")
@@ -437,13 +446,18 @@ impl Frames<'_> {
                 method: Some(String::from(name)),
                 module: module.map(String::from),
                 unresolved: None,
+                offset: None,
             },
-            Lookup::Unresolved(why) => Frame {
-                address,
-                method: None,
-                module: None,
-                unresolved: Some(why),
-            },
+            Lookup::Unresolved(why) => {
+                let image = self.methods.image(address);
+                Frame {
+                    address,
+                    method: None,
+                    module: image.map(|(name, _)| String::from(name)),
+                    unresolved: Some(why),
+                    offset: image.map(|(_, off)| off),
+                }
+            }
         }
     }
 
