@@ -3,12 +3,15 @@
 //!
 //! ```text
 //! cargo run --release -p gcscope-core --features encode --example bigtrace -- OUT.nettrace SIZE_MB [--v4] [--seed N]
-//!     [--threads N] [--gc-every-kib N] [--heaps N]
+//!     [--threads N] [--gc-every-kib N] [--heaps N] [--alloc-stacks]
 //! ```
 //! `--heaps 32` makes a server-GC trace with 32 heaps (one GCPerHeapHistory per heap per GC).
 //! `--threads 1 --gc-every-kib 512` makes a GC-dense trace (~100,000 GCs in ~200 MB) for the
 //! viewer's huge-table tests. `--crafted` writes the hostile trace of tiny events without sequence
 //! points instead (`gcscope_core::encode::crafted`), for the ordering buffer's memory bound.
+//! `--alloc-stacks` gives the allocation ticks stacks (300 distinct, 20 to 40 frames) and ends the
+//! trace with the rundown's MethodDCEndVerbose for the methods they pass through, for
+//! `gcscope stacks`' benchmark (docs/performance.md, "Stacks").
 //! Prints a JSON line with what was written (GC count, total pause, events, bytes, seconds).
 
 use std::io::Write;
@@ -20,7 +23,7 @@ use gcscope_core::encode::Flavor;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage =
-        "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N] [--threads N] [--gc-every-kib N] [--heaps N] [--crafted]";
+        "usage: bigtrace OUT.nettrace SIZE_MB [--v4] [--seed N] [--threads N] [--gc-every-kib N] [--heaps N] [--crafted] [--alloc-stacks]";
     let (Some(path), Some(mb)) = (
         args.first(),
         args.get(1).and_then(|s| s.parse::<f64>().ok()),
@@ -38,6 +41,7 @@ fn main() {
         match args[i].as_str() {
             "--v4" => cfg.flavor = Flavor::V4,
             "--crafted" => crafted = true,
+            "--alloc-stacks" => cfg.alloc_stacks = true,
             "--seed" => {
                 i += 1;
                 cfg.seed = args.get(i).and_then(|s| s.parse().ok()).unwrap_or_else(|| {

@@ -118,24 +118,30 @@ impl TraceReader {
 
     /// Keeps the trace's call stacks: each distinct stack interned once ([`crate::stacks`]), and
     /// each delivered event's [`Event::stack`] set. Set it before the first push; off by default.
-    /// EventPipe traces only: an .etl's events come without stacks.
+    /// An .etl's stacks are its StackWalk events and stack trace extended items, matched to their
+    /// events ([`crate::etl::stackwalk`]); an LTTng trace's events come without stacks.
     pub fn set_keep_stacks(&mut self, keep: bool) {
         self.stream.decoder.set_keep_stacks(keep);
+        if let Some(etl) = &mut self.stream.etl {
+            etl.set_keep_stacks(keep);
+        }
     }
 
     /// The stacks read so far, where kept ([`set_keep_stacks`](Self::set_keep_stacks)) and the
-    /// trace is an EventPipe one.
+    /// trace is an EventPipe or ETW one.
     pub fn stacks(&self) -> Option<&crate::stacks::StackTable> {
-        match self.stream.format {
-            Some(Format::Etw) => None,
+        match (&self.stream.format, &self.stream.etl) {
+            (Some(Format::Etw), Some(etl)) => etl.stacks(),
+            (Some(Format::Etw), None) => None,
             _ => self.stream.decoder.stacks(),
         }
     }
 
     /// Takes the stacks read (see [`stacks`](Self::stacks)).
     pub fn take_stacks(&mut self) -> Option<crate::stacks::StackTable> {
-        match self.stream.format {
-            Some(Format::Etw) => None,
+        match (&self.stream.format, &mut self.stream.etl) {
+            (Some(Format::Etw), Some(etl)) => etl.take_stacks(),
+            (Some(Format::Etw), None) => None,
             _ => self.stream.decoder.take_stacks(),
         }
     }
@@ -375,6 +381,12 @@ impl TraceReader {
         self.takes_parts() && self.stream.etl.as_ref().is_some_and(|e| e.splittable())
     }
 
+    /// For [`crate::parts`]: the table an ETW part's stack ids are renumbered into (None: the
+    /// reader keeps no stacks).
+    pub(crate) fn etl_stacks_mut(&mut self) -> Option<&mut crate::stacks::StackTable> {
+        self.stream.etl.as_mut().and_then(|e| e.stacks_mut())
+    }
+
     /// For [`crate::parts`]: see [`etl::Decoder::absorb_catalog`].
     pub(crate) fn absorb_etl_catalog(&mut self, part: &[(etl::catalog::Key, u64)]) -> Vec<u32> {
         match &mut self.stream.etl {
@@ -539,6 +551,7 @@ impl Stream {
         let format = if etl::looks_like_etl(head) {
             let mut d = etl::Decoder::new();
             d.set_filter(self.filter.take());
+            d.set_keep_stacks(self.decoder.stacks().is_some());
             self.etl = Some(Box::new(d));
             Format::Etw
         } else {

@@ -290,8 +290,10 @@ fn render(
     if table.is_empty() {
         s.push_str(
             "The trace has no call stacks. EventPipe records a stack with every event unless the \
-             session turned it off; an ETW trace's stacks (kernel StackWalk events) are not read \
-             yet. See docs/guide/stacks.md for how to capture a trace whose stacks resolve.\n",
+             session turned it off; an ETW trace has them where its providers were enabled with \
+             stacks (the CLR's own ClrStack/Walk events and the kernel's cached stack keys are \
+             not read yet). See docs/guide/stacks.md for how to capture a trace whose stacks \
+             resolve.\n",
         );
         if sums.total_count == 0 {
             return s;

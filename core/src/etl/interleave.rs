@@ -36,6 +36,9 @@ pub struct Held {
     /// Its [`TickDigest`] in [`HeldBuffer::ticks`], made by the part that read the buffer, or
     /// [`crate::sort::NO_TICK`].
     pub tick: u32,
+    /// Its stack's id in the reading's [`crate::stacks::StackTable`] (a part's own, until the
+    /// merge renumbers it), or [`crate::stacks::NO_STACK`] ([`super::stackwalk`]).
+    pub stack: u32,
 }
 
 /// The delivered events of one buffer, their payloads copied together.
@@ -299,6 +302,7 @@ mod tests {
                     payload_start: 0,
                     payload_len: 0,
                     tick: crate::sort::NO_TICK,
+                    stack: 0,
                 },
                 &t.to_le_bytes(),
             );

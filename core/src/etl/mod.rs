@@ -28,11 +28,13 @@ pub mod lz77;
 pub mod names;
 pub mod part;
 pub mod record;
+pub mod stackwalk;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
 use crate::filter::{EventCount, Filter};
 use crate::sink::{DecodeStats, Sink};
+use crate::stacks::StackTable;
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
@@ -172,6 +174,8 @@ pub struct Decoder {
     left_out: Vec<(u32, String)>,
     /// Events the companions read in full say they lost.
     companion_lost: u64,
+    /// The trace's stacks, when kept ([`Decoder::set_keep_stacks`]).
+    stacks: Option<StackTable>,
 }
 
 impl Default for Decoder {
@@ -197,7 +201,33 @@ impl Decoder {
             skipping: false,
             left_out: Vec::new(),
             companion_lost: 0,
+            stacks: None,
         }
+    }
+
+    /// Matches the file's stacks to their events and interns them ([`stackwalk`]): each delivered
+    /// event's [`Event::stack`] is set. Off by default.
+    pub fn set_keep_stacks(&mut self, keep: bool) {
+        match (keep, &self.stacks) {
+            (true, None) => self.stacks = Some(StackTable::new()),
+            (false, Some(_)) => self.stacks = None,
+            _ => {}
+        }
+    }
+
+    /// The stacks read so far (None: not kept).
+    pub fn stacks(&self) -> Option<&StackTable> {
+        self.stacks.as_ref()
+    }
+
+    /// Takes the stacks read (None: not kept).
+    pub fn take_stacks(&mut self) -> Option<StackTable> {
+        self.stacks.take()
+    }
+
+    /// For the merge of parts ([`part`]): the table a part's stack ids are renumbered into.
+    pub(crate) fn stacks_mut(&mut self) -> Option<&mut StackTable> {
+        self.stacks.as_mut()
     }
 
     /// The next bytes are another file of the same trace (PerfView's `.kernel.etl` /
@@ -523,6 +553,7 @@ impl Decoder {
             records,
             self.salvaging,
             &mut held,
+            self.stacks.as_mut(),
         );
         let Decoder {
             window,
@@ -598,13 +629,18 @@ impl Decoder {
 /// counting every record in `catalog` and `counters`. A record that cannot be read ends the buffer
 /// (counted as damaged, unless `salvaging` the cut-off last buffer of the file, whose last record is
 /// cut rather than damaged). The sequential decoder and the parts ([`part`]) both read buffers here.
+/// With `stacks`, the buffer's stacks are matched to its events and interned ([`stackwalk`]).
 pub(crate) fn read_records(
     catalog: &mut Catalog,
     counters: &mut Counters,
     records: &[u8],
     salvaging: bool,
     held: &mut HeldBuffer,
+    stacks: Option<&mut StackTable>,
 ) {
+    let keep = stacks.is_some();
+    let mut pending: Vec<stackwalk::Pending> = Vec::new();
+    let mut unmatched = 0u64;
     let mut pos = 0usize;
     while pos < records.len() {
         let Ok(r) = record::parse(records, pos) else {
@@ -626,9 +662,38 @@ pub(crate) fn read_records(
                 .last_timestamp
                 .map_or(r.timestamp, |t| t.max(r.timestamp)),
         );
+        if keep
+            && r.source
+                == (Source::Kernel {
+                    hook: stackwalk::STACK_WALK,
+                })
+        {
+            let p = &records[r.payload_start..r.payload_start + r.payload_len];
+            let found = stackwalk::parse(p, r.pointer_size).and_then(|(ts, thread, at, len)| {
+                let i = stackwalk::find(held, &pending, ts, thread)?;
+                Some(stackwalk::Pending {
+                    event: i,
+                    start: (r.payload_start + at) as u32,
+                    len: len as u32,
+                    pointer_size: r.pointer_size,
+                })
+            });
+            match found {
+                Some(p) => pending.push(p),
+                None => unmatched += 1,
+            }
+        }
         let entry = catalog.lookup(&r.source, r.version);
         let e = catalog.entry(entry);
         if e.deliver {
+            if let (true, Some(s)) = (keep, r.stack) {
+                pending.push(stackwalk::Pending {
+                    event: held.events.len() as u32,
+                    start: s.start as u32,
+                    len: s.len as u32,
+                    pointer_size: s.pointer_size,
+                });
+            }
             // Payload positions in `records` for now: copied once the buffer is done.
             held.events.push(Held {
                 timestamp: r.timestamp,
@@ -639,11 +704,16 @@ pub(crate) fn read_records(
                 payload_start: r.payload_start as u32,
                 payload_len: r.payload_len as u32,
                 tick: crate::sort::NO_TICK,
+                stack: crate::stacks::NO_STACK,
             });
         } else {
             counters.filtered(r.process_id, e.runtime, r.timestamp);
         }
         pos += (r.size + 7) & !7;
+    }
+    if let Some(table) = stacks {
+        table.add_unmatched(unmatched);
+        stackwalk::intern(table, held, &mut pending, records);
     }
     held.take_payloads(records);
 }
@@ -665,7 +735,7 @@ fn emit(catalog: &Catalog, info: &TraceInfo, b: &HeldBuffer, h: &Held, sink: &mu
         sequence: 0,
         processor: b.processor,
         stack_id: 0,
-        stack: 0,
+        stack: h.stack,
         pointer_size: h.pointer_size,
         process_id: h.process_id,
         payload: &b.bytes[start..start + h.payload_len as usize],

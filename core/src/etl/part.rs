@@ -14,6 +14,7 @@ use super::interleave::{Held, HeldBuffer};
 use super::{lz77, read_records, Counters};
 use crate::clr::gc::{TickDigest, TypeIndex};
 use crate::filter::Filter;
+use crate::stacks::StackTable;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -52,6 +53,10 @@ pub struct EtlOutput {
     /// The buffer (index among the part's buffers) the part could not read: the merge decodes it
     /// and everything after it sequentially. None: every buffer is in `buffers`.
     pub stopped: Option<u32>,
+    /// The stacks of the part's events ([`Held::stack`] are its ids), when kept
+    /// ([`EtlPart::keep_stacks`]): the merge renumbers them into the reader's table, in the order
+    /// of the events, so the ids are those of a sequential read ([`super::stackwalk`]).
+    pub stacks: Option<StackTable>,
 }
 
 /// A part being decoded.
@@ -86,7 +91,11 @@ impl EtlPart {
         ok
     }
 
-    /// What the part read.
+    /// Matches the buffers' stacks to their events ([`EtlOutput::stacks`]).
+    pub fn keep_stacks(&mut self) {
+        self.out.stacks.get_or_insert_with(StackTable::new);
+    }
+
     /// Interns the ticks' type names ([`EtlOutput::types`]).
     pub fn intern_types(&mut self) {
         self.out.types.get_or_insert_with(TypeIndex::default);
@@ -119,7 +128,14 @@ impl EtlPart {
         let mut held = core::mem::take(&mut self.held);
         held.events.clear();
         held.processor = h.processor as u32;
-        read_records(&mut self.catalog, &mut counters, records, false, &mut held);
+        read_records(
+            &mut self.catalog,
+            &mut counters,
+            records,
+            false,
+            &mut held,
+            self.out.stacks.as_mut(),
+        );
         self.scratch = scratch;
         let mut ticks = Vec::new();
         for h in &mut held.events {

@@ -48,7 +48,24 @@ pub struct Record {
     pub payload_len: usize,
     /// The record's size as written (header and payload, without the padding to 8).
     pub size: usize,
+    /// An EVENT_HEADER's stack trace extended item (EVENT_HEADER_EXT_TYPE_STACK_TRACE32 or 64):
+    /// where its addresses lie in the buffer's record bytes (after the item's u64 MatchId), and
+    /// their size (4 or 8); None without one.
+    pub stack: Option<StackItem>,
 }
+
+/// A record's stack trace extended item: `len` bytes of `pointer_size`-byte addresses, leaf first,
+/// at `start` of the buffer's record bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackItem {
+    pub start: usize,
+    pub len: usize,
+    pub pointer_size: u8,
+}
+
+/// EVENT_HEADER_EXT_TYPE_STACK_TRACE32 and 64: a u64 MatchId, then the addresses.
+const EXT_STACK_TRACE32: u16 = 5;
+const EXT_STACK_TRACE64: u16 = 6;
 
 /// Why a record could not be read: the decoder skips the rest of its buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +132,7 @@ pub fn parse(records: &[u8], pos: usize) -> Result<Record, RecordError> {
         payload_start: pos + header_len,
         payload_len: size - header_len,
         size,
+        stack: None,
     };
     match kind {
         0x01..=0x04 | 0x10 | 0x11 => {
@@ -155,7 +173,12 @@ pub fn parse(records: &[u8], pos: usize) -> Result<Record, RecordError> {
                 opcode: b[45],
             };
             if flags & FLAG_EXTENDED_INFO != 0 {
-                let items = extended_items_len(&b[80..size])?;
+                let (items, stack) = extended_items_len(&b[80..size])?;
+                r.stack = stack.map(|(at, len, pointer_size)| StackItem {
+                    start: pos + 80 + at,
+                    len,
+                    pointer_size,
+                });
                 r.payload_start += items;
                 r.payload_len -= items;
             }
@@ -166,26 +189,42 @@ pub fn parse(records: &[u8], pos: usize) -> Result<Record, RecordError> {
 
 /// Bytes taken by the extended data items at the start of `after_header` (the record's bytes after
 /// its 80-byte header): each is u16 ItemSize, u16 ExtType, u16 Linkage (bit 0: another follows),
-/// u16 DataSize, then DataSize bytes padded to 8.
-fn extended_items_len(after_header: &[u8]) -> Result<usize, RecordError> {
+/// u16 DataSize, then DataSize bytes padded to 8. Also returns the first stack trace item's
+/// addresses (their offset in `after_header`, length and pointer size), where one has whole ones.
+#[allow(clippy::type_complexity)]
+fn extended_items_len(
+    after_header: &[u8],
+) -> Result<(usize, Option<(usize, usize, u8)>), RecordError> {
     let mut at = 0usize;
+    let mut stack = None;
     loop {
         let h = after_header
             .get(at..at + 8)
             .ok_or(err("extended data item runs past its record"))?;
+        let kind = u16_at(h, 2);
         let linkage = u16_at(h, 4);
         let data = u16_at(h, 6) as usize;
         let len = (8 + data + 7) & !7;
+        if at + 8 + data <= after_header.len() && stack.is_none() {
+            let ptr = match kind {
+                EXT_STACK_TRACE32 => 4,
+                EXT_STACK_TRACE64 => 8,
+                _ => 0,
+            };
+            if ptr != 0 && data >= 8 && (data - 8).is_multiple_of(ptr) {
+                stack = Some((at + 16, data - 8, ptr as u8));
+            }
+        }
         if at + len > after_header.len() {
             // The last item's padding may be cut by the record's end; its data may not.
             if at + 8 + data > after_header.len() {
                 return Err(err("extended data item runs past its record"));
             }
-            return Ok(after_header.len());
+            return Ok((after_header.len(), stack));
         }
         at += len;
         if linkage & 1 == 0 {
-            return Ok(at);
+            return Ok((at, stack));
         }
     }
 }

@@ -114,6 +114,7 @@ fn merge_etw(
         mut ticks,
         types,
         catalog,
+        stacks,
         ..
     } = part;
     if let Some(types) = &types {
@@ -147,6 +148,10 @@ fn merge_etw(
     let whole = pieces.len() == buffers.len();
     let mut pieces = pieces.into_iter();
     let mut remap: Option<Vec<u32>> = None;
+    // The part's stack ids → the reader's, renumbered as the events come, in file order: the ids
+    // a sequential read gives (see `etl::stackwalk`). 0: not met yet.
+    let mut stack_map: Vec<u32> = Vec::new();
+    let mut ids: Vec<u32> = Vec::new();
     each_step(reader, task, sink, |reader, len, sink| {
         let Some((piece, held, payloads, digests)) = pieces.next().filter(|_| whole) else {
             return false;
@@ -154,9 +159,36 @@ fn merge_etw(
         if remap.is_none() && !reader.etl_splittable() {
             return false;
         }
+        ids.clear();
+        if stacks.is_none() && reader.etl_stacks_mut().is_some() {
+            // The part matched no stacks, which the reader keeps: it cannot stand for the buffers.
+            return false;
+        }
+        if let (Some(part), Some(table)) = (&stacks, reader.etl_stacks_mut()) {
+            if remap.is_none() {
+                table.add_unmatched(part.unmatched());
+            }
+            stack_map.resize(part.len() + 1, 0);
+            ids.extend(held.iter().map(|h| match h.stack {
+                crate::stacks::NO_STACK => crate::stacks::NO_STACK,
+                s => match stack_map.get(s as usize) {
+                    Some(&0) => {
+                        let id = part
+                            .addresses(s)
+                            .map_or(crate::stacks::MISSING_STACK, |a| table.intern(a));
+                        stack_map[s as usize] = id;
+                        id
+                    }
+                    Some(&id) => id,
+                    None => crate::stacks::MISSING_STACK,
+                },
+            }));
+        }
         let map = remap.get_or_insert_with(|| reader.absorb_etl_catalog(&catalog));
-        let held = held.iter().map(|h| etl::interleave::Held {
+        let ids = &ids;
+        let held = held.iter().enumerate().map(|(i, h)| etl::interleave::Held {
             entry: map[h.entry as usize],
+            stack: ids.get(i).copied().unwrap_or(crate::stacks::NO_STACK),
             ..*h
         });
         reader.apply_etl_buffer(piece, held, payloads, digests, u64::from(len), sink);

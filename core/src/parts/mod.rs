@@ -95,6 +95,9 @@ pub struct Task {
     /// that model reads no type name and the interning would be work for nothing
     /// (docs/performance-log/journal.md, "Ticks without their payloads").
     pub intern_types: bool,
+    /// The part matches an .etl's stacks to their events and interns them
+    /// ([`crate::etl::part::EtlOutput::stacks`]), for a reader that keeps stacks.
+    pub keep_stacks: bool,
 }
 
 impl Task {
@@ -191,6 +194,9 @@ pub fn decode_reusing(
             let mut part = etl::part::EtlPart::new(filter.map(|f| Box::new(f) as Box<_>));
             if task.intern_types {
                 part.intern_types();
+            }
+            if task.keep_stacks {
+                part.keep_stacks();
             }
             for (at, len, ..) in blocks {
                 let unit = usize::try_from(at)

@@ -45,6 +45,8 @@ pub struct Planner {
     task_limit: Option<u64>,
     /// [`Task::intern_types`] of every task.
     intern_types: bool,
+    /// [`Task::keep_stacks`] of every task.
+    keep_stacks: bool,
 }
 
 impl Planner {
@@ -102,7 +104,16 @@ impl Planner {
             limit: None,
             task_limit: None,
             intern_types: consumer.interns_types(),
+            keep_stacks: consumer == Consumer::Stacks,
         }
+    }
+
+    /// Whether the tasks' parts match an .etl's stacks to their events ([`Task::keep_stacks`]):
+    /// set for [`Consumer::Stacks`]; a caller whose reader keeps stacks for another consumer
+    /// ([`crate::TraceReader::set_keep_stacks`]) sets it too, or the merge reads the file's ETW
+    /// buffers itself.
+    pub fn set_keep_stacks(&mut self, keep: bool) {
+        self.keep_stacks = keep;
     }
 
     /// The bytes the planner needs next: at least `len` from offset `at` (more is welcome, and the
@@ -327,7 +338,7 @@ impl Planner {
 
     fn open_task(&mut self) -> &mut Task {
         let (format, index) = (self.format.unwrap_or(Format::EventPipe), self.next_index);
-        let intern_types = self.intern_types;
+        let (intern_types, keep_stacks) = (self.intern_types, self.keep_stacks);
         self.task.get_or_insert_with(|| Task {
             index,
             format,
@@ -337,6 +348,7 @@ impl Planner {
             inline: Vec::new(),
             context: None,
             intern_types,
+            keep_stacks,
         })
     }
 

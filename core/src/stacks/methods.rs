@@ -11,6 +11,15 @@
 //!   ModuleILPath and ModuleNativePath. They give a method's module its name; they carry no
 //!   address range.
 //!
+//! - In an .etl, the kernel's Image/Load (0x140a) and Image/DCStart (0x1403), which list the
+//!   native images (executables and DLLs) mapped in each process: `ImageBase` and `ImageSize`
+//!   (pointers), then from version 2 four u32s and a pointer (ProcessId, checksum, time stamp,
+//!   reserved; DefaultBase) and four reserved u32s before the UTF-16 FileName (version 1: two
+//!   pointers then FileName after ProcessId; version 0: after ImageSize), as TraceEvent's
+//!   ImageLoadTraceData reads it. An address in no method but in an image is named by the image
+//!   and its offset ([`MethodMap::image`]), the way a native frame is shown without symbols.
+//!   Images of every process are kept; where ranges overlap the innermost, then the latest, wins.
+//!
 //! A method's name is TraceEvent's FullMethodName: `Namespace.Name` and the signature's argument
 //! list, from its `(` on. An address falls in the method whose range `[start, start + size)` holds
 //! it; where ranges overlap, the one that starts last (the innermost) wins, and of ranges that start
@@ -26,6 +35,18 @@ use crate::event::Event;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
+
+/// The provider an .etl's kernel events are delivered under (the ETW decoder's name for the
+/// system logger, a layer above; tests/etl_stacks.rs reads images through it).
+pub(crate) const KERNEL_PROVIDER: &str = "Windows Kernel";
+/// HookIds of the kernel's Image/Load and Image/DCStart.
+const IMAGE_LOAD: u32 = 0x140a;
+const IMAGE_DC_START: u32 = 0x1403;
+
+/// Whether a kernel event of `event_id` (its HookId) is one the methods read images from.
+pub(crate) fn is_image_event(event_id: u32) -> bool {
+    matches!(event_id, IMAGE_LOAD | IMAGE_DC_START)
+}
 
 /// One method's code range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +75,22 @@ pub struct MethodStats {
     pub overlapping_ranges: u64,
     /// Method or module events whose payload does not fit the layout.
     pub bad_payloads: u64,
+    /// Kernel image load and rundown events read (an .etl's native modules).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub images: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// One native image's address range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Image {
+    start: u64,
+    size: u64,
+    name: String,
+    order: u32,
 }
 
 /// Collects the method and module events of one process ([`MethodMapBuilder::on_event`]).
@@ -64,6 +101,7 @@ pub struct MethodMapBuilder {
     by_name: BTreeMap<String, u32>,
     modules: BTreeMap<u64, String>,
     stats: MethodStats,
+    images: Vec<Image>,
 }
 
 /// Where an address fell.
@@ -126,6 +164,9 @@ pub struct MethodMap {
     names: Vec<String>,
     modules: BTreeMap<u64, String>,
     stats: MethodStats,
+    /// Sorted by (start, order); `image_reach[i]`: the largest end of `images[..=i]`.
+    images: Vec<Image>,
+    image_reach: Vec<u64>,
 }
 
 /// A module path's name as TraceEvent shows it: the file name, without directory and extension.
@@ -169,6 +210,15 @@ impl MethodMapBuilder {
             } else {
                 self.stats.rundown_methods += 1;
             }
+        } else if ev.provider == KERNEL_PROVIDER && is_image_event(ev.event_id) {
+            if self
+                .image(ev.payload, ev.version, ev.pointer_size)
+                .is_none()
+            {
+                self.stats.bad_payloads += 1;
+            } else {
+                self.stats.images += 1;
+            }
         } else if module {
             if self.module(ev.payload).is_none() {
                 self.stats.bad_payloads += 1;
@@ -197,6 +247,48 @@ impl MethodMapBuilder {
             module_id,
             order,
         });
+    }
+
+    /// Adds a native image by hand (tests): `path`'s file name names the addresses
+    /// `[start, start + size)` that no method covers.
+    pub fn add_image(&mut self, start: u64, size: u64, path: &str) {
+        let order = self.images.len() as u32;
+        self.images.push(Image {
+            start,
+            size,
+            name: module_name(path),
+            order,
+        });
+    }
+
+    fn image(&mut self, p: &[u8], version: u32, pointer_size: u8) -> Option<()> {
+        let ptr = usize::from(pointer_size);
+        if ptr != 4 && ptr != 8 {
+            return None;
+        }
+        let host = |offset: usize, pointers: usize| offset + (ptr - 4) * pointers;
+        let pointer = |at: usize| -> Option<u64> {
+            let b = p.get(at..at + ptr)?;
+            let mut v = [0u8; 8];
+            v[..ptr].copy_from_slice(b);
+            Some(u64::from_le_bytes(v))
+        };
+        let base = pointer(0)?;
+        let size = pointer(ptr)?;
+        let name_at = match version {
+            0 => host(8, 1),
+            1 => host(12, 2),
+            _ => host(44, 3),
+        };
+        let units: Vec<u16> = p
+            .get(name_at..)?
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .take_while(|&u| u != 0)
+            .collect();
+        let path = String::from_utf16_lossy(&units);
+        self.add_image(base, size, &path);
+        Some(())
     }
 
     /// Names module `module_id` by its path (tests).
@@ -247,8 +339,25 @@ impl MethodMapBuilder {
             names,
             modules,
             mut stats,
+            mut images,
             ..
         } = self;
+        images.retain(|i| i.size > 0);
+        images.sort_by_key(|i| (i.start, i.order));
+        // An image listed again (its load and its rundown): the last met stays.
+        images.dedup_by(|later, kept| {
+            let same = later.start == kept.start && later.size == kept.size;
+            if same {
+                core::mem::swap(later, kept);
+            }
+            same
+        });
+        let mut image_reach = Vec::with_capacity(images.len());
+        let mut reach = 0u64;
+        for i in &images {
+            reach = reach.max(i.start.saturating_add(i.size));
+            image_reach.push(reach);
+        }
         stats.empty_ranges = ranges.iter().filter(|r| r.size == 0).count() as u64;
         ranges.retain(|r| r.size > 0);
         ranges.sort_by_key(|r| (r.start, r.order));
@@ -276,6 +385,8 @@ impl MethodMapBuilder {
             names,
             modules,
             stats,
+            images,
+            image_reach,
         }
     }
 }
@@ -292,6 +403,24 @@ impl MethodMap {
 
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
+    }
+
+    /// The native image (an .etl's kernel image events) that holds `address`, and the address's
+    /// offset in it: its name is the image's file name without directory and extension. The
+    /// innermost image wins, then the latest met.
+    pub fn image(&self, address: u64) -> Option<(&str, u64)> {
+        let mut i = self.images.partition_point(|r| r.start <= address);
+        while i > 0 {
+            i -= 1;
+            if self.image_reach[i] <= address {
+                break;
+            }
+            let r = &self.images[i];
+            if address - r.start < r.size {
+                return Some((r.name.as_str(), address - r.start));
+            }
+        }
+        None
     }
 
     /// The method whose code holds `address` (see the module docs for overlaps), or why none.

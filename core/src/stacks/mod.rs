@@ -31,7 +31,7 @@ pub const MISSING_STACK: u32 = u32::MAX;
 
 /// Every distinct stack of a trace, leaf frame first, by id (1-based; [`NO_STACK`] and
 /// [`MISSING_STACK`] are not ids of the table).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StackTable {
     /// Every stack's addresses, leaf first, one after another.
     addresses: Vec<u64>,
@@ -52,6 +52,8 @@ pub struct StackTable {
     entries: u64,
     /// Reused for reading inline stacks.
     scratch: Vec<u64>,
+    /// ETW stack records that matched no delivered event (see [`Self::unmatched`]).
+    unmatched: u64,
 }
 
 fn hash(addresses: &[u64]) -> u64 {
@@ -85,6 +87,28 @@ impl StackTable {
     /// [`MISSING_STACK`]).
     pub fn missing(&self) -> u64 {
         self.missing
+    }
+
+    /// ETW stack records (StackWalk events) that matched no delivered event: the event was
+    /// filtered out, lay in another buffer, or the record is malformed (the ETW decoder's
+    /// `etl::stackwalk`).
+    pub fn unmatched(&self) -> u64 {
+        self.unmatched
+    }
+
+    /// Counts `n` more ETW stack records that matched no event.
+    pub fn add_unmatched(&mut self, n: u64) {
+        self.unmatched = self.unmatched.saturating_add(n);
+    }
+
+    /// Interns a stack given as `bytes` of whole `pointer_size`-byte addresses, leaf first (an
+    /// ETW stack record's frames); returns its id.
+    pub fn intern_bytes(&mut self, bytes: &[u8], pointer_size: u8) -> u32 {
+        let mut scratch = core::mem::take(&mut self.scratch);
+        read_addresses(bytes, pointer_size, &mut scratch);
+        let id = self.intern(&scratch);
+        self.scratch = scratch;
+        id
     }
 
     /// StackBlock entries read, a stack repeated in several regions counted each time.

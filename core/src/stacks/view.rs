@@ -135,7 +135,7 @@ pub struct StackSamplesBuilder {
     /// Where the selection is known before the read ([`Self::summing`]): it, and its sums so
     /// far by stack, kept instead of the samples.
     only: Option<Selection>,
-    by_stack: BTreeMap<u32, (u64, u64)>,
+    by_stack: Vec<(u64, u64)>,
     partial: StackSums,
 }
 
@@ -268,7 +268,7 @@ impl StackSamplesBuilder {
 }
 
 /// The filter of a reader for the stacks ([`crate::Consumer::Stacks`]): the method and module events
-/// ([`super::methods`]) and the events whose stacks are summed.
+/// ([`super::methods`]), an .etl's kernel image events, and the events whose stacks are summed.
 pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
     use crate::clr::ids::{rundown, runtime};
     let wanted = match provider {
@@ -287,6 +287,8 @@ pub fn interest(provider: &str, event_id: u32, _version: u32) -> Interest {
                 | rundown::MODULE_DC_START
                 | rundown::MODULE_DC_END
         ),
+        // An .etl's native images, which name the frames no method covers.
+        super::methods::KERNEL_PROVIDER => super::methods::is_image_event(event_id),
         _ => false,
     };
     if wanted {
@@ -354,7 +356,7 @@ impl StackSamples {
 
     /// The selected samples summed by stack.
     pub fn sum(&self, sel: &Selection) -> StackSums {
-        let mut by_stack: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
+        let mut by_stack: Vec<(u64, u64)> = Vec::new();
         let mut partial = StackSums::default();
         for s in self.samples.iter().filter(|s| self.selects(sel, s)) {
             add(&mut partial, &mut by_stack, s.stack, s.value);
@@ -364,14 +366,21 @@ impl StackSamples {
 }
 
 /// Adds a sample of `value` on `stack` to the totals and to its stack's sums.
-fn add(out: &mut StackSums, by_stack: &mut BTreeMap<u32, (u64, u64)>, stack: u32, value: u64) {
+///
+/// The sums by stack are indexed by the stack's table id (the ids are dense, from 1), so a sample
+/// costs an index, not a search: the CLI sums every allocation tick of a trace this way.
+fn add(out: &mut StackSums, by_stack: &mut Vec<(u64, u64)>, stack: u32, value: u64) {
     out.total_value = out.total_value.saturating_add(value);
     out.total_count += 1;
     let slot = match stack {
         NO_STACK => &mut out.no_stack,
         MISSING_STACK => &mut out.missing_stack,
         id => {
-            let e = by_stack.entry(id).or_insert((0, 0));
+            let i = id as usize;
+            if i >= by_stack.len() {
+                by_stack.resize(i + 1, (0, 0));
+            }
+            let e = &mut by_stack[i];
             e.0 = e.0.saturating_add(value);
             e.1 += 1;
             return;
@@ -382,13 +391,15 @@ fn add(out: &mut StackSums, by_stack: &mut BTreeMap<u32, (u64, u64)>, stack: u32
 }
 
 /// The sums with the stacks' in order: largest value first, ties by stack id.
-fn sorted(mut out: StackSums, by_stack: BTreeMap<u32, (u64, u64)>) -> StackSums {
+fn sorted(mut out: StackSums, by_stack: Vec<(u64, u64)>) -> StackSums {
     out.no_stack.stack = NO_STACK;
     out.missing_stack.stack = MISSING_STACK;
     out.stacks = by_stack
         .into_iter()
+        .enumerate()
+        .filter(|(_, (_, count))| *count > 0)
         .map(|(stack, (value, count))| StackSum {
-            stack,
+            stack: stack as u32,
             value,
             count,
         })
@@ -407,6 +418,10 @@ pub struct Frame {
     pub module: Option<String>,
     /// Why no method covers it.
     pub unresolved: Option<Unresolved>,
+    /// Where no method covers it but a native image of an .etl's kernel image events does: the
+    /// address's offset in that image ([`MethodMap::image`]), whose name is `module`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
 }
 
 impl Frame {
@@ -417,6 +432,9 @@ impl Frame {
         let s = match (&self.method, &self.module) {
             (Some(m), Some(module)) => format!("{module}!{m}"),
             (Some(m), None) => m.clone(),
+            (None, Some(module)) if self.offset.is_some() => {
+                format!("{module}+0x{:x}", self.offset.unwrap_or(0))
+            }
             (None, _) => format!("0x{:x}", self.address),
         };
         s.replace(';', ":")
@@ -437,13 +455,18 @@ impl Frames<'_> {
                 method: Some(String::from(name)),
                 module: module.map(String::from),
                 unresolved: None,
+                offset: None,
             },
-            Lookup::Unresolved(why) => Frame {
-                address,
-                method: None,
-                module: None,
-                unresolved: Some(why),
-            },
+            Lookup::Unresolved(why) => {
+                let image = self.methods.image(address);
+                Frame {
+                    address,
+                    method: None,
+                    module: image.map(|(name, _)| String::from(name)),
+                    unresolved: Some(why),
+                    offset: image.map(|(_, off)| off),
+                }
+            }
         }
     }
 

@@ -214,11 +214,22 @@ pub fn planned_for(filter: Option<FilterFn>, split: Split) -> Consumer {
 
 /// The planner, fed as a caller reading the file where it asks would: returns the tasks.
 pub fn plan(bytes: &[u8], filter: Option<FilterFn>, split: Split) -> (Vec<Task>, Planner) {
+    plan_keeping(bytes, filter, split, false)
+}
+
+/// [`plan`], the parts matching an .etl's stacks where `keep_stacks` ([`Planner::set_keep_stacks`]).
+pub fn plan_keeping(
+    bytes: &[u8],
+    filter: Option<FilterFn>,
+    split: Split,
+    keep_stacks: bool,
+) -> (Vec<Task>, Planner) {
     let consumer = planned_for(filter, split);
     let mut planner = match split.pieces {
         Some(_) => Planner::cut_at_limits(consumer),
         None => Planner::with_task_bytes(consumer, split.task_bytes),
     };
+    planner.set_keep_stacks(keep_stacks);
     let mut tasks = Vec::new();
     // With pieces: the bytes read so far end here.
     let mut held = 0usize;
@@ -318,7 +329,7 @@ pub fn in_parts_with(
     also: &mut dyn FnMut(&Event<'_>),
 ) -> (Seen, Went) {
     let filter = setup.filter;
-    let (tasks, planner) = plan(bytes, filter, split);
+    let (tasks, planner) = plan_keeping(bytes, filter, split, setup.keep_stacks);
     let interned = planned_for(filter, split) == Consumer::ModelAndInsights;
     if let Some(piece) = split.pieces {
         // Every block of a task ends in the same piece (so a caller can hand the piece on whole).

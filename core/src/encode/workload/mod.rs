@@ -30,6 +30,27 @@ const KW_GC: u64 = 0x1;
 const KW_JIT: u64 = 0x10 | 0x8;
 /// Distinct stacks the threads are sampled in.
 const STACK_POOL: u64 = 4096;
+/// Distinct stacks of the allocation ticks ([`Config::alloc_stacks`]), and the methods their
+/// frames are in, at [`ALLOC_METHOD_BASE`] + i * 0x1000, each 0x800 bytes.
+pub const ALLOC_STACKS: u64 = 300;
+pub const ALLOC_METHODS: u64 = 400;
+const ALLOC_METHOD_BASE: u64 = 0x7ff0_5000_0000;
+/// Stack keys of the allocation stacks: above the sampled ones (below [`STACK_POOL`]).
+const ALLOC_STACK_KEY: u64 = 1 << 32;
+/// Rundown event id of MethodDCEndVerbose.
+const METHOD_DC_END_VERBOSE: u32 = 144;
+
+/// The addresses of allocation stack `s` (leaf first): 20 to 40 frames, frame `d` inside method
+/// `(13 s + 7 d) % ALLOC_METHODS`.
+fn alloc_stack(s: u64, out: &mut [u64; 40]) -> usize {
+    let depth = 20 + (s % 21) as usize;
+    for (d, ip) in out.iter_mut().take(depth).enumerate() {
+        let m = (13 * s + 7 * d as u64) % ALLOC_METHODS;
+        *ip = ALLOC_METHOD_BASE + m * 0x1000 + 0x10 + d as u64;
+    }
+    depth
+}
+
 /// Allocation between two AllocationTick events (the runtime's ~100 KB).
 const TICK_BYTES: u64 = 100 * 1024;
 const NS_PER_MS: i64 = 1_000_000;
@@ -90,6 +111,11 @@ pub struct Config {
     pub sequence_point_bytes: u64,
     /// GC heaps: 1 is workstation GC, more is server GC (each size is split over the heaps).
     pub heaps: u32,
+    /// Allocation ticks carry stacks ([`ALLOC_STACKS`] distinct ones, 20 to 40 frames, each
+    /// frame in one of [`ALLOC_METHODS`] methods), and the trace ends with the rundown's
+    /// MethodDCEndVerbose for those methods, so `gcscope stacks --event alloc` names every frame.
+    /// Off: the ticks have no stack and the file is what it was without the option.
+    pub alloc_stacks: bool,
 }
 
 impl Default for Config {
@@ -104,6 +130,7 @@ impl Default for Config {
             gen0_budget: 48 << 20,
             sequence_point_bytes: 4 << 20,
             heaps: 1,
+            alloc_stacks: false,
         }
     }
 }
@@ -160,6 +187,18 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
     };
     let mut w = NetTraceWriter::new(cfg.flavor, &header);
     let ids = define_all(&mut w);
+    // Defined after the others, and only with the option, so a trace without it is unchanged.
+    let rundown_end = cfg.alloc_stacks.then(|| {
+        w.define(&super::EventDef {
+            provider: crate::clr::names::RUNDOWN_PROVIDER,
+            event_id: METHOD_DC_END_VERBOSE,
+            version: 2,
+            level: 4,
+            keywords: KW_JIT,
+            opcode: Some(40),
+            ..Default::default()
+        })
+    });
     let mut rng = Rng(cfg.seed | 1);
     let mut truth = Truth::default();
     let threads = cfg.threads.max(1) as u64;
@@ -267,7 +306,16 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
                     if large { 90_000 } else { 24 + rng.below(200) },
                     ps,
                 );
-                ev(&mut bufs, ids.alloc_tick, th, at, 0, &p);
+                let stack = if cfg.alloc_stacks {
+                    // A fixed mix of the stacks, from the tick's number (no draw from `rng`).
+                    let s = (truth.allocation_ticks.wrapping_mul(0x9e37_79b9) >> 7) % ALLOC_STACKS;
+                    let mut frames = [0u64; 40];
+                    let n = alloc_stack(s, &mut frames);
+                    w.stack(ALLOC_STACK_KEY + s, &frames[..n])
+                } else {
+                    0
+                };
+                ev(&mut bufs, ids.alloc_tick, th, at, stack, &p);
                 truth.allocation_ticks += 1;
             }
             tick_acc[i as usize] += alloc;
@@ -306,6 +354,22 @@ pub fn generate(cfg: &Config, out: &mut dyn FnMut(&[u8])) -> Truth {
         }
         if w.pending() >= 256 * 1024 {
             w.drain(out);
+        }
+    }
+    if let Some(id) = rundown_end {
+        // The rundown as the session ends: every method the allocation stacks pass through.
+        for m in 0..ALLOC_METHODS {
+            t += 1_000;
+            let name = alloc::format!("Alloc{m}");
+            let p = payload::method_load_verbose_v2(
+                0x7ff0_6000_0000 + m,
+                0x7ff0_1000_0000,
+                ALLOC_METHOD_BASE + m * 0x1000,
+                0x800,
+                0x0600_0000 + m as u32,
+                (NAMESPACES[(m % 5) as usize], &name, "void  (int32)"),
+            );
+            ev(&mut bufs, id, tid(0), t, 0, &p);
         }
     }
     bufs.write(&mut w);

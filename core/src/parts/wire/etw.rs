@@ -11,6 +11,7 @@ use crate::etl::guid::Guid;
 use crate::etl::interleave::Held;
 use crate::etl::part::{BufferPiece, EtlOutput};
 use crate::etl::{Counters, PidFiltered};
+use crate::stacks::StackTable;
 use alloc::vec::Vec;
 
 pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
@@ -59,6 +60,7 @@ pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
         w.u32(h.payload_start);
         w.u32(h.payload_len);
         w.u32(h.tick);
+        w.u32(h.stack);
     }
     w.len(p.ticks.len());
     for t in &p.ticks {
@@ -76,6 +78,7 @@ pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
         w.u8(version);
         w.u64(count);
     }
+    stacks_to_bytes(&mut w, p.stacks.as_ref());
     // One run for the message (a Web Worker transfers one buffer); split again on the other side.
     (w.0, p.bytes.concat())
 }
@@ -84,7 +87,7 @@ pub(super) fn to_bytes(p: EtlOutput) -> (Vec<u8>, Vec<u8>) {
 const PID_RECORD: usize = 36;
 
 /// Bytes of one event in an [`EtlOutput`] message.
-const HELD_RECORD: usize = 33;
+const HELD_RECORD: usize = 37;
 
 pub(super) fn from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput> {
     let stopped = c.u32("stopped")?;
@@ -159,6 +162,7 @@ pub(super) fn from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput
                 payload_start: u32_at(21),
                 payload_len: u32_at(25),
                 tick: u32_at(29),
+                stack: u32_at(33),
             });
         }
     }
@@ -173,5 +177,49 @@ pub(super) fn from_bytes(c: &mut Cursor<'_>, bytes: Vec<u8>) -> Result<EtlOutput
         let key: Key = (kind, Guid::read(g), c.u16("id")?, c.u8("version")?);
         p.catalog.push((key, c.u64("count")?));
     }
+    p.stacks = stacks_from_bytes(c)?;
     Ok(p)
+}
+
+/// A part's stacks: a flag, the unmatched count, then each stack (by id) as its frame count and
+/// frames.
+fn stacks_to_bytes(w: &mut W, t: Option<&StackTable>) {
+    let Some(t) = t else {
+        w.u8(0);
+        return;
+    };
+    w.u8(1);
+    w.u64(t.unmatched());
+    w.len(t.len());
+    for id in 1..=t.len() as u32 {
+        let a = t.addresses(id).unwrap_or(&[]);
+        w.len(a.len());
+        for &x in a {
+            w.u64(x);
+        }
+    }
+}
+
+fn stacks_from_bytes(c: &mut Cursor<'_>) -> Result<Option<StackTable>> {
+    if c.u8("stacks flag")? == 0 {
+        return Ok(None);
+    }
+    let mut t = StackTable::new();
+    t.add_unmatched(c.u64("unmatched stacks")?);
+    let mut frames = Vec::new();
+    for id in 1..=count(c, 4)? as u32 {
+        frames.clear();
+        for _ in 0..count(c, 8)? {
+            frames.push(c.u64("frame")?);
+        }
+        // The sender's stacks are distinct, so each takes the next id; one that does not is not
+        // a part's table.
+        if t.intern(&frames) != id {
+            return Err(crate::error::Error::malformed(
+                0,
+                "repeated stack in a part's stacks",
+            ));
+        }
+    }
+    Ok(Some(t))
 }

@@ -82,7 +82,7 @@ pub fn task_to_bytes(task: &Task, context: bool) -> Vec<u8> {
     });
     w.u64(task.offset);
     w.u64(task.len);
-    w.u8(u8::from(task.intern_types));
+    w.u8(u8::from(task.intern_types) | u8::from(task.keep_stacks) << 1);
     w.len(task.steps.len());
     for s in &task.steps {
         match *s {
@@ -139,7 +139,8 @@ pub fn task_from_bytes(bytes: &[u8], last: Option<&Arc<PartContext>>) -> Result<
     };
     let offset = c.u64("offset")?;
     let len = c.u64("length")?;
-    let intern_types = c.u8("intern types")? != 0;
+    let flags = c.u8("task flags")?;
+    let (intern_types, keep_stacks) = (flags & 1 != 0, flags & 2 != 0);
     let n = count(&mut c, 22)?;
     let mut steps = Vec::with_capacity(n);
     for _ in 0..n {
@@ -190,6 +191,7 @@ pub fn task_from_bytes(bytes: &[u8], last: Option<&Arc<PartContext>>) -> Result<
         inline: Vec::new(),
         context,
         intern_types,
+        keep_stacks,
     };
     Ok((task, own))
 }
