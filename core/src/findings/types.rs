@@ -119,6 +119,11 @@ pub struct Evidence {
     pub figures: Vec<Figure>,
     /// One line per GC or group, with its numbers (at most [`MAX_LINES`], then a count).
     pub lines: Vec<String>,
+    /// The top call stacks behind the finding (the induced GCs' callers, the LOH allocations',
+    /// the pinned handles' creators), where the stacks were read ([`super::stacks`]); absent
+    /// otherwise, and from the JSON then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks: Option<super::stacks::StackEvidence>,
 }
 
 /// Evidence lines listed at most.
