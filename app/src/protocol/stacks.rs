@@ -112,9 +112,9 @@ impl StackEvent {
 pub struct TriggerAsk {
     /// The GC's number (the answer names it).
     pub gc: u32,
-    /// The GC's start: the trigger is the last GCTriggered at or before it...
+    /// The GC's GCStart: the trigger is the last GCTriggered at or before it...
     pub start_ms: f64,
-    /// ...and after the previous GC's start (None: the first GC).
+    /// ...and after the previous GC's GCStart (None: the first GC).
     pub after_ms: Option<f64>,
 }
 

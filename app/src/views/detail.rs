@@ -94,11 +94,12 @@ pub fn Detail() -> impl IntoView {
             .unwrap_or_default();
         let pins = gc.pinned_objects.clone();
         let missing = gc.missing.clone();
-        // The trigger is the last GCTriggered after the previous GC's start, up to this one's.
-        let start_ms = gc.start_ms;
+        // The trigger is the last GCTriggered after the previous GC's GCStart, up to this one's
+        // (the runtime fires it after suspending, just before GCStart).
+        let start_ms = gc.gc_start_ms;
         let after_ms = app.gcs.with(|g| {
             g.iter()
-                .map(|x| x.start_ms)
+                .map(|x| x.gc_start_ms)
                 .filter(|&t| t < start_ms)
                 .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))))
         });
