@@ -172,13 +172,13 @@ test('induced GCs by call stack, their callers in the finding, and one GC\'s tri
   assert.equal(Number(await item.getAttribute('data-count')), induced.length);
   const shown = await page.$$eval('li[data-rule="induced"] .top-stack-frames li', (lis) => lis.map((l) => l.textContent));
   assert.deepEqual(shown, induced[0].frames.slice(0, shown.length).map(teLabel));
-  if (SHOTS) await page.locator('li[data-rule="induced"]').screenshot({ path: path.join(SHOTS, 'finding-induced-callers.png') });
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'finding-induced-callers.png'), fullPage: true });
   // Its first GC's detail: the GCTriggered stack that started it, TraceEvent's first induced one.
   await page.click('li[data-rule="induced"] .finding-gc');
   await page.locator('#trigger-frames li').first().waitFor({ timeout: 60_000 });
   const frames = await page.$$eval('#trigger-frames li', (lis) => lis.map((l) => l.textContent));
   assert.deepEqual(frames, induced[0].frames.slice(0, frames.length).map(teLabel));
-  if (SHOTS) await page.locator('#detail').screenshot({ path: path.join(SHOTS, 'detail-trigger-stack.png') });
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'detail-trigger-stack.png') });
   // Its link opens the Stacks tab on GC triggers at that instant, bottom-up on the leaf.
   await page.click('#trigger-open');
   await waitUrl(page, /sevent=triggered/);
