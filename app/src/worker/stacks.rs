@@ -87,7 +87,8 @@ impl Kept {
             .iter()
             .filter(|s| matches!(s.kind, SampleKind::Triggered { .. }))
             .filter(|s| s.time_ms <= ask.start_ms && ask.after_ms.is_none_or(|a| s.time_ms > a))
-            .last();
+            // The latest by time, whatever order the events came in.
+            .max_by(|a, b| a.time_ms.total_cmp(&b.time_ms));
         let mut out = TriggerStack {
             gc: ask.gc,
             trace_stacks: self.table.len() as u64,

@@ -119,7 +119,7 @@ pub fn evidence(
             }
         }
     }
-    grouped.sort_by(|a, b| b.1.cmp(&a.1));
+    grouped.sort_by_key(|g| core::cmp::Reverse(g.1));
     let distinct = grouped.len() as u64;
     let top = grouped
         .into_iter()
