@@ -1,6 +1,7 @@
 //! The self-contained HTML report: the whole analysis in one file that opens offline with no
 //! script (inline CSS and SVG). Every string from the trace is escaped.
 
+use gcscope_core::findings::stacks::{FindingStacks, StackEvidence};
 use gcscope_core::findings::{self, Report, Settings};
 use gcscope_core::gc::{Gc, GcModel};
 
@@ -87,6 +88,67 @@ fn pause_svg(m: &GcModel, gcs: &[Gc]) -> String {
     )
 }
 
+/// A finding's top stacks (leaf first), or why there are none.
+fn stacks_html(st: &StackEvidence) -> String {
+    let what = match st.event.as_ref() {
+        "induced" => "Callers (the induced GCs' GCTriggered stacks)",
+        "alloc-loh" => "Top LOH allocation stacks",
+        _ => "Where pinned handles were made (SetGCHandle stacks)",
+    };
+    let mut s = format!(
+        "<li class=\"stacks\" data-event=\"{}\">{what}",
+        esc(&st.event)
+    );
+    if st.trace_stacks == 0 {
+        s.push_str(": the trace has no call stacks.</li>");
+        return s;
+    }
+    if st.total_count == 0 {
+        s.push_str(": no such event in the trace.</li>");
+        return s;
+    }
+    s.push_str(&format!(
+        ", {} of {} (leaf first):<ol>",
+        st.top.len(),
+        st.distinct
+    ));
+    for t in &st.top {
+        let v = if st.unit == "bytes" {
+            format!("{} sampled", crate::format::bytes(t.value as f64))
+        } else {
+            format!("{} events", t.value)
+        };
+        s.push_str(&format!("<li>{}<br><code>", esc(&v)));
+        if t.frames.is_empty() {
+            s.push_str("(the runtime recorded no frames)");
+        }
+        for (i, f) in t.frames.iter().take(12).enumerate() {
+            if i > 0 {
+                s.push_str("<br>");
+            }
+            s.push_str(&esc(f));
+        }
+        if t.frames.len() > 12 {
+            s.push_str(&format!("<br>… {} more frames", t.frames.len() - 12));
+        }
+        s.push_str("</code>");
+        if let Some(n) = &t.note {
+            s.push_str(&format!(" <span class=\"m\">({})</span>", esc(n)));
+        }
+        s.push_str("</li>");
+    }
+    s.push_str("</ol>");
+    if st.no_stack + st.missing_stack > 0 {
+        s.push_str(&format!(
+            "<span class=\"m\">{} of {} events without a stack.</span>",
+            st.no_stack + st.missing_stack,
+            st.total_count
+        ));
+    }
+    s.push_str("</li>");
+    s
+}
+
 /// The findings (core's, as `gcscope findings` prints them), ranked, each with its evidence,
 /// threshold and advice; then every rule checked.
 fn findings_html(r: &Report) -> String {
@@ -122,6 +184,9 @@ fn findings_html(r: &Report) -> String {
         }
         for l in &f.evidence.lines {
             s.push_str(&format!("<li>{}</li>", esc(l)));
+        }
+        if let Some(st) = &f.evidence.stacks {
+            s.push_str(&stacks_html(st));
         }
         s.push_str(&format!(
             "<li>Threshold: {} <span class=\"m\">({})</span></li>",
@@ -197,7 +262,14 @@ fn latency_html(m: &GcModel, l: &Latency) -> String {
 
 /// The report of the trace `m` (its rows `gcs`), with the latency figures for a pause budget and
 /// the findings for their settings.
-pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis, budget_ms: f64, settings: &Settings) -> String {
+pub fn html(
+    m: &GcModel,
+    gcs: &[Gc],
+    a: &Analysis,
+    budget_ms: f64,
+    settings: &Settings,
+    stacks: Option<&FindingStacks>,
+) -> String {
     let mut body = String::new();
     body.push_str(&format!(
         "<h1>gcscope report: {}</h1>\n<dl>",
@@ -214,7 +286,11 @@ pub fn html(m: &GcModel, gcs: &[Gc], a: &Analysis, budget_ms: f64, settings: &Se
         body.push_str(&format!("<dt>Time paused</dt><dd>{p:.2}%</dd>"));
     }
     body.push_str("</dl>\n");
-    body.push_str(&findings_html(&findings::analyze(m, gcs, settings)));
+    let mut report = findings::analyze(m, gcs, settings);
+    if let Some(st) = stacks {
+        st.attach(&mut report);
+    }
+    body.push_str(&findings_html(&report));
     body.push_str(&table_html(&model::rollup_table(m)));
     body.push_str(&pause_svg(m, gcs));
     let opts = Options {

@@ -226,3 +226,92 @@ fn compare_names_the_findings_that_appear_and_disappear() {
         "{text}"
     );
 }
+
+/// TraceEvent's frame as `gcscope`'s label: `module!method`, the method alone without a module,
+/// the address where TraceLog names no method.
+fn traceevent_label(f: &Value) -> String {
+    match (f["method"].as_str(), f["module"].as_str()) {
+        (Some(m), Some(module)) => format!("{module}!{m}"),
+        (Some(m), None) => m.to_string(),
+        (None, _) => f["address"].as_str().unwrap().to_string(),
+    }
+}
+
+#[test]
+fn the_induced_finding_lists_the_callers_traceevent_reads() {
+    // conserve.stacks.json is TraceEvent's TraceLog reading of the fixture's GCTriggered stacks.
+    let f = trace("net9.0", "conserve");
+    let oracle_path = f.replace(".nettrace", ".stacks.json");
+    let oracle: Value =
+        serde_json::from_str(&std::fs::read_to_string(&oracle_path).expect("the .stacks.json"))
+            .unwrap();
+    let mut want: std::collections::BTreeMap<Vec<String>, u64> = Default::default();
+    for e in oracle["events"].as_array().unwrap() {
+        let induced = e["payload"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("Induced"));
+        if e["event"] == "GCTriggered" && induced {
+            let labels = e["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(traceevent_label)
+                .collect();
+            *want.entry(labels).or_default() += 1;
+        }
+    }
+    assert!(!want.is_empty(), "the fixture has induced GCs");
+    let r = report(&["findings", &f, "--json"]);
+    let st = &finding(&r, "induced").expect("an induced finding")["evidence"]["stacks"];
+    assert_eq!(st["event"], "induced", "{st}");
+    assert_eq!(st["unit"], "count");
+    assert_eq!(st["total_count"].as_u64(), Some(want.values().sum()));
+    let got: std::collections::BTreeMap<Vec<String>, u64> = st["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let frames = t["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap().to_string())
+                .collect();
+            (frames, t["count"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want);
+    // The text lists them under the finding, leaf first.
+    let out = gcscope(&["findings", &f]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Callers (GCTriggered stacks of the induced GCs)"),
+        "{text}"
+    );
+    // A finding without stacks to list has no `stacks` field.
+    let outlier = finding(&r, "long-gc-outlier").expect("conserve's outlier");
+    assert!(outlier["evidence"].get("stacks").is_none(), "{outlier}");
+}
+
+#[test]
+fn the_pinning_finding_says_where_the_runtime_stopped() {
+    let f = trace("net9.0", "handles");
+    let r = report(&["findings", &f, "--json"]);
+    let st = &finding(&r, "pinning").expect("a pinning finding")["evidence"]["stacks"];
+    assert_eq!(st["event"], "pinned-handles", "{st}");
+    // Every pinned handle the stacks command counts, on the same stacks.
+    let stacks: Value = serde_json::from_slice(
+        &gcscope(&["stacks", &f, "--event", "pinned-handles", "--json"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(st["total_count"], stacks["total_count"]);
+    for t in st["top"].as_array().unwrap() {
+        match t["frames"][0].as_str() {
+            Some(leaf) => assert_eq!(
+                t["note"].as_str(),
+                Some(format!("the runtime recorded no frames above {leaf}").as_str())
+            ),
+            None => assert!(t["note"].is_null()),
+        }
+    }
+}

@@ -144,3 +144,46 @@ test('a trace without method events shows addresses and why; one without allocat
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('induced GCs by call stack, their callers in the finding, and one GC\'s trigger as TraceEvent reads it', async () => {
+  // conserve.stacks.json: TraceEvent's TraceLog reading of the fixture's GCTriggered stacks.
+  const file = FIX('net9.0', 'conserve');
+  const oracle = JSON.parse(await readFile(file.replace('.nettrace', '.stacks.json'), 'utf8'));
+  const teLabel = (f) => (f.method ? (f.module ? `${f.module}!${f.method}` : f.method) : f.address);
+  const induced = oracle.events.filter((e) => e.event === 'GCTriggered' && /^Induced/.test(e.payload.reason ?? ''));
+  assert.ok(induced.length > 0, 'the fixture has induced GCs');
+  const json = stacksJson(file, '--event', 'induced');
+  assert.equal(json.total_count, induced.length);
+  const { page, context, problems } = await openStacks(file);
+  await page.selectOption('#stacks-event', 'induced');
+  await waitUrl(page, /sevent=induced/);
+  for (let i = 0; i < 300 && Number(await page.locator('#stacks-total').getAttribute('data-count')) !== induced.length; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // A count, not bytes: the root holds one per induced GC, the outermost frames as the CLI's.
+  assert.deepEqual(await boxes(page, 0), [['all', induced.length]]);
+  assert.deepEqual((await boxes(page, 1))[0], outermost(json)[0]);
+  assert.equal(await page.locator('#stacks-heap').count(), 0, 'no heap choice for GCs');
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'stacks-induced.png'), fullPage: true });
+  // The induced finding lists the callers: TraceEvent's frames, leaf first.
+  await page.click('#tab-overview');
+  const item = page.locator('li[data-rule="induced"] .top-stack').first();
+  await item.waitFor({ timeout: 60_000 });
+  assert.equal(Number(await item.getAttribute('data-count')), induced.length);
+  const shown = await page.$$eval('li[data-rule="induced"] .top-stack-frames li', (lis) => lis.map((l) => l.textContent));
+  assert.deepEqual(shown, induced[0].frames.slice(0, shown.length).map(teLabel));
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'finding-induced-callers.png'), fullPage: true });
+  // Its first GC's detail: the GCTriggered stack that started it, TraceEvent's first induced one.
+  await page.click('li[data-rule="induced"] .finding-gc');
+  await page.locator('#trigger-frames li').first().waitFor({ timeout: 60_000 });
+  const frames = await page.$$eval('#trigger-frames li', (lis) => lis.map((l) => l.textContent));
+  assert.deepEqual(frames, induced[0].frames.slice(0, frames.length).map(teLabel));
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'detail-trigger-stack.png') });
+  // Its link opens the Stacks tab on GC triggers at that instant, bottom-up on the leaf.
+  await page.click('#trigger-open');
+  await waitUrl(page, /sevent=triggered/);
+  assert.match(await page.url(), /sorder=up/);
+  assert.deepEqual((await boxes(page, 0)).map((b) => b[0]), [frames[0]]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

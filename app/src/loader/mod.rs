@@ -209,7 +209,7 @@ fn on_job_event(app: AppState, ev: JobEvent) {
         }
         JobEvent::Message(ToUi::Ready) => {}
         // The stacks worker's (`loader::stacks`), never the decoding worker's.
-        JobEvent::Message(ToUi::StackTree(_) | ToUi::StacksExport(_)) => {}
+        JobEvent::Message(ToUi::StackTree(_) | ToUi::StacksExport(_) | ToUi::TriggerStack(_)) => {}
         // The rows so far were another process's (the lead in GC pause changed while reading).
         JobEvent::Message(ToUi::Reset) => {
             app.gcs.set(Vec::new());

@@ -149,7 +149,7 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
         }
         JobEvent::Message(ToUi::Ready) => {}
         // The stacks worker's (`loader::stacks`), never the decoding worker's.
-        JobEvent::Message(ToUi::StackTree(_) | ToUi::StacksExport(_)) => {}
+        JobEvent::Message(ToUi::StackTree(_) | ToUi::StacksExport(_) | ToUi::TriggerStack(_)) => {}
         // The rows so far were another process's (an ETW trace: the lead in GC pause changed).
         JobEvent::Message(ToUi::Reset) => forget_rows(),
         JobEvent::Crashed(msg) => {

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
 use super::worker_client::{decode_envelope, spawn_worker};
-use crate::protocol::stacks::{StackTree, StacksRequest};
+use crate::protocol::stacks::{Heap, StackEvent, StackTree, StacksRequest};
 use crate::protocol::{ToUi, MODE_STACKS, MSG_BLOB, MSG_MODE, MSG_REQUEST};
 use crate::state::AppState;
 
@@ -35,6 +35,39 @@ thread_local! {
     static JOB: RefCell<Option<Job>> = const { RefCell::new(None) };
 }
 
+/// The call tree the address bar asks for (`?sevent=`, `?sheap=`, `?stype=`, `?sorder=`, the
+/// time range): the Stacks tab's, and the one the findings' stacks come with.
+pub fn request_of(v: &crate::state::view_state::ViewState) -> StacksRequest {
+    StacksRequest {
+        event: v
+            .stacks_event
+            .as_deref()
+            .and_then(StackEvent::from_key)
+            .unwrap_or_default(),
+        heap: v
+            .stacks_heap
+            .as_deref()
+            .and_then(Heap::from_key)
+            .unwrap_or_default(),
+        type_name: v.stacks_type.clone(),
+        from_ms: v.filter.t0,
+        to_ms: v.filter.t1,
+        bottom_up: v.stacks_up,
+        export: None,
+        trigger: None,
+    }
+}
+
+/// Asks for the findings' stacks, which come with every call tree: the tree the address bar
+/// asks for, unless one is there or asked for already.
+pub fn request_findings(app: AppState) {
+    if app.stacks.with_untracked(|t| t.is_some()) || !app.has_data() {
+        return;
+    }
+    let req = app.vs.with_untracked(request_of);
+    request(app, req);
+}
+
 /// Stops the stacks worker (a new file is opened) and forgets its answers.
 pub fn forget(app: AppState) {
     if let Some(job) = JOB.with(|j| j.borrow_mut().take()) {
@@ -44,6 +77,7 @@ pub fn forget(app: AppState) {
     }
     app.stacks.set(None);
     app.stacks_export.set(None);
+    app.trigger_stack.set(None);
 }
 
 /// Asks for `req`'s call tree (or export) of the open file.
@@ -64,12 +98,14 @@ pub fn request(app: AppState, req: StacksRequest) {
     }
     JOB.with(|j| {
         if let Some(job) = j.borrow_mut().as_mut() {
-            if req.export.is_none() {
+            // Exports and trigger stacks wait in turn; of the trees only the newest.
+            let tree = |r: &StacksRequest| r.export.is_none() && r.trigger.is_none();
+            if tree(&req) {
                 if job.last.as_ref() == Some(&req) {
                     return;
                 }
                 job.last = Some(req.clone());
-                job.waiting.retain(|w| w.export.is_some());
+                job.waiting.retain(|w| !tree(w));
             }
             job.waiting.push(req);
             send_waiting(job);
@@ -124,6 +160,7 @@ fn start(app: AppState, blob: Blob) -> Result<(), String> {
         match reply {
             Ok(ToUi::StackTree(t)) => app.stacks.set(Some(Arc::new(*t))),
             Ok(ToUi::StacksExport(e)) => app.stacks_export.set(Some(Arc::new(*e))),
+            Ok(ToUi::TriggerStack(t)) => app.trigger_stack.set(Some(Arc::new(*t))),
             Ok(_) => {}
             Err(e) => failed(app, format!("bad message from the stacks worker: {e}")),
         }

@@ -41,6 +41,8 @@ pub enum ToUi {
     StackTree(Box<stacks::StackTree>),
     /// The stacks worker's export of a selection.
     StacksExport(Box<stacks::Export>),
+    /// The stacks worker's answer to a trigger request: the stack that started one GC.
+    TriggerStack(Box<stacks::TriggerStack>),
 }
 
 impl ToUi {
@@ -60,6 +62,7 @@ impl ToUi {
             ToUi::Reset => "reset",
             ToUi::StackTree(_) => "stack_tree",
             ToUi::StacksExport(_) => "stacks_export",
+            ToUi::TriggerStack(_) => "trigger_stack",
         }
     }
 

@@ -47,9 +47,100 @@ impl Heap {
     }
 }
 
+/// Which events' stacks: the `?sevent=` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum StackEvent {
+    /// Allocation ticks (of [`StacksRequest::heap`]): sampled bytes.
+    #[default]
+    Alloc,
+    /// GCTriggered of induced GCs: who called `GC.Collect`. A count.
+    Induced,
+    /// Every GCTriggered: the allocation or call that started each GC. A count.
+    Triggered,
+    /// SetGCHandle of kind Pinned: where pinned handles were made. A count.
+    Pinned,
+}
+
+impl StackEvent {
+    pub const ALL: [StackEvent; 4] = [
+        StackEvent::Alloc,
+        StackEvent::Induced,
+        StackEvent::Triggered,
+        StackEvent::Pinned,
+    ];
+
+    /// The address bar's word (`?sevent=`).
+    pub fn key(self) -> &'static str {
+        match self {
+            StackEvent::Alloc => "alloc",
+            StackEvent::Induced => "induced",
+            StackEvent::Triggered => "triggered",
+            StackEvent::Pinned => "pinned",
+        }
+    }
+
+    pub fn from_key(k: &str) -> Option<StackEvent> {
+        StackEvent::ALL.into_iter().find(|h| h.key() == k)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            StackEvent::Alloc => "Allocations (sampled bytes)",
+            StackEvent::Induced => "Induced GCs (callers of GC.Collect)",
+            StackEvent::Triggered => "GC triggers (what started each GC)",
+            StackEvent::Pinned => "Pinned handles (where they were made)",
+        }
+    }
+
+    /// The value is sampled bytes (allocations) or a count of events.
+    pub fn bytes(self) -> bool {
+        self == StackEvent::Alloc
+    }
+
+    /// What one event is called in the totals.
+    pub fn events(self) -> &'static str {
+        match self {
+            StackEvent::Alloc => "ticks",
+            StackEvent::Induced | StackEvent::Triggered => "GCs",
+            StackEvent::Pinned => "handles",
+        }
+    }
+}
+
+/// The GCTriggered that started a GC: asked by the GC detail panel.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TriggerAsk {
+    /// The GC's number (the answer names it).
+    pub gc: u32,
+    /// The GC's GCStart: the trigger is the last GCTriggered at or before it...
+    pub start_ms: f64,
+    /// ...and after the previous GC's GCStart (None: the first GC).
+    pub after_ms: Option<f64>,
+}
+
+/// What the runtime recorded of the GCTriggered that started a GC.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TriggerStack {
+    pub gc: u32,
+    /// Distinct stacks in the trace (0: it has none).
+    pub trace_stacks: u64,
+    /// The GCTriggered found (None: none between the previous GC's start and this one's).
+    pub time_ms: Option<f64>,
+    /// It came without a stack, or with a stack id the trace lacks.
+    pub no_stack: bool,
+    /// Leaf first (`module!method` or the address in hex).
+    pub frames: Vec<String>,
+    /// Each reason a frame stayed unnamed.
+    pub unresolved: Vec<String>,
+    /// Reading the file failed (after what it read).
+    pub error: Option<String>,
+}
+
 /// What the page asks for.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StacksRequest {
+    /// Which events' stacks ([`Self::heap`] and [`Self::type_name`] apply to allocations).
+    pub event: StackEvent,
     pub heap: Heap,
     /// Allocations of this type only.
     pub type_name: Option<String>,
@@ -59,6 +150,8 @@ pub struct StacksRequest {
     pub bottom_up: bool,
     /// Instead of the tree: the whole selection as an export (`Export`).
     pub export: Option<ExportKind>,
+    /// Instead of the tree: the stack of the GCTriggered of one GC ([`TriggerStack`]).
+    pub trigger: Option<TriggerAsk>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +183,17 @@ pub struct StackTree {
     pub trace_stacks: u64,
     /// Allocation ticks in the trace, any heap, any time.
     pub alloc_ticks: u64,
+    /// GCTriggered events in the trace, and of them the induced GCs'.
+    pub triggered: u64,
+    pub induced: u64,
+    /// SetGCHandle events of kind Pinned in the trace.
+    pub pinned_handles: u64,
+    /// For pinned handles: the leaf frame of the largest stack, above which the runtime recorded
+    /// nothing (`GCHandle.Alloc`'s fast path pushes no frame).
+    pub cut_short_above: Option<String>,
+    /// The findings' stacks (the induced GCs' callers, the LOH allocations', the pinned
+    /// handles' creators), for the Findings panel, Pinning and the report.
+    pub findings: Option<gcscope_core::findings::stacks::FindingStacks>,
     /// Method events the trace holds (JIT loads and rundown).
     pub jit_loads: u64,
     pub rundown_methods: u64,

@@ -106,9 +106,11 @@ pub fn App() -> impl IntoView {
         let settings = app
             .vs
             .with_untracked(|v| crate::tables::findings::settings(v.goal.as_deref(), v.budget_ms));
+        // The findings' stacks where the stacks worker has read them (the Findings panel asks).
+        let stacks = app.stacks.get_untracked().and_then(|t| t.findings.clone());
         let html = app
             .gcs
-            .with_untracked(|g| crate::report::html(&m, g, &a, budget, &settings));
+            .with_untracked(|g| crate::report::html(&m, g, &a, budget, &settings, stacks.as_ref()));
         download(
             &format!("{}-gcscope-report.html", app.file_stem()),
             "text/html",

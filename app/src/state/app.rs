@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use crate::plot::Axis;
 use crate::protocol::processes::Processes;
-use crate::protocol::stacks::{Export, StackTree};
+use crate::protocol::stacks::{Export, StackTree, TriggerStack};
 use crate::protocol::{Analysis, Progress};
 use crate::tables::Starts;
 use crate::time_range::TimeRange;
@@ -58,6 +58,8 @@ pub struct AppState {
     /// (`loader::stacks`), and its last export to download.
     pub stacks: RwSignal<Option<Arc<StackTree>>>,
     pub stacks_export: RwSignal<Option<Arc<Export>>>,
+    /// The stack of the GCTriggered that started the GC the detail panel shows.
+    pub trigger_stack: RwSignal<Option<Arc<TriggerStack>>>,
 }
 
 /// A trace address that no request reached (the fetch failed before any answer came).
@@ -156,6 +158,7 @@ impl AppState {
             other_error: RwSignal::new(None),
             stacks: RwSignal::new(None),
             stacks_export: RwSignal::new(None),
+            trigger_stack: RwSignal::new(None),
         };
         provide_context(app);
         app

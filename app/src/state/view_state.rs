@@ -46,7 +46,9 @@ pub struct ViewState {
     /// `?goal=...`: the findings' goal (throughput, latency, footprint); `None` = throughput.
     pub goal: Option<String>,
     /// The Stacks tab: `?sheap=` (soh, loh, poh; `None` = every heap), `?stype=` (one allocated
-    /// type), `?sorder=up` (bottom-up), `?sfocus=` (the frame the flame graph is zoomed on).
+    /// type), `?sorder=up` (bottom-up), `?sfocus=` (the frame the flame graph is zoomed on),
+    /// `?sevent=` (induced, triggered, pinned; `None` = allocations).
+    pub stacks_event: Option<String>,
     pub stacks_heap: Option<String>,
     pub stacks_type: Option<String>,
     pub stacks_up: bool,
@@ -231,6 +233,9 @@ impl ViewState {
         if let Some(g) = &self.goal {
             push("goal", g.clone());
         }
+        if let Some(e) = &self.stacks_event {
+            push("sevent", e.clone());
+        }
         if let Some(h) = &self.stacks_heap {
             push("sheap", h.clone());
         }
@@ -299,6 +304,9 @@ impl ViewState {
                 "q" => f.text = v,
                 "only" => f.only = parse_ranges(&v),
                 "goal" => s.goal = (!v.is_empty()).then_some(v),
+                "sevent" if matches!(v.as_str(), "induced" | "triggered" | "pinned") => {
+                    s.stacks_event = Some(v)
+                }
                 "sheap" if matches!(v.as_str(), "soh" | "loh" | "poh") => s.stacks_heap = Some(v),
                 "stype" if !v.is_empty() => s.stacks_type = Some(v),
                 "sorder" => s.stacks_up = v == "up",
@@ -424,6 +432,11 @@ mod tests {
         assert_eq!(ViewState::from_query(&q), v);
         // An unknown heap is no choice (every heap).
         assert_eq!(ViewState::from_query("sheap=gen9").stacks_heap, None);
+        // The event: a count of induced GCs, GC triggers or pinned handles instead of bytes.
+        let v = ViewState::from_query("tab=stacks&sevent=pinned");
+        assert_eq!(v.stacks_event.as_deref(), Some("pinned"));
+        assert_eq!(v.to_query(), "tab=stacks&sevent=pinned");
+        assert_eq!(ViewState::from_query("sevent=alloc").stacks_event, None);
         assert!(!ViewState::from_query("sorder=down").stacks_up);
     }
 

@@ -1,11 +1,12 @@
 //! The detail panel of the selected GC (over any tab; Esc closes it): its figures, why its
-//! generation was condemned, sizes per generation, phase times, per-heap history, pinned objects.
+//! generation was condemned, the stack that started it, sizes per generation, phase times, per-heap history, pinned objects.
 
 use leptos::prelude::*;
 
 use crate::format::bytes;
 use crate::state::use_app;
 use crate::tables::columns;
+use crate::widgets::trigger_stack::TriggerStack;
 
 /// The detail panel of the selected GC.
 #[component]
@@ -93,6 +94,15 @@ pub fn Detail() -> impl IntoView {
             .unwrap_or_default();
         let pins = gc.pinned_objects.clone();
         let missing = gc.missing.clone();
+        // The trigger is the last GCTriggered after the previous GC's GCStart, up to this one's
+        // (the runtime fires it after suspending, just before GCStart).
+        let start_ms = gc.gc_start_ms;
+        let after_ms = app.gcs.with(|g| {
+            g.iter()
+                .map(|x| x.gc_start_ms)
+                .filter(|&t| t < start_ms)
+                .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))))
+        });
         Some(view! {
             <aside id="detail" class="detail" aria-label=format!("GC {n}")>
                 <button class="close" title="Close (Esc)" on:click=close>"×"</button>
@@ -113,6 +123,7 @@ pub fn Detail() -> impl IntoView {
                     }.into_any(),
                     None => view! { <p class="muted">"No GCPerHeapHistory for this GC: condemn reasons unknown."</p> }.into_any(),
                 }}
+                <TriggerStack gc=n start_ms=start_ms after_ms=after_ms />
                 <h3>"Generations"</h3>
                 <table class="grid compact">
                     <thead><tr><th></th><th class="num">"Before"</th><th class="num">"After"</th><th class="num">"Survived"</th><th class="num">"Surv %"</th><th class="num">"Frag %"</th><th class="num">"Budget"</th></tr></thead>

@@ -1,5 +1,6 @@
 //! Pinning and handles: pinned objects by type (whole trace or the time range), GC handles by
-//! kind, live handles over time, handles alive at the end; the tables' sorts and filters are kept
+//! kind, where pinned handles were made (their SetGCHandle stacks), live handles over time,
+//! handles alive at the end; the tables' sorts and filters are kept
 //! in the address bar.
 
 use leptos::prelude::*;
@@ -10,6 +11,8 @@ use crate::tables::pins;
 use crate::widgets::chart::LineChart;
 use crate::widgets::table_panel::TablePanel;
 use crate::widgets::table_state::TableState;
+use crate::widgets::top_stacks::TopStacks;
+use gcscope_core::findings::stacks::Topic;
 
 #[component]
 pub fn Pins() -> impl IntoView {
@@ -46,6 +49,7 @@ pub fn Pins() -> impl IntoView {
                     "No GC handle events: capture with the GCHandle keyword (Microsoft-Windows-DotNETRuntime:0x3:5).".to_string()
                 }}</p>
                 <TablePanel table=pins::kinds_table(&m) id="handle-kinds" state=TableState::in_url("kind") />
+                {h.has_events.then(|| view! { <section id="pins-stacks"><TopStacks topic=Topic::PinnedHandles /></section> })}
                 <h2>"Live handles over time"</h2>
                 <LineChart series=vec![("live handles".into(), "var(--accent)".into(), live)] unit="count" id="live-chart" />
                 <TablePanel table=pins::live_table(&m) id="handles-alive" state=TableState::in_url("live") />

@@ -1,13 +1,14 @@
-//! Stacks: sampled allocation bytes by call stack, as a flame graph and a call tree (top-down or
-//! bottom-up), for one heap, one type and the time range. The stacks worker (`loader::stacks`)
-//! reads the file's stacks once and answers each choice with its call tree.
+//! Stacks: sampled allocation bytes, induced GCs, GC triggers or pinned handles by call stack, as
+//! a flame graph and a call tree (top-down or bottom-up), for one heap, one type (allocations)
+//! and the time range. The stacks worker (`loader::stacks`) reads the file's stacks once and
+//! answers each choice with its call tree.
 
 use leptos::prelude::*;
 
 use crate::format::bytes;
 use crate::loader::stacks as worker;
 use crate::plot::{flame_layout, FlameBox};
-use crate::protocol::stacks::{ExportKind, Heap, Node, StackTree, StacksRequest};
+use crate::protocol::stacks::{ExportKind, Heap, Node, StackEvent, StackTree, StacksRequest};
 use crate::state::use_app;
 use crate::widgets::export::download;
 use crate::widgets::facts::{range_note, Empty};
@@ -55,6 +56,16 @@ fn find(nodes: &[Node], focus: Option<&str>) -> u32 {
     at
 }
 
+/// What the chosen events are and what their value means.
+fn how(event: StackEvent) -> &'static str {
+    match event {
+        StackEvent::Alloc => "Sampled allocation bytes by call stack: each GCAllocationTick charges the ~100 KB allocated since the previous tick of its heap to the stack of the allocation that crossed the threshold, so these are estimates. Click a frame to zoom on it; drag across a chart of another tab to narrow the time range.",
+        StackEvent::Induced => "Induced GCs by call stack: the stack of each induced GC's GCTriggered event, recorded on the thread that asked for it, so the frames below GC.Collect are its callers. Width: the number of GCs. Click a frame to zoom on it.",
+        StackEvent::Triggered => "Every GC by the call stack that started it: the stack of its GCTriggered event, the allocation that ran out of budget or the call that asked for the GC. Width: the number of GCs. Click a frame to zoom on it.",
+        StackEvent::Pinned => "Pinned GC handles by the call stack that made them (SetGCHandle of kind Pinned). Width: the number of handles. Click a frame to zoom on it.",
+    }
+}
+
 fn pct(v: u64, total: u64) -> String {
     format!("{:.1}%", 100.0 * v as f64 / total.max(1) as f64)
 }
@@ -62,20 +73,7 @@ fn pct(v: u64, total: u64) -> String {
 #[component]
 pub fn Stacks() -> impl IntoView {
     let app = use_app();
-    let req = Memo::new(move |_| {
-        app.vs.with(|v| StacksRequest {
-            heap: v
-                .stacks_heap
-                .as_deref()
-                .and_then(Heap::from_key)
-                .unwrap_or_default(),
-            type_name: v.stacks_type.clone(),
-            from_ms: v.filter.t0,
-            to_ms: v.filter.t1,
-            bottom_up: v.stacks_up,
-            export: None,
-        })
-    });
+    let req = Memo::new(move |_| app.vs.with(worker::request_of));
     // Asks the worker once a file is open, and again for each new choice.
     Effect::new(move |_| {
         let r = req.get();
@@ -113,13 +111,31 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest, focus: Option<String>
     let app = use_app();
     if t.trace_stacks == 0 {
         return view! { <section class="insights stacks">
-            <Empty id="stacks-empty" text=format!("This trace has no call stacks, so there is nothing to attribute allocations to. An ETW trace's stacks are not read yet, and an EventPipe session can turn them off. {RECIPE}") />
+            <Empty id="stacks-empty" text=format!("This trace has no call stacks, so no allocation, GC or pinned handle can be attributed to code. An ETW trace's stacks are not read yet, and an EventPipe session can turn them off. {RECIPE}") />
         </section> }.into_any();
     }
-    if t.alloc_ticks == 0 {
+    let event = want.event;
+    let events_select = StackEvent::ALL
+        .into_iter()
+        .map(|e| view! { <option value=e.key() selected=e == event>{e.label()}</option> })
+        .collect_view();
+    let pick_event = view! {
+        <label>"Events "
+            <select id="stacks-event" on:change=move |ev| {
+                let v = event_target_value(&ev);
+                app.set_vs(move |s| {
+                    s.stacks_event = (v != "alloc").then_some(v);
+                    s.stacks_focus = None;
+                })
+            }>{events_select}</select>
+        </label>
+    };
+    if let Some(why) = no_events(&t, event) {
         return view! { <section class="insights stacks">
-            <Empty id="stacks-empty" text=format!("This trace has stacks but no GCAllocationTick events, so there is no allocation to attribute. {RECIPE}") />
-        </section> }.into_any();
+            <div class="controls stacks-controls">{pick_event}</div>
+            <Empty id="stacks-empty" text=why />
+        </section> }
+        .into_any();
     }
     let set = move |f: fn(&mut crate::state::view_state::ViewState, String), v: String| {
         app.set_vs(move |s| {
@@ -159,27 +175,44 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest, focus: Option<String>
         lines.push("How to capture a trace whose frames resolve: docs/guide/stacks.md.".to_string());
         view! { <div class="explain" id="stacks-unresolved" role="note">{lines.into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}</div> }
     });
+    let alloc = event == StackEvent::Alloc;
+    // A pinned handle's stack starts where the runtime's walk did, not at the caller.
+    let cut_short = t.cut_short_above.clone().map(|leaf| view! {
+        <p class="explain" id="stacks-cut-short" role="note">{format!("GCHandle.Alloc's fast path pushes no frame, so a pinned handle's stack starts at an older frame than its caller: the runtime recorded no frames above {leaf}. Read the leaf frames as \"somewhere below\", not as the caller.")}</p>
+    });
     let order = if want.bottom_up {
         "bottom-up"
     } else {
         "top-down"
     };
     let content = if t.total_count == 0 {
-        view! { <Empty id="stacks-none" text="No allocation ticks for this choice of heap, type and time range.".to_string() /> }.into_any()
+        let what = match event {
+            StackEvent::Alloc => {
+                "No allocation ticks for this choice of heap, type and time range."
+            }
+            StackEvent::Induced => "No induced GC in this time range.",
+            StackEvent::Triggered => "No GC started in this time range.",
+            StackEvent::Pinned => "No pinned handle was made in this time range.",
+        };
+        view! { <Empty id="stacks-none" text=what.to_string() /> }.into_any()
+    } else if t.no_stack + t.missing_stack == t.total_count {
+        view! { <Empty id="stacks-none" text=format!("The runtime recorded no stack for any of these {} events{}, so there is no caller to show.", t.total_count, if t.missing_stack > 0 { " (or the trace lost them)" } else { "" }) /> }.into_any()
     } else {
         let root = find(&t.nodes, focus.as_deref());
         view! {
-            {flame(t.clone(), root)}
-            {tree_table(t.clone(), root)}
+            {flame(t.clone(), root, event)}
+            {tree_table(t.clone(), root, event)}
         }
         .into_any()
     };
     view! {
         <section class="insights stacks">
-            <p class="explain" id="stacks-how">"Sampled allocation bytes by call stack: each GCAllocationTick charges the ~100 KB allocated since the previous tick of its heap to the stack of the allocation that crossed the threshold, so these are estimates. Click a frame to zoom on it; drag across a chart of another tab to narrow the time range."</p>
-            {range_note("allocation ticks in it")}
+            <p class="explain" id="stacks-how">{how(event)}</p>
+            {range_note(match event { StackEvent::Alloc => "allocation ticks in it", StackEvent::Pinned => "pinned handles made in it", _ => "GCs started in it" })}
             <div class="controls stacks-controls">
-                <label>"Heap "
+                {pick_event}
+                {alloc.then(|| view! {
+                <label>" Heap "
                     <select id="stacks-heap" on:change=move |ev| {
                         let v = event_target_value(&ev);
                         set(|s, v| s.stacks_heap = (v != "all").then_some(v), v)
@@ -194,6 +227,7 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest, focus: Option<String>
                         {types}
                     </select>
                 </label>
+                })}
                 <button class="small" id="stacks-order" title="Switch between callees under callers (top-down) and callers under the methods that allocated (bottom-up)"
                     on:click=move |_| app.set_vs(|s| { s.stacks_up = !s.stacks_up; s.stacks_focus = None; })>
                     {format!("Tree: {order}")}
@@ -203,12 +237,14 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest, focus: Option<String>
                 <button class="small" id="stacks-folded" title="Download the selection as collapsed stacks (flamegraph.pl, inferno, speedscope)" on:click=move |_| export(ExportKind::Folded)>"Folded"</button>
                 <button class="small" id="stacks-speedscope" title="Download the selection as a speedscope file" on:click=move |_| export(ExportKind::Speedscope)>"speedscope"</button>
             </div>
-            <p class="muted" id="stacks-total" data-bytes=t.total_value.to_string()>
-                {format!("{} sampled in {} ticks ({order}); {} distinct stacks in the trace.{}{}",
-                    bytes(t.total_value as f64), t.total_count, t.trace_stacks,
-                    if t.no_stack + t.missing_stack > 0 { format!(" {} ticks came without a stack or with a missing one.", t.no_stack + t.missing_stack) } else { String::new() },
+            <p class="muted" id="stacks-total" data-bytes=t.total_value.to_string() data-count=t.total_count.to_string()>
+                {format!("{} ({order}); {} distinct stacks in the trace.{}{}",
+                    if alloc { format!("{} sampled in {} ticks", bytes(t.total_value as f64), t.total_count) } else { format!("{} {}", t.total_count, event.events()) },
+                    t.trace_stacks,
+                    if t.no_stack + t.missing_stack > 0 { format!(" {} {} came without a stack or with a missing one.", t.no_stack + t.missing_stack, event.events()) } else { String::new() },
                     if (t.nodes.len() as u64) < t.all_nodes { format!(" The {} largest of {} frames are shown.", t.nodes.len(), t.all_nodes) } else { String::new() })}
             </p>
+            {cut_short}
             {unresolved}
             {content}
         </section>
@@ -218,22 +254,31 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest, focus: Option<String>
 
 /// The request the address bar says now (for an export of what is shown).
 fn want_clone(app: crate::state::AppState) -> StacksRequest {
-    app.vs.with_untracked(|v| StacksRequest {
-        heap: v
-            .stacks_heap
-            .as_deref()
-            .and_then(Heap::from_key)
-            .unwrap_or_default(),
-        type_name: v.stacks_type.clone(),
-        from_ms: v.filter.t0,
-        to_ms: v.filter.t1,
-        bottom_up: v.stacks_up,
-        export: None,
-    })
+    app.vs.with_untracked(worker::request_of)
+}
+
+/// A value as the selection counts it: sampled bytes, or events.
+fn value(event: StackEvent, v: u64) -> String {
+    if event.bytes() {
+        bytes(v as f64)
+    } else {
+        v.to_string()
+    }
+}
+
+/// Why the chosen event has nothing to show in the whole trace (None: it has some).
+fn no_events(t: &StackTree, event: StackEvent) -> Option<String> {
+    match event {
+        StackEvent::Alloc if t.alloc_ticks == 0 => Some(format!("This trace has stacks but no GCAllocationTick events, so there is no allocation to attribute. {RECIPE}")),
+        StackEvent::Induced | StackEvent::Triggered if t.triggered == 0 => Some("This trace has no GCTriggered events (the GC keyword, 0x1, at Informational level or above), so no GC's trigger has a stack.".to_string()),
+        StackEvent::Induced if t.induced == 0 => Some(format!("No induced GC in this trace: none of its {} GCTriggered events has an induced reason (GC.Collect, GC.AddMemoryPressure, a low-memory notification).", t.triggered)),
+        StackEvent::Pinned if t.pinned_handles == 0 => Some("This trace has no SetGCHandle events of kind Pinned: the runtime writes them with the GC handle keyword (0x2) at Verbose level (dotnet-trace collect --providers Microsoft-Windows-DotNETRuntime:0x3:5).".to_string()),
+        _ => None,
+    }
 }
 
 /// The flame graph from `root` (the root at the top, callees below; bottom-up, callers below).
-fn flame(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
+fn flame(t: std::sync::Arc<StackTree>, root: u32, event: StackEvent) -> impl IntoView {
     let app = use_app();
     let nodes = &t.nodes;
     let boxes: Vec<FlameBox> = flame_layout(
@@ -250,7 +295,7 @@ fn flame(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
         .map(|b| {
             let n = &nodes[b.node as usize];
             let (x, w, y) = (b.x * WIDTH, b.w * WIDTH, b.depth as f64 * ROW);
-            let tip = format!("{}\n{} ({} of the selection), {} ticks; self {}", n.label, bytes(n.inclusive as f64), pct(n.inclusive, total), n.count, bytes(n.exclusive as f64));
+            let tip = format!("{}\n{} ({} of the selection), {} {}; self {}", n.label, value(event, n.inclusive), pct(n.inclusive, total), n.count, event.events(), value(event, n.exclusive));
             // About 7 units a character at the label's size (the SVG is stretched to the page width).
             let fits = ((w - 4.0) / 7.0).max(0.0) as usize;
             let text = if n.label.chars().count() <= fits {
@@ -274,7 +319,7 @@ fn flame(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <h2>"Flame graph (width: sampled bytes; hover a frame for its bytes)"</h2>
+        <h2>{if event.bytes() { "Flame graph (width: sampled bytes; hover a frame for its bytes)" } else { "Flame graph (width: events; hover a frame for its count)" }}</h2>
         <svg id="stacks-flame" class="flame" viewBox=format!("0 0 {WIDTH} {height}") width="100%" preserveAspectRatio="none"
             style=format!("height: {}px", height) font-size="11">
             {rects}
@@ -283,7 +328,7 @@ fn flame(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
 }
 
 /// The call tree from `root`, depth first, largest first, indented by depth.
-fn tree_table(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
+fn tree_table(t: std::sync::Arc<StackTree>, root: u32, event: StackEvent) -> impl IntoView {
     let nodes = &t.nodes;
     let total = t.total_value;
     let mut rows = Vec::new();
@@ -305,9 +350,9 @@ fn tree_table(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
             view! {
                 <tr class="stacks-row" data-label=x.label.clone() data-bytes=x.inclusive.to_string()>
                     <td class="frame" style=format!("padding-left: {}em", 0.3 + d as f64 * 1.0)>{x.label.clone()}</td>
-                    <td class="num">{bytes(x.inclusive as f64)}</td>
+                    <td class="num">{value(event, x.inclusive)}</td>
                     <td class="num">{pct(x.inclusive, total)}</td>
-                    <td class="num">{bytes(x.exclusive as f64)}</td>
+                    <td class="num">{value(event, x.exclusive)}</td>
                     <td class="num">{x.count.to_string()}</td>
                 </tr>
             }
@@ -316,7 +361,7 @@ fn tree_table(t: std::sync::Arc<StackTree>, root: u32) -> impl IntoView {
     view! {
         <h2>"Call tree"</h2>
         <table id="stacks-tree" class="data stacks-tree">
-            <thead><tr><th>"Frame"</th><th>"Sampled bytes"</th><th>"%"</th><th>"Self"</th><th>"Ticks"</th></tr></thead>
+            <thead><tr><th>"Frame"</th><th>{if event.bytes() { "Sampled bytes" } else { "Events" }}</th><th>"%"</th><th>"Self"</th><th>{if event.bytes() { "Ticks" } else { "Count" }}</th></tr></thead>
             <tbody>{body}</tbody>
         </table>
         {cut.then(|| view! { <p class="muted">{format!("The first {TREE_ROWS} rows; the folded export has every stack.")}</p> })}

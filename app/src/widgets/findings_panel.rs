@@ -1,7 +1,7 @@
 //! The Findings panel: what is wrong with the process's GC, ranked (core's `findings`, the same
 //! report `gcscope findings` prints), at the top of the Overview. Each finding links to its
 //! evidence: its GCs in the GC table, their time range on the charts, the first GC's detail panel,
-//! the types it names in Pinning & handles. The goal and pause budget are set here and kept in the
+//! the types it names in Pinning & handles, and the call stacks behind it (`top_stacks`). The goal and pause budget are set here and kept in the
 //! address bar (`?goal=latency&budget=50`).
 
 use std::sync::Arc;
@@ -15,6 +15,7 @@ use crate::tables::findings::{checks_table, figure, settings};
 use crate::tables::SortFilter;
 
 use super::table::{DataTable, Rows};
+use super::top_stacks::TopStacks;
 
 /// The report for the trace and the settings in the address bar; `None` until the model is in.
 pub fn report_memo() -> Memo<Option<Arc<Report>>> {
@@ -124,6 +125,7 @@ fn FindingItem(f: Finding) -> impl IntoView {
         }
     };
     let types = ev.types.clone();
+    let topic = gcscope_core::findings::stacks::Topic::for_rule(&rule);
     view! {
         <li class=sev_class(f.severity) data-rule=rule.clone() data-severity=f.severity.name()>
             <div class="finding-line">
@@ -162,6 +164,7 @@ fn FindingItem(f: Finding) -> impl IntoView {
                     }
                 }).collect_view()}
             </div>
+            {topic.map(|t| view! { <TopStacks topic=t /> })}
             <details class="finding-details">
                 <summary>"Evidence, threshold and advice"</summary>
                 <dl class="facts finding-figures">

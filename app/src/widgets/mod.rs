@@ -14,6 +14,9 @@
 //! - [`findings_panel::FindingsPanel`]: the ranked findings with links to their evidence, the
 //!   goal and the pause budget (the Overview's top); [`findings_diff::FindingsDiff`]: those that
 //!   appear, disappear or change from A to B (the Compare tab).
+//! - [`top_stacks::TopStacks`]: the top call stacks behind a finding (induced GCs' callers, LOH
+//!   allocations, pinned handles' creators), linked into the Stacks tab;
+//!   [`trigger_stack::TriggerStack`]: the stack that started one GC (the GC detail panel).
 
 pub mod chart;
 pub mod export;
@@ -24,3 +27,5 @@ pub mod pause_chart;
 pub mod table;
 pub mod table_panel;
 pub mod table_state;
+pub mod top_stacks;
+pub mod trigger_stack;

@@ -8,14 +8,16 @@
 //! of heap, type or time range needs no second read.
 
 use gcscope_core::clr::enums::GcAllocationKind;
+use gcscope_core::findings::stacks::FindingStacks;
 use gcscope_core::stacks::speedscope;
 use gcscope_core::stacks::view::{
     folded, CallTree, Frames, SampleKind, Selection, StackSamples, Which,
 };
-use gcscope_core::stacks::StackTable;
+use gcscope_core::stacks::{StackTable, MISSING_STACK, NO_STACK};
 
 use crate::protocol::stacks::{
-    prune, Export, ExportKind, Heap, Node, StackTree, StacksRequest, MAX_NODES,
+    prune, Export, ExportKind, Heap, Node, StackEvent, StackTree, StacksRequest, TriggerAsk,
+    TriggerStack, MAX_NODES,
 };
 use crate::protocol::ToUi;
 
@@ -29,6 +31,10 @@ pub struct Kept {
     pub error: Option<String>,
     /// Allocated types, largest sampled bytes first.
     types: Vec<String>,
+    /// GCTriggered of induced GCs.
+    induced: u64,
+    /// The findings' stacks (whole trace, every process).
+    findings: FindingStacks,
 }
 
 impl Kept {
@@ -47,34 +53,94 @@ impl Kept {
             .collect();
         v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let types = v.into_iter().take(MAX_TYPES).map(|(_, n)| n).collect();
+        let induced = samples
+            .samples
+            .iter()
+            .filter(|s| matches!(s.kind, SampleKind::Triggered { reason } if reason.is_induced()))
+            .count() as u64;
+        let frames = Frames {
+            table: &table,
+            methods: &samples.methods,
+        };
+        let findings = FindingStacks::read(&samples, &frames, None);
         Kept {
             samples,
             table,
             error,
             types,
+            induced,
+            findings,
         }
+    }
+
+    /// The stack of the GCTriggered that started GC `ask.gc`: the last one at or before its
+    /// start, after the previous GC's (the runtime fires GCTriggered on the thread that starts
+    /// the GC, just before its GCStart).
+    pub fn trigger(&self, ask: &TriggerAsk) -> TriggerStack {
+        let frames = Frames {
+            table: &self.table,
+            methods: &self.samples.methods,
+        };
+        let found = self
+            .samples
+            .samples
+            .iter()
+            .filter(|s| matches!(s.kind, SampleKind::Triggered { .. }))
+            .filter(|s| s.time_ms <= ask.start_ms && ask.after_ms.is_none_or(|a| s.time_ms > a))
+            // The latest by time, whatever order the events came in.
+            .max_by(|a, b| a.time_ms.total_cmp(&b.time_ms));
+        let mut out = TriggerStack {
+            gc: ask.gc,
+            trace_stacks: self.table.len() as u64,
+            error: self.error.clone(),
+            ..Default::default()
+        };
+        if let Some(s) = found {
+            out.time_ms = Some(s.time_ms);
+            out.no_stack = s.stack == NO_STACK || s.stack == MISSING_STACK;
+            let fs = frames.frames(s.stack);
+            for f in &fs {
+                if let Some(u) = f.unresolved {
+                    if !out.unresolved.iter().any(|r| r == u.reason()) {
+                        out.unresolved.push(u.reason().to_string());
+                    }
+                }
+            }
+            out.frames = fs.iter().map(|f| f.label()).collect();
+        }
+        out
     }
 
     /// The answer to `req`: its call tree, or its export.
     pub fn answer(&self, req: &StacksRequest) -> ToUi {
+        if let Some(ask) = &req.trigger {
+            return ToUi::TriggerStack(Box::new(self.trigger(ask)));
+        }
         let sel = selection(req);
         let sums = self.samples.sum(&sel);
         let frames = Frames {
             table: &self.table,
             methods: &self.samples.methods,
         };
+        let stem = match req.event {
+            StackEvent::Alloc => "allocations",
+            StackEvent::Induced => "induced-gcs",
+            StackEvent::Triggered => "gc-triggers",
+            StackEvent::Pinned => "pinned-handles",
+        };
         match req.export {
             Some(ExportKind::Folded) => {
                 return ToUi::StacksExport(Box::new(Export {
-                    file_name: "allocations.folded.txt".into(),
+                    file_name: format!("{stem}.folded.txt"),
                     mime: "text/plain".into(),
                     text: folded(&sums, &frames),
                 }))
             }
             Some(ExportKind::Speedscope) => {
-                let f = speedscope::file(&sums, &frames, "Allocations by call stack", true);
+                let name = format!("{} by call stack", req.event.label());
+                let f = speedscope::file(&sums, &frames, &name, req.event.bytes());
                 return ToUi::StacksExport(Box::new(Export {
-                    file_name: "allocations.speedscope.json".into(),
+                    file_name: format!("{stem}.speedscope.json"),
                     mime: "application/json".into(),
                     text: serde_json::to_string(&f).unwrap_or_default(),
                 }));
@@ -113,10 +179,19 @@ impl Kept {
                 }
             }
         }
+        let cut_short_above = (req.event == StackEvent::Pinned)
+            .then(|| sums.stacks.first())
+            .flatten()
+            .and_then(|s| frames.frames(s.stack).first().map(|f| f.label()));
         let m = self.samples.methods.stats();
         ToUi::StackTree(Box::new(StackTree {
             trace_stacks: self.table.len() as u64,
             alloc_ticks: self.samples.stats.alloc_ticks,
+            triggered: self.samples.stats.triggered,
+            induced: self.induced,
+            pinned_handles: self.samples.stats.pinned_handles,
+            cut_short_above,
+            findings: Some(self.findings.clone()),
             jit_loads: m.jit_loads,
             rundown_methods: m.rundown_methods,
             nodes: prune(nodes, MAX_NODES),
@@ -141,9 +216,15 @@ pub fn selection(req: &StacksRequest) -> Selection {
         Heap::Loh => Some(GcAllocationKind::Large),
         Heap::Poh => Some(GcAllocationKind::Pinned),
     };
+    let (which, type_name) = match req.event {
+        StackEvent::Alloc => (Which::Alloc(kind), req.type_name.clone()),
+        StackEvent::Induced => (Which::Induced, None),
+        StackEvent::Triggered => (Which::Triggered, None),
+        StackEvent::Pinned => (Which::PinnedHandles, None),
+    };
     Selection {
-        which: Which::Alloc(kind),
-        type_name: req.type_name.clone(),
+        which,
+        type_name,
         from_ms: req.from_ms,
         to_ms: req.to_ms,
         process_id: None,

@@ -2,9 +2,12 @@
 //! with the process's GC, ranked, with the evidence, the threshold crossed and what to change
 //! (`gcscope_core::findings`; the rules are in docs/reference/findings.md).
 
+use gcscope_core::findings::stacks::{wanted, FindingStacks, StackEvidence};
 use gcscope_core::findings::{self, Goal, Outcome, Report, Settings, Severity};
+use gcscope_core::stacks::view::{Frames, StackSamplesBuilder};
 
 use crate::args::Input;
+use crate::input::load::read_trace_for_stacks;
 use crate::input::model::load_rows;
 use crate::output::stdout::{print, print_json};
 
@@ -44,7 +47,19 @@ pub fn run(opts: &Opts) -> Result<u8, String> {
         pause_budget_ms: opts.budget,
     };
     let m = load_rows(&opts.input)?;
-    let report = findings::analyze_model(&m, &settings);
+    let mut report = findings::analyze_model(&m, &settings);
+    // The stacks take a second read of the file: only for a report whose findings list them.
+    if wanted(&report) {
+        let mut b = StackSamplesBuilder::new();
+        let (_, _, table) = read_trace_for_stacks(&opts.input, &mut |_, e| b.on_event(e))?;
+        let samples = b.finish();
+        let table = table.unwrap_or_default();
+        let frames = Frames {
+            table: &table,
+            methods: &samples.methods,
+        };
+        FindingStacks::read(&samples, &frames, Some(m.process.process_id)).attach(&mut report);
+    }
     if opts.json {
         print_json(&report)?;
     } else {
@@ -110,6 +125,9 @@ pub fn human(r: &Report) -> String {
         if !e.types.is_empty() {
             indent(&mut s, "     types: ", &e.types.join(", "));
         }
+        if let Some(st) = &e.stacks {
+            stacks_text(&mut s, st);
+        }
         indent(
             &mut s,
             "   Threshold: ",
@@ -146,6 +164,86 @@ pub fn human(r: &Report) -> String {
     }
     s.push_str("\nEvery rule, its threshold and sources: docs/reference/findings.md\n");
     s
+}
+
+/// Frames of a stack the text lists (the rest are counted).
+const TEXT_FRAMES: usize = 8;
+
+/// What the runtime recorded of the finding's stacks: the top ones, leaf first, or why there are
+/// none.
+fn stacks_text(s: &mut String, st: &StackEvidence) {
+    let what = match st.event.as_ref() {
+        "induced" => "Callers (GCTriggered stacks of the induced GCs)",
+        "alloc-loh" => "Top LOH allocation stacks",
+        _ => "Where pinned handles were made (SetGCHandle stacks)",
+    };
+    let bytes = st.unit == "bytes";
+    if st.trace_stacks == 0 {
+        indent(
+            s,
+            "     ",
+            &format!("{what}: the trace has no call stacks (docs/guide/stacks.md)"),
+        );
+        return;
+    }
+    if st.total_count == 0 {
+        indent(s, "     ", &format!("{what}: no such event in the trace"));
+        return;
+    }
+    indent(
+        s,
+        "     ",
+        &format!(
+            "{what}, {} of {} (gcscope stacks --event {}):",
+            st.top.len(),
+            st.distinct,
+            st.event
+        ),
+    );
+    for (i, t) in st.top.iter().enumerate() {
+        let v = if bytes {
+            format!("{:.2} MB sampled", t.value as f64 / 1e6)
+        } else {
+            format!("{} event{}", t.value, if t.value == 1 { "" } else { "s" })
+        };
+        indent(s, "       ", &format!("#{} {v}", i + 1));
+        if t.frames.is_empty() {
+            indent(s, "         ", "(the runtime recorded no frames)");
+        }
+        for f in t.frames.iter().take(TEXT_FRAMES) {
+            indent(s, "         ", f);
+        }
+        if t.frames.len() > TEXT_FRAMES {
+            indent(
+                s,
+                "         ",
+                &format!("... {} more frames", t.frames.len() - TEXT_FRAMES),
+            );
+        }
+        if let Some(n) = &t.note {
+            indent(s, "         ", &format!("({n})"));
+        }
+    }
+    if st.no_stack > 0 {
+        indent(
+            s,
+            "       ",
+            &format!(
+                "{} of {} came without a stack (the runtime recorded none)",
+                st.no_stack, st.total_count
+            ),
+        );
+    }
+    if st.missing_stack > 0 {
+        indent(
+            s,
+            "       ",
+            &format!(
+                "{} of {} name a stack the trace does not hold",
+                st.missing_stack, st.total_count
+            ),
+        );
+    }
 }
 
 fn figure(v: f64, unit: &str) -> String {

@@ -5,6 +5,7 @@ use alloc::string::String;
 use core::fmt::Write;
 
 use super::rules::{RULES, SOURCES};
+use super::stacks::TOP_STACKS;
 use super::types::{Goal, DEFAULT_PAUSE_BUDGET_MS};
 
 fn goal(g: Option<Goal>) -> &'static str {
@@ -32,6 +33,20 @@ pub fn markdown() -> String {
          ranks below the sourced ones of its severity. The pause budget (`--budget`) defaults to {DEFAULT_PAUSE_BUDGET_MS} ms. \
          When events were lost (dropped by the runtime in EventPipe, lost by the ETW \
          session), each finding says what that could hide or fake.\n"
+    );
+    let _ = writeln!(
+        s,
+        "**Call stacks.** The findings of `induced`, `loh-triggered-gen2`, `loh-alloc-waits` and `pinning` list the top \
+         call stacks behind them (docs/guide/stacks.md): the induced GCs' GCTriggered stacks (who called `GC.Collect`), \
+         the LOH allocation ticks' stacks, the pinned handles' SetGCHandle stacks. `gcscope findings --json` gives them \
+         as the finding's `evidence.stacks`: `event` (the `gcscope stacks --event` of the same stacks: `induced`, \
+         `alloc-loh`, `pinned-handles`), `unit` (`bytes`: sampled bytes; `count`: events), `total_value`, \
+         `total_count`, `no_stack` and `missing_stack` (events without a stack, or whose stack the trace lacks), \
+         `distinct` (stacks, those whose frames name the same methods counted once), `trace_stacks` (0: the trace \
+         holds no stacks) and `top`, the largest {TOP_STACKS}, each with its `value`, `count`, `frames` (leaf first, \
+         `module!method` or the address in hex where no method covers it) and `note` (a pinned handle's stack \
+         starts above `GCHandle.Alloc`: \"the runtime recorded no frames above X\"). The field is absent from \
+         the other rules' findings; the stacks are read (a second pass over the file) only when a finding lists them.\n"
     );
     let _ = writeln!(
         s,

@@ -16,6 +16,7 @@ mod checks;
 mod diff;
 mod docs;
 pub mod rules;
+pub mod stacks;
 mod stats;
 mod types;
 mod verdict;

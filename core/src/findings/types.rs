@@ -119,6 +119,52 @@ pub struct Evidence {
     pub figures: Vec<Figure>,
     /// One line per GC or group, with its numbers (at most [`MAX_LINES`], then a count).
     pub lines: Vec<String>,
+    /// The top call stacks behind the finding (the induced GCs' callers, the LOH allocations',
+    /// the pinned handles' creators), where the stacks were read ([`super::stacks`]); absent
+    /// otherwise, and from the JSON then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks: Option<StackEvidence>,
+}
+
+/// Stacks a finding lists at most, largest first ([`Evidence::stacks`]).
+pub const TOP_STACKS: usize = 5;
+
+/// One stack of the evidence: its frames' labels and its share.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceStack {
+    /// Sampled bytes for allocations, the number of events otherwise.
+    pub value: u64,
+    /// Events on the stack.
+    pub count: u64,
+    /// Leaf first, as `stacks::view::Frame::label` writes them: `module!method`, or the address in hex where
+    /// no method covers it. Empty where the runtime recorded a stack with no frame.
+    pub frames: Vec<String>,
+    /// Where the stack is known to start above the caller: "the runtime recorded no frames above
+    /// X" (a pinned handle's stack: `GCHandle.Alloc`'s fast path pushes no frame).
+    pub note: Option<String>,
+}
+
+/// The top stacks of one kind of event, for a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackEvidence {
+    /// `gcscope stacks --event` of these stacks: `induced`, `alloc-loh` or `pinned-handles`.
+    pub event: Text,
+    /// `bytes` (sampled bytes, for allocations) or `count`.
+    pub unit: Text,
+    pub total_value: u64,
+    /// Events of this kind in the trace (of the process).
+    pub total_count: u64,
+    /// Of the events: those that came without a stack (the runtime recorded none).
+    pub no_stack: u64,
+    /// Of the events: those whose stack id names no stack of the trace.
+    pub missing_stack: u64,
+    /// Distinct stacks among them, stacks whose frames have the same labels counted once.
+    pub distinct: u64,
+    /// The largest [`TOP_STACKS`] of them.
+    pub top: Vec<EvidenceStack>,
+    /// Distinct stacks in the whole trace: 0 where it holds none (an ETW trace, or a session
+    /// that turned stacks off).
+    pub trace_stacks: u64,
 }
 
 /// Evidence lines listed at most.
