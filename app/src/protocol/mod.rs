@@ -11,6 +11,7 @@
 use gcscope_core::gc::{Gc, GcModel};
 use serde::{Deserialize, Serialize};
 
+pub mod heap;
 pub mod heaps;
 pub mod insights;
 pub mod processes;
@@ -41,6 +42,8 @@ pub enum ToUi {
     StackTree(Box<stacks::StackTree>),
     /// The stacks worker's export of a selection.
     StacksExport(Box<stacks::Export>),
+    /// The heap worker's answer about the `.gcdump` it keeps (`heap`).
+    Heap(Box<heap::HeapAnswer>),
 }
 
 impl ToUi {
@@ -60,6 +63,7 @@ impl ToUi {
             ToUi::Reset => "reset",
             ToUi::StackTree(_) => "stack_tree",
             ToUi::StacksExport(_) => "stacks_export",
+            ToUi::Heap(_) => "heap",
         }
     }
 
@@ -199,6 +203,9 @@ pub const MODE_DECODE_ONLY: &str = "decode";
 /// first time) and answers `request` (postcard bytes of a `stacks::StacksRequest`).
 pub const MODE_STACKS: &str = "stacks";
 pub const MSG_REQUEST: &str = "request";
+/// `{ mode: "heap", blob?, request }`: the heap worker (`worker::heap`) reads `blob` (a `.gcdump`,
+/// with an `Open` or `Compare` request) and answers `request` (a `heap::HeapRequest`).
+pub const MODE_HEAP: &str = "heap";
 /// UI -> worker: how many workers may decode the file, this one included (1: it alone), and the
 /// ports (transferred) of the part workers the page started for it, one each (`worker::parts`).
 pub const MSG_WORKERS: &str = "workers";

@@ -51,6 +51,10 @@ pub struct ViewState {
     pub stacks_type: Option<String>,
     pub stacks_up: bool,
     pub stacks_focus: Option<String>,
+    /// The Heap tab: `?htype=` (the type whose paths to the root are shown), `?hopen=` (the
+    /// dominator-tree nodes expanded, by node index, as ranges).
+    pub heap_type: Option<String>,
+    pub heap_open: Vec<u32>,
 }
 
 /// The pause budget when none is set (as `gcscope latency`'s `--budget`).
@@ -243,6 +247,12 @@ impl ViewState {
         if let Some(f) = &self.stacks_focus {
             push("sfocus", f.clone());
         }
+        if let Some(t) = &self.heap_type {
+            push("htype", t.clone());
+        }
+        if !self.heap_open.is_empty() {
+            push("hopen", ranges(&self.heap_open));
+        }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
                 push(&format!("{name}sort"), s);
@@ -303,6 +313,8 @@ impl ViewState {
                 "stype" if !v.is_empty() => s.stacks_type = Some(v),
                 "sorder" => s.stacks_up = v == "up",
                 "sfocus" if !v.is_empty() => s.stacks_focus = Some(v),
+                "htype" if !v.is_empty() => s.heap_type = Some(v),
+                "hopen" => s.heap_open = parse_ranges(&v),
                 "sort" => s.sort = parse_sort(&v),
                 "gc" => s.selected = v.parse().ok(),
                 "cols" => {
@@ -425,6 +437,32 @@ mod tests {
         // An unknown heap is no choice (every heap).
         assert_eq!(ViewState::from_query("sheap=gen9").stacks_heap, None);
         assert!(!ViewState::from_query("sorder=down").stacks_up);
+    }
+
+    #[test]
+    fn the_heap_tab_keeps_its_type_open_nodes_and_table_in_the_address() {
+        let mut v = ViewState {
+            tab: Some("heap".into()),
+            heap_type: Some("System.Byte[]".into()),
+            heap_open: vec![0, 1, 2, 7],
+            ..Default::default()
+        };
+        v.set_table(
+            "heap",
+            SortFilter {
+                sort: Some(Sort {
+                    column: "count".into(),
+                    desc: true,
+                }),
+                text: "String".into(),
+            },
+        );
+        let q = v.to_query();
+        assert_eq!(
+            q,
+            "tab=heap&htype=System.Byte%5B%5D&hopen=0-2,7&heapsort=-count&heapq=String"
+        );
+        assert_eq!(ViewState::from_query(&q), v);
     }
 
     #[test]
