@@ -84,6 +84,10 @@ test('the dominator tree opens lazily, largest first, and a link reopens it with
   await page.locator(sel).first().waitFor({ timeout: 10_000 });
   const kids = await retained(sel);
   assert.ok(kids.every((k) => k <= own), 'a child retains no more than its dominator');
+  if (SHOTS) {
+    await page.locator('#heap-tree').scrollIntoViewIfNeeded();
+    await screenshot(page, 'heap-tree');
+  }
   // Paths of System.String: all 6,913 instances are counted (README).
   await page.fill('#heap-type', 'System.String');
   await page.locator('#heap-type').dispatchEvent('change');
@@ -91,7 +95,10 @@ test('the dominator tree opens lazily, largest first, and a link reopens it with
   await page.locator('#heap-paths-summary').waitFor({ timeout: 10_000 });
   assert.match(await page.locator('#heap-paths-summary').textContent(), /^6,913 instances of System\.String/);
   assert.ok(await page.locator('#heap-paths > li').count() > 0);
-  if (SHOTS) await screenshot(page, 'heap-tree-paths');
+  if (SHOTS) {
+    await page.locator('#heap-type').scrollIntoViewIfNeeded();
+    await screenshot(page, 'heap-tree-paths');
+  }
   // The address reopens the same view.
   const url = await page.url();
   await page.goto(url);

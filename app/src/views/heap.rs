@@ -26,7 +26,11 @@ pub fn Heap() -> impl IntoView {
     let h = app.heap;
     move || {
         if let Some(e) = h.error.get() {
-            return view! { <div id="heap-error" class="error" role="alert">{e}</div> }.into_any();
+            return view! {
+                <div id="heap-error" class="error" role="alert">{e}</div>
+                <p class="muted">"The heap snapshot could not be read: a .gcdump is written whole when dotnet-gcdump (or PerfView) finishes, so a file cut short, still being written or damaged stops here."</p>
+            }
+            .into_any();
         }
         match h.summary.get() {
             Some(s) => view! { <Snapshot s=s /> }.into_any(),
@@ -122,7 +126,7 @@ fn Snapshot(s: Arc<HeapSummary>) -> impl IntoView {
         <section class="heap">
             <h2>"Heap snapshot " <span id="heap-file">{s.file_name.clone()}</span></h2>
             {(!who.is_empty()).then(|| view! { <p class="muted" id="heap-who">{who.join(" · ")}</p> })}
-            <dl class="facts" id="heap-totals">
+            <dl class="facts insight-facts" id="heap-totals">
                 {fact("heap-nodes", "Nodes", "Every object of the snapshot, the root tree's pseudo-nodes ([.NET Roots], [static vars]...) included.", thousands(s.nodes as f64), s.nodes, warn(Skews::Nodes))}
                 {fact("heap-edges", "Edges", "References between nodes.", thousands(s.edges as f64), s.edges, vec![])}
                 {fact("heap-bytes", "Bytes", "The sum of the nodes' sizes (shallow bytes).", with_bytes(s.total_bytes), s.total_bytes, warn(Skews::Bytes))}
