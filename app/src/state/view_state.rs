@@ -520,6 +520,8 @@ mod tests {
             stacks_type: Some("System.String".into()),
             stacks_up: true,
             stacks_focus: Some("a;b".into()),
+            heap_type: Some("MyApp.Cache".into()),
+            heap_open: vec![5, 6],
         };
         let q = v.to_query();
         assert!(
@@ -530,7 +532,7 @@ mod tests {
         // A table's parameters are named for it, as links made before expect.
         assert!(
             q.ends_with(
-                "&budget=2.5&window=100&goal=latency&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
+                "&budget=2.5&window=100&goal=latency&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&htype=MyApp.Cache&hopen=5-6&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
             ),
             "{q}"
         );
