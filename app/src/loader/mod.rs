@@ -17,6 +17,7 @@ use crate::state::rows::append_batch;
 use crate::state::view_state;
 use crate::state::{AppState, Unreachable};
 
+pub mod heap;
 pub mod live;
 pub mod other;
 pub mod stacks;
@@ -63,6 +64,7 @@ fn current_blob() -> Option<Blob> {
 
 fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
     stacks::forget(app);
+    heap::forget(app);
     CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name.clone(), blob.clone())));
     CURRENT_ENTRY.set(entry);
     app.processes.set(None);
@@ -183,6 +185,13 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             app.loading.set(None);
             match &a.error {
                 // Nothing could be read: say why, and offer the way forward instead of empty tables.
+                // A heap snapshot: the heap worker reads it for the Heap tab.
+                Some(e) if a.events == 0.0 && crate::protocol::heap::is_heap_snapshot_error(e) => {
+                    app.gcs.set(Vec::new());
+                    if let Some((name, blob)) = CURRENT_FILE.with(|c| c.borrow().clone()) {
+                        heap::open(app, name, blob);
+                    }
+                }
                 Some(e) if a.events == 0.0 => {
                     app.gcs.set(Vec::new());
                     app.heaps.set_value(HeapStore::default());
@@ -208,8 +217,10 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Ready) => {}
-        // The stacks worker's (`loader::stacks`), never the decoding worker's.
-        JobEvent::Message(ToUi::StackTree(_) | ToUi::StacksExport(_) | ToUi::TriggerStack(_)) => {}
+        // The stacks and heap workers' (`loader::stacks`, `loader::heap`), never the decoding worker's.
+        JobEvent::Message(
+            ToUi::StackTree(_) | ToUi::StacksExport(_) | ToUi::TriggerStack(_) | ToUi::Heap(_),
+        ) => {}
         // The rows so far were another process's (the lead in GC pause changed while reading).
         JobEvent::Message(ToUi::Reset) => {
             app.gcs.set(Vec::new());

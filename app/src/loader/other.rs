@@ -26,6 +26,8 @@ thread_local! {
     static ROWS: RefCell<RowLog> = RefCell::new(RowLog::default());
     /// B's rows so far (without per-heap histories, which no rule reads), for its findings.
     static GCS: RefCell<Vec<Gc>> = const { RefCell::new(Vec::new()) };
+    /// B's file while its worker reads it: a heap snapshot goes on to the heap worker.
+    static BLOB: RefCell<Option<Blob>> = const { RefCell::new(None) };
 }
 
 /// Forgets what B's reading gathered so far.
@@ -36,6 +38,12 @@ fn forget_rows() {
 
 /// Decodes `blob` as the trace to compare with; the views show the comparison when it is read.
 pub fn open_blob(app: AppState, name: String, blob: Blob) {
+    // Beside a heap snapshot, B is one too: the heap worker compares the two.
+    if super::heap::is_open(app) {
+        super::heap::compare(app, name, blob);
+        return;
+    }
+    BLOB.with(|b| *b.borrow_mut() = Some(blob.clone()));
     forget_rows();
     app.other.set(None);
     app.other_error.set(None);
@@ -96,6 +104,7 @@ pub fn fetch_and_open(app: AppState, url: String) {
 /// Ends the comparison: B's worker stops, B is forgotten, the address drops `compare=`.
 pub fn leave(app: AppState) {
     worker_client::cancel(Slot::Compare);
+    super::heap::leave_compare(app);
     forget_rows();
     app.other.set(None);
     app.other_loading.set(None);
@@ -127,7 +136,15 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
             app.other_loading.set(None);
             let rows = ROWS.with(|r| std::mem::take(&mut *r.borrow_mut()));
             let gcs = GCS.with(|g| std::mem::take(&mut *g.borrow_mut()));
+            let blob = BLOB.with(|b| b.borrow_mut().take());
             match (a.model.take(), &a.error) {
+                (_, Some(e))
+                    if a.events == 0.0 && crate::protocol::heap::is_heap_snapshot_error(e) =>
+                {
+                    if let Some(blob) = blob {
+                        super::heap::compare(app, name.to_string(), blob);
+                    }
+                }
                 (Some(model), error) if a.events > 0.0 => {
                     if let Some(e) = error {
                         app.other_error.set(Some(format!(
@@ -148,8 +165,10 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
             }
         }
         JobEvent::Message(ToUi::Ready) => {}
-        // The stacks worker's (`loader::stacks`), never the decoding worker's.
-        JobEvent::Message(ToUi::StackTree(_) | ToUi::StacksExport(_) | ToUi::TriggerStack(_)) => {}
+        // The stacks and heap workers' (`loader::stacks`, `loader::heap`), never the decoding worker's.
+        JobEvent::Message(
+            ToUi::StackTree(_) | ToUi::StacksExport(_) | ToUi::TriggerStack(_) | ToUi::Heap(_),
+        ) => {}
         // The rows so far were another process's (an ETW trace: the lead in GC pause changed).
         JobEvent::Message(ToUi::Reset) => forget_rows(),
         JobEvent::Crashed(msg) => {

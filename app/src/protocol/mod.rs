@@ -11,6 +11,7 @@
 use gcscope_core::gc::{Gc, GcModel};
 use serde::{Deserialize, Serialize};
 
+pub mod heap;
 pub mod heaps;
 pub mod insights;
 pub mod processes;
@@ -43,6 +44,8 @@ pub enum ToUi {
     StacksExport(Box<stacks::Export>),
     /// The stacks worker's answer to a trigger request: the stack that started one GC.
     TriggerStack(Box<stacks::TriggerStack>),
+    /// The heap worker's answer about the `.gcdump` it keeps (`heap`).
+    Heap(Box<heap::HeapAnswer>),
 }
 
 impl ToUi {
@@ -63,6 +66,7 @@ impl ToUi {
             ToUi::StackTree(_) => "stack_tree",
             ToUi::StacksExport(_) => "stacks_export",
             ToUi::TriggerStack(_) => "trigger_stack",
+            ToUi::Heap(_) => "heap",
         }
     }
 
@@ -209,6 +213,9 @@ pub const MSG_URL: &str = "url";
 pub const LIVE_OPEN: &str = "live_open";
 pub const LIVE_BYTES: &str = "live_bytes";
 pub const MSG_REQUEST: &str = "request";
+/// `{ mode: "heap", blob?, request }`: the heap worker (`worker::heap`) reads `blob` (a `.gcdump`,
+/// with an `Open` or `Compare` request) and answers `request` (a `heap::HeapRequest`).
+pub const MODE_HEAP: &str = "heap";
 /// UI -> worker: how many workers may decode the file, this one included (1: it alone), and the
 /// ports (transferred) of the part workers the page started for it, one each (`worker::parts`).
 pub const MSG_WORKERS: &str = "workers";

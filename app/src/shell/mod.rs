@@ -133,7 +133,7 @@ pub fn App() -> impl IntoView {
             <header class="topbar">
                 <h1>"gcscope"</h1>
                 <span class="tagline">
-                    {move || app.analysis.get().map(|a| a.file_name.clone()).unwrap_or_else(|| ".NET GC trace viewer: runs in your browser, nothing is uploaded".into())}
+                    {move || app.analysis.get().map(|a| a.file_name.clone()).or_else(|| app.heap.open.get()).unwrap_or_else(|| ".NET GC trace viewer: runs in your browser, nothing is uploaded".into())}
                 </span>
                 <Show when=move || app.model.with(|m| m.is_some())>
                     <button id="report" title="Download the whole analysis as one HTML file (opens offline)" on:click=report>"HTML report"</button>
@@ -141,13 +141,13 @@ pub fn App() -> impl IntoView {
                 <button id="copy-link" title="Copy a link to this exact view" on:click=copy_link>
                     {move || if copied.get() { "Link copied" } else { "Copy link" }}
                 </button>
-                <Show when=move || app.model.with(|m| m.is_some())>
+                <Show when=move || app.model.with(|m| m.is_some()) || app.heap.summary.with(|s| s.is_some())>
                     <label class="button" for="compare-input" title="Open a second trace and compare the two side by side">"Compare with…"</label>
                 </Show>
                 <input
                     id="compare-input"
                     type="file"
-                    accept=".nettrace,.netperf,.zip,.gz"
+                    accept=".nettrace,.netperf,.gcdump,.zip,.gz"
                     aria-label="Open a trace to compare with the open one"
                     on:change=on_compare_file
                 />
@@ -155,7 +155,7 @@ pub fn App() -> impl IntoView {
                 <input
                     id="file-input"
                     type="file"
-                    accept=".nettrace,.netperf,.etl,.zip,.gz"
+                    accept=".nettrace,.netperf,.etl,.gcdump,.zip,.gz"
                     aria-label="Open a trace file"
                     on:change=on_file
                 />
@@ -184,7 +184,14 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Results() -> impl IntoView {
     let app = use_app();
-    let tab = Memo::new(move |_| app.vs.with(|v| views::current(v.tab.as_deref()).key));
+    // A heap snapshot shows the Heap tab alone.
+    let tab = Memo::new(move |_| {
+        if app.heap.open.with(|o| o.is_some()) {
+            views::HEAP_TAB
+        } else {
+            app.vs.with(|v| views::current(v.tab.as_deref()).key)
+        }
+    });
     view! {
         <tab_bar::TabBar current=tab />
         <div class="tab-body">

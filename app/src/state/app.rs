@@ -60,6 +60,8 @@ pub struct AppState {
     pub stacks_export: RwSignal<Option<Arc<Export>>>,
     /// The stack of the GCTriggered that started the GC the detail panel shows.
     pub trigger_stack: RwSignal<Option<Arc<TriggerStack>>>,
+    /// A `.gcdump` heap snapshot's answers from the heap worker (`loader::heap`).
+    pub heap: super::heap::HeapState,
 }
 
 /// A trace address that no request reached (the fetch failed before any answer came).
@@ -159,6 +161,7 @@ impl AppState {
             stacks: RwSignal::new(None),
             stacks_export: RwSignal::new(None),
             trigger_stack: RwSignal::new(None),
+            heap: super::heap::HeapState::new(),
         };
         provide_context(app);
         app
@@ -252,7 +255,9 @@ impl AppState {
 
     /// Whether anything of a trace is there to show (rows, or the finished analysis).
     pub fn has_data(&self) -> bool {
-        !self.gcs.with(|g| g.is_empty()) || self.analysis.with(|a| a.is_some())
+        !self.gcs.with(|g| g.is_empty())
+            || self.analysis.with(|a| a.is_some())
+            || self.heap.open.with(|o| o.is_some())
     }
 
     /// The file's name without its extensions, for the names of downloads (untracked).
@@ -261,6 +266,7 @@ impl AppState {
             .analysis
             .get_untracked()
             .map(|a| a.file_name.clone())
+            .or_else(|| self.heap.open.get_untracked())
             .unwrap_or_else(|| "trace".into());
         n.split('.').next().unwrap_or("trace").to_string()
     }

@@ -15,6 +15,8 @@ pub mod view_state;
 pub mod address_bar;
 #[cfg(target_arch = "wasm32")]
 mod app;
+#[cfg(target_arch = "wasm32")]
+pub mod heap;
 
 #[cfg(target_arch = "wasm32")]
 pub use app::{now_ms, use_app, AppState, OtherTrace, Unreachable};

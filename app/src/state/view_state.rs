@@ -53,6 +53,10 @@ pub struct ViewState {
     pub stacks_type: Option<String>,
     pub stacks_up: bool,
     pub stacks_focus: Option<String>,
+    /// The Heap tab: `?htype=` (the type whose paths to the root are shown), `?hopen=` (the
+    /// dominator-tree nodes expanded, by node index, as ranges).
+    pub heap_type: Option<String>,
+    pub heap_open: Vec<u32>,
 }
 
 /// The pause budget when none is set (as `gcscope latency`'s `--budget`).
@@ -248,6 +252,12 @@ impl ViewState {
         if let Some(f) = &self.stacks_focus {
             push("sfocus", f.clone());
         }
+        if let Some(t) = &self.heap_type {
+            push("htype", t.clone());
+        }
+        if !self.heap_open.is_empty() {
+            push("hopen", ranges(&self.heap_open));
+        }
         for (name, t) in &self.tables {
             if let Some(s) = sort_str(&t.sort) {
                 push(&format!("{name}sort"), s);
@@ -311,6 +321,8 @@ impl ViewState {
                 "stype" if !v.is_empty() => s.stacks_type = Some(v),
                 "sorder" => s.stacks_up = v == "up",
                 "sfocus" if !v.is_empty() => s.stacks_focus = Some(v),
+                "htype" if !v.is_empty() => s.heap_type = Some(v),
+                "hopen" => s.heap_open = parse_ranges(&v),
                 "sort" => s.sort = parse_sort(&v),
                 "gc" => s.selected = v.parse().ok(),
                 "cols" => {
@@ -441,6 +453,32 @@ mod tests {
     }
 
     #[test]
+    fn the_heap_tab_keeps_its_type_open_nodes_and_table_in_the_address() {
+        let mut v = ViewState {
+            tab: Some("heap".into()),
+            heap_type: Some("System.Byte[]".into()),
+            heap_open: vec![0, 1, 2, 7],
+            ..Default::default()
+        };
+        v.set_table(
+            "heap",
+            SortFilter {
+                sort: Some(Sort {
+                    column: "count".into(),
+                    desc: true,
+                }),
+                text: "String".into(),
+            },
+        );
+        let q = v.to_query();
+        assert_eq!(
+            q,
+            "tab=heap&htype=System.Byte%5B%5D&hopen=0-2,7&heapsort=-count&heapq=String"
+        );
+        assert_eq!(ViewState::from_query(&q), v);
+    }
+
+    #[test]
     fn query_round_trips_every_field() {
         let v = ViewState {
             tab: Some(GC_TABLE.into()),
@@ -495,6 +533,8 @@ mod tests {
             stacks_type: Some("System.String".into()),
             stacks_up: true,
             stacks_focus: Some("a;b".into()),
+            heap_type: Some("MyApp.Cache".into()),
+            heap_open: vec![5, 6],
         };
         let q = v.to_query();
         assert!(
@@ -505,7 +545,7 @@ mod tests {
         // A table's parameters are named for it, as links made before expect.
         assert!(
             q.ends_with(
-                "&budget=2.5&window=100&goal=latency&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
+                "&budget=2.5&window=100&goal=latency&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&htype=MyApp.Cache&hopen=5-6&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
             ),
             "{q}"
         );

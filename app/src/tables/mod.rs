@@ -19,6 +19,7 @@ pub mod datas;
 pub mod defs;
 pub mod export;
 pub mod findings;
+pub mod heap;
 pub mod latency;
 pub mod memory;
 pub mod model;

@@ -19,6 +19,7 @@ mod datas;
 pub mod detail;
 mod events;
 mod gc_table;
+mod heap;
 mod latency;
 mod memory;
 mod overview;
@@ -54,7 +55,16 @@ pub const TABS: &[Tab] = &[
     tab("counters", "Counters", || view! { <counters::Counters /> }.into_any()),
     tab("datas", "DATAS", || view! { <datas::Datas /> }.into_any()),
     tab(COMPARE_TAB, "Compare", || view! { <compare::Compare /> }.into_any()),
+    tab(HEAP_TAB, "Heap", || view! { <heap::Heap /> }.into_any()),
 ];
+
+/// The Heap tab's key: a `.gcdump` heap snapshot shows it alone, a trace every tab but it.
+pub const HEAP_TAB: &str = "heap";
+
+/// Whether `tab` is shown beside what is open (a heap snapshot, or a trace).
+pub fn shown(tab: &Tab, heap_snapshot: bool) -> bool {
+    (tab.key == HEAP_TAB) == heap_snapshot
+}
 
 const fn tab(key: &'static str, title: &'static str, view: fn() -> AnyView) -> Tab {
     Tab { key, title, view }

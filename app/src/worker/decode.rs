@@ -30,8 +30,8 @@ use super::processes::{Encoded, Facts, Kept, KEEP_BYTES};
 use crate::protocol::processes::{Processes, LISTED};
 use crate::protocol::{
     Analysis, Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS,
-    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_LIVE, MODE_PART, MODE_STACKS,
-    MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
+    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_HEAP, MODE_LIVE, MODE_PART,
+    MODE_STACKS, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
 };
 
 /// Minimum interval between progress messages.
@@ -114,6 +114,17 @@ pub fn run_worker() {
                     show: show_live,
                 },
             );
+            return;
+        }
+        if js_sys::Reflect::get(&data, &JsValue::from_str(MSG_MODE))
+            .ok()
+            .and_then(|m| m.as_string())
+            .is_some_and(|m| m == MODE_HEAP)
+        {
+            // This is the heap worker (see `super::heap`).
+            wasm_bindgen_futures::spawn_local(async move {
+                post(&reply, &super::heap::serve(&data).await);
+            });
             return;
         }
         wasm_bindgen_futures::spawn_local(async move {

@@ -1,6 +1,7 @@
 //! The decoding worker (runs inside the Web Worker, see `bin/worker.rs`): the file in, the
 //! protocol's messages out. The page only renders.
 
+pub mod heap;
 pub mod processes;
 pub mod stacks;
 pub mod summary;

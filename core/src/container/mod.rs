@@ -15,8 +15,8 @@ use alloc::vec::Vec;
 /// What a trace reader says of a heap snapshot: the reader of events cannot read it, the heap
 /// module can.
 pub const HEAP_SNAPSHOT_MESSAGE: &str = "a .gcdump heap snapshot (FastSerialization type \
-    'GCHeapDump'): it holds the heap's objects, not GC events; read it with `gcscope heap` on \
-    the command line (the tab does not show heap snapshots yet)";
+    'GCHeapDump'): it holds the heap's objects, not GC events; open it in the tab (its Heap tab) \
+    or read it with `gcscope heap` on the command line";
 
 /// Whether the file's first bytes are a `.gcdump` heap snapshot's (`None`: too few to tell).
 pub fn is_heap_snapshot(head: &[u8]) -> Option<bool> {

@@ -406,8 +406,8 @@ impl ZipReader {
                 .to_string();
         }
         if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {
-            return "a .gcdump heap snapshot in a .zip: unpack it and read it with `gcscope heap` \
-                    on the command line (the tab does not show heap snapshots yet)"
+            return "a .gcdump heap snapshot in a .zip: unpack it, then open the .gcdump in the \
+                    tab or read it with `gcscope heap` on the command line"
                 .to_string();
         }
         const SHOWN: usize = 10;

@@ -485,8 +485,8 @@ impl Decoder {
             let what = if name.contains("HeapDump") || name.contains("MemoryGraph") {
                 format!(
                     "a .gcdump heap snapshot (FastSerialization type '{name}'): it holds the \
-                     heap's objects, not GC events; read it with `gcscope heap` on the command \
-                     line (the tab does not show heap snapshots yet)"
+                     heap's objects, not GC events; open it in the tab (its Heap tab) or read it \
+                     with `gcscope heap` on the command line"
                 )
             } else {
                 format!("a FastSerialization file of type '{name}', not an EventPipe trace")

@@ -1,0 +1,189 @@
+//! The Heap tab's messages: what the page asks the heap worker (`worker::heap`) about a `.gcdump`
+//! heap snapshot it read and keeps, and what it answers. The worker holds the graph and its
+//! dominator tree; the page receives tables (one row per type), one level of the dominator tree
+//! at a time, and the paths of one type, so the page never holds the graph.
+
+use serde::{Deserialize, Serialize};
+
+/// Most children of one dominator-tree node an answer holds (the largest retained first).
+pub const MAX_CHILDREN: usize = 200;
+/// Most path groups an answer holds (the most instances first).
+pub const MAX_PATH_GROUPS: usize = 100;
+
+/// What the page asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HeapRequest {
+    /// Read the snapshot sent with this request (`MSG_BLOB`) and answer its summary.
+    Open { file_name: String },
+    /// Read the second snapshot sent with this request and answer the difference B - A.
+    Compare { file_name: String },
+    /// The nodes this dominator-tree node immediately dominates.
+    Children { node: u32 },
+    /// The shortest paths from the root to the instances of this type.
+    Paths { type_name: String },
+}
+
+/// The heap worker's answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum HeapAnswer {
+    Summary(Box<HeapSummary>),
+    Children {
+        node: u32,
+        nodes: Vec<DomNode>,
+        more: u64,
+    },
+    Paths(Box<Paths>),
+    Diff(Box<HeapDiff>),
+    /// A request could not be answered; for `Open`, the snapshot could not be read (core's
+    /// message, with its byte offset).
+    Failed {
+        request: HeapRequest,
+        error: String,
+    },
+}
+
+/// A snapshot's figures, as `gcscope heap` prints them.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct HeapSummary {
+    pub file_name: String,
+    pub file_size: f64,
+    pub nodes: u64,
+    pub edges: u64,
+    pub total_bytes: u64,
+    pub types: u64,
+    pub reachable_nodes: u64,
+    pub reachable_bytes: u64,
+    pub unreachable_nodes: u64,
+    pub unreachable_bytes: u64,
+    pub undefined_nodes: u64,
+    pub pointer_size: u8,
+    pub process_name: Option<String>,
+    pub process_id: i32,
+    pub creation_tool: Option<String>,
+    /// Core's warnings (an incomplete heap walk, unreachable bytes), in words.
+    pub warnings: Vec<String>,
+    /// Every type, largest retained first.
+    pub type_rows: Vec<TypeRow>,
+    pub categories: Vec<CategoryRow>,
+    /// Bytes the root immediately dominates (held through several root-tree nodes).
+    pub shared_retained_bytes: u64,
+    /// Each type by generation, where the snapshot records segments.
+    pub generations: Option<Vec<GenerationRow>>,
+    /// The dominator tree's root.
+    pub root: Option<DomNode>,
+    /// The worker's timings (ms): reading the file, the dominator tree, the types table.
+    pub read_ms: f64,
+    pub dominators_ms: f64,
+    pub types_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeRow {
+    pub name: String,
+    pub count: u64,
+    pub bytes: u64,
+    pub retained_bytes: u64,
+    pub unreachable_count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CategoryRow {
+    pub category: String,
+    pub root_nodes: u64,
+    pub objects: u64,
+    pub retained_bytes: u64,
+    pub reachable_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerationRow {
+    pub name: String,
+    /// Gen 0, 1, 2, the large and the pinned object heap.
+    pub count: [u64; 5],
+    pub bytes: [u64; 5],
+    pub outside_count: u64,
+    pub outside_bytes: u64,
+}
+
+/// One dominator-tree node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DomNode {
+    pub node: u32,
+    pub type_name: String,
+    pub bytes: u64,
+    pub retained_bytes: u64,
+    /// Nodes it immediately dominates.
+    pub children: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathGroup {
+    /// Type names from the root to the instance's type, each with how many times it repeats.
+    pub path: Vec<(String, u32)>,
+    pub instances: u64,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paths {
+    pub type_name: String,
+    pub instances: u64,
+    pub unreachable_instances: u64,
+    pub groups: Vec<PathGroup>,
+    /// Groups left out past [`MAX_PATH_GROUPS`].
+    pub more_groups: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffRow {
+    pub name: String,
+    pub count_a: u64,
+    pub count_b: u64,
+    pub bytes_a: u64,
+    pub bytes_b: u64,
+    pub retained_a: u64,
+    pub retained_b: u64,
+    pub count_change: i64,
+    pub bytes_change: i64,
+    pub retained_change: i64,
+    pub new: bool,
+    pub gone: bool,
+}
+
+/// Snapshot B - A, type by type, most grown first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeapDiff {
+    pub name_a: String,
+    pub name_b: String,
+    pub nodes_a: u64,
+    pub nodes_b: u64,
+    pub bytes_a: u64,
+    pub bytes_b: u64,
+    pub types: Vec<DiffRow>,
+}
+
+/// Whether the decoding worker's error says the file is a `.gcdump` heap snapshot it cannot read
+/// as a trace (the snapshot itself, or one in a gzip): the page then opens it in the heap worker.
+/// The words are core's (`container::HEAP_SNAPSHOT_MESSAGE`, and the nettrace decoder's for a
+/// FastSerialization stream that is not a trace).
+pub fn is_heap_snapshot_error(error: &str) -> bool {
+    error.contains(".gcdump heap snapshot (FastSerialization type '")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_says_a_heap_snapshot_in_these_words() {
+        assert!(is_heap_snapshot_error(
+            gcscope_core::container::HEAP_SNAPSHOT_MESSAGE
+        ));
+        assert!(!is_heap_snapshot_error(
+            "a .gcdump heap snapshot in a .zip: unpack it"
+        ));
+        assert!(!is_heap_snapshot_error(
+            "not a trace: looks like a PNG image"
+        ));
+    }
+}

@@ -1,0 +1,368 @@
+//! The heap worker: a worker of its own, started when a `.gcdump` heap snapshot is opened, that
+//! reads the snapshot whole (a graph is read at random, not streamed), computes its dominator tree
+//! (core's `heap::Snapshot`) and keeps it, then answers the Heap tab's questions
+//! (`protocol::heap`): the summary and types table once, one dominator-tree level or one type's
+//! paths to the root on request, and the difference with a second snapshot.
+
+use gcscope_core::container::{is_heap_snapshot, Unwrapper};
+use gcscope_core::heap::{diff, Snapshot};
+
+use crate::protocol::heap::{
+    CategoryRow, DiffRow, DomNode, GenerationRow, HeapAnswer, HeapDiff, HeapRequest, HeapSummary,
+    PathGroup, Paths, TypeRow, MAX_CHILDREN, MAX_PATH_GROUPS,
+};
+
+/// The snapshot shown (A) and the one it is compared with (B), read.
+#[derive(Default)]
+pub struct Kept {
+    a: Option<(String, Snapshot)>,
+    b: Option<(String, Snapshot)>,
+}
+
+/// The `.gcdump` bytes of a file: the file itself, or what a gzip wraps.
+pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
+    if is_heap_snapshot(&file) == Some(true) {
+        return Ok(file);
+    }
+    if file.starts_with(b"\x1f\x8b") {
+        let mut out = Vec::new();
+        let mut u = Unwrapper::new();
+        u.push(&file, &mut |b| {
+            out.extend_from_slice(b);
+            Ok(())
+        })
+        .and_then(|_| {
+            u.finish(&mut |b| {
+                out.extend_from_slice(b);
+                Ok(())
+            })
+        })
+        .map_err(|e| format!("{e}"))?;
+        if is_heap_snapshot(&out) == Some(true) {
+            return Ok(out);
+        }
+    }
+    Err("not a .gcdump heap snapshot (no FastSerialization GCHeapDump at its start)".into())
+}
+
+impl Kept {
+    /// Reads `file` as snapshot A (`compare`: B) and answers its summary (or the difference).
+    /// `now` is a clock in ms, for the summary's timings.
+    pub fn open(&mut self, req: &HeapRequest, file: Vec<u8>, now: &dyn Fn() -> f64) -> HeapAnswer {
+        let failed = |error: String| HeapAnswer::Failed {
+            request: req.clone(),
+            error,
+        };
+        let (name, compare) = match req {
+            HeapRequest::Open { file_name } => (file_name.clone(), false),
+            HeapRequest::Compare { file_name } => (file_name.clone(), true),
+            _ => return failed("a request to read a file without one".into()),
+        };
+        let file_size = file.len() as f64;
+        let t0 = now();
+        let bytes = match gcdump_bytes(file) {
+            Ok(b) => b,
+            Err(e) => return failed(format!("{name}: {e}")),
+        };
+        let graph = match gcscope_core::heap::read_gcdump(&bytes) {
+            Ok(g) => g,
+            Err(e) => return failed(format!("{name}: {e}")),
+        };
+        drop(bytes);
+        let t1 = now();
+        let snap = Snapshot::new(graph);
+        let t2 = now();
+        if compare {
+            self.b = Some((name, snap));
+            return self.diff();
+        }
+        let mut s = summary(&snap, &name, file_size);
+        s.read_ms = t1 - t0;
+        s.dominators_ms = t2 - t1;
+        s.types_ms = now() - t2;
+        self.a = Some((name, snap));
+        self.b = None;
+        HeapAnswer::Summary(Box::new(s))
+    }
+
+    /// The answer to a request about the snapshots kept.
+    pub fn answer(&self, req: &HeapRequest) -> HeapAnswer {
+        let Some((_, s)) = &self.a else {
+            return HeapAnswer::Failed {
+                request: req.clone(),
+                error: "the heap worker has read no snapshot".into(),
+            };
+        };
+        match req {
+            HeapRequest::Children { node } => {
+                let all = s.dominators.children_by_retained(*node);
+                let nodes = all
+                    .iter()
+                    .take(MAX_CHILDREN)
+                    .filter_map(|&c| s.tree_node(c).map(dom_node))
+                    .collect::<Vec<_>>();
+                HeapAnswer::Children {
+                    node: *node,
+                    more: (all.len() - nodes.len()) as u64,
+                    nodes,
+                }
+            }
+            HeapRequest::Paths { type_name } => {
+                let p = s.paths(type_name);
+                let more = p.groups.len().saturating_sub(MAX_PATH_GROUPS) as u64;
+                HeapAnswer::Paths(Box::new(Paths {
+                    type_name: p.type_name,
+                    instances: p.instances,
+                    unreachable_instances: p.unreachable_instances,
+                    more_groups: more,
+                    groups: p
+                        .groups
+                        .into_iter()
+                        .take(MAX_PATH_GROUPS)
+                        .map(|g| PathGroup {
+                            path: g.path.into_iter().map(|s| (s.name, s.repeat)).collect(),
+                            instances: g.instances,
+                            bytes: g.bytes,
+                        })
+                        .collect(),
+                }))
+            }
+            HeapRequest::Open { .. } | HeapRequest::Compare { .. } => HeapAnswer::Failed {
+                request: req.clone(),
+                error: "a request to read a snapshot came without its file".into(),
+            },
+        }
+    }
+
+    fn diff(&self) -> HeapAnswer {
+        let (Some((na, a)), Some((nb, b))) = (&self.a, &self.b) else {
+            return HeapAnswer::Failed {
+                request: HeapRequest::Compare {
+                    file_name: String::new(),
+                },
+                error: "no snapshot is open to compare with".into(),
+            };
+        };
+        let d = diff(a, b);
+        HeapAnswer::Diff(Box::new(HeapDiff {
+            name_a: na.clone(),
+            name_b: nb.clone(),
+            nodes_a: d.nodes_a,
+            nodes_b: d.nodes_b,
+            bytes_a: d.bytes_a,
+            bytes_b: d.bytes_b,
+            types: d
+                .types
+                .into_iter()
+                .map(|r| DiffRow {
+                    name: r.name,
+                    count_a: r.count_a,
+                    count_b: r.count_b,
+                    bytes_a: r.bytes_a,
+                    bytes_b: r.bytes_b,
+                    retained_a: r.retained_a,
+                    retained_b: r.retained_b,
+                    count_change: r.count_change,
+                    bytes_change: r.bytes_change,
+                    retained_change: r.retained_change,
+                    new: r.new,
+                    gone: r.gone,
+                })
+                .collect(),
+        }))
+    }
+}
+
+fn dom_node(t: gcscope_core::heap::TreeNode) -> DomNode {
+    DomNode {
+        node: t.node,
+        type_name: t.type_name,
+        bytes: t.bytes,
+        retained_bytes: t.retained_bytes,
+        children: t.children,
+    }
+}
+
+/// The snapshot's figures and tables.
+pub fn summary(s: &Snapshot, file_name: &str, file_size: f64) -> HeapSummary {
+    let t = s.totals();
+    let g = &s.graph;
+    let roots = s.roots();
+    HeapSummary {
+        file_name: file_name.into(),
+        file_size,
+        nodes: t.nodes,
+        edges: t.edges,
+        total_bytes: t.total_bytes,
+        types: t.types,
+        reachable_nodes: t.reachable_nodes,
+        reachable_bytes: t.reachable_bytes,
+        unreachable_nodes: t.unreachable_nodes,
+        unreachable_bytes: t.unreachable_bytes,
+        undefined_nodes: t.undefined_nodes,
+        pointer_size: g.pointer_size,
+        process_name: g.info.process_name.clone(),
+        process_id: g.info.process_id,
+        creation_tool: g.info.creation_tool.clone(),
+        warnings: s.warnings(),
+        type_rows: s
+            .types()
+            .into_iter()
+            .map(|r| TypeRow {
+                name: r.name,
+                count: r.count,
+                bytes: r.bytes,
+                retained_bytes: r.retained_bytes,
+                unreachable_count: r.unreachable_count,
+            })
+            .collect(),
+        categories: roots
+            .categories
+            .into_iter()
+            .map(|c| CategoryRow {
+                category: c.category.label().into(),
+                root_nodes: c.root_nodes,
+                objects: c.objects,
+                retained_bytes: c.retained_bytes,
+                reachable_bytes: c.reachable_bytes,
+            })
+            .collect(),
+        shared_retained_bytes: roots.shared_retained_bytes,
+        generations: s.generations().map(|rows| {
+            rows.into_iter()
+                .map(|r| GenerationRow {
+                    name: r.name,
+                    count: r.count,
+                    bytes: r.bytes,
+                    outside_count: r.outside_count,
+                    outside_bytes: r.outside_bytes,
+                })
+                .collect()
+        }),
+        root: s.tree_node(g.root).map(dom_node),
+        read_ms: 0.0,
+        dominators_ms: 0.0,
+        types_ms: 0.0,
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use read::serve;
+
+#[cfg(target_arch = "wasm32")]
+mod read {
+    use std::cell::RefCell;
+
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::JsValue;
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::Blob;
+
+    use super::Kept;
+    use crate::protocol::heap::{HeapAnswer, HeapRequest};
+    use crate::protocol::ToUi;
+    use crate::protocol::{MSG_BLOB, MSG_REQUEST};
+
+    thread_local! {
+        static KEPT: RefCell<Kept> = RefCell::new(Kept::default());
+    }
+
+    /// Answers `{ mode: "heap", blob?, request }`. The caller posts the answer.
+    pub async fn serve(data: &JsValue) -> ToUi {
+        let get = |k: &str| js_sys::Reflect::get(data, &JsValue::from_str(k)).ok();
+        let req: Result<HeapRequest, String> = get(MSG_REQUEST)
+            .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+            .ok_or_else(|| "a heap request without its request".to_string())
+            .and_then(|bytes| {
+                crate::protocol::wire::decode(&bytes)
+                    .map_err(|e| format!("a bad heap request: {e}"))
+            });
+        let req = match req {
+            Ok(r) => r,
+            Err(error) => {
+                return ToUi::Heap(Box::new(HeapAnswer::Failed {
+                    request: HeapRequest::Children { node: 0 },
+                    error,
+                }))
+            }
+        };
+        let answer = match get(MSG_BLOB).and_then(|b| b.dyn_into::<Blob>().ok()) {
+            Some(blob) => match read_all(&blob).await {
+                Ok(bytes) => KEPT.with(|k| k.borrow_mut().open(&req, bytes, &js_sys::Date::now)),
+                Err(error) => HeapAnswer::Failed {
+                    request: req.clone(),
+                    error,
+                },
+            },
+            None => KEPT.with(|k| k.borrow().answer(&req)),
+        };
+        ToUi::Heap(Box::new(answer))
+    }
+
+    async fn read_all(blob: &Blob) -> Result<Vec<u8>, String> {
+        let buf = JsFuture::from(blob.array_buffer())
+            .await
+            .map_err(|e| format!("cannot read the file: {e:?}"))?;
+        Ok(js_sys::Uint8Array::new(&buf).to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcscope_core::heap::{HeapGraph, TypeEntry};
+
+    fn ty(name: &str) -> TypeEntry {
+        TypeEntry {
+            name: name.into(),
+            module: None,
+            size: 0,
+        }
+    }
+
+    #[test]
+    fn children_come_largest_first_and_paths_by_type() {
+        // root(0) -> a(1, 10 bytes) -> b(2, 30 bytes); root -> c(3, 5 bytes)
+        let types = vec![ty("[root]"), ty("A"), ty("B"), ty("C")];
+        let nodes = vec![
+            (0u32, 0u32, vec![1u32, 3]),
+            (1, 10, vec![2]),
+            (2, 30, vec![]),
+            (3, 5, vec![]),
+        ];
+        let g = HeapGraph::from_nodes(types, 0, &nodes);
+        let k = Kept {
+            a: Some(("x".into(), Snapshot::new(g))),
+            b: None,
+        };
+        match k.answer(&HeapRequest::Children { node: 0 }) {
+            HeapAnswer::Children { nodes, more, .. } => {
+                assert_eq!(more, 0);
+                let v: Vec<(&str, u64)> = nodes
+                    .iter()
+                    .map(|n| (n.type_name.as_str(), n.retained_bytes))
+                    .collect();
+                assert_eq!(v, [("A", 40), ("C", 5)]);
+            }
+            other => panic!("{other:?}"),
+        }
+        match k.answer(&HeapRequest::Paths {
+            type_name: "B".into(),
+        }) {
+            HeapAnswer::Paths(p) => {
+                assert_eq!(p.instances, 1);
+                assert_eq!(p.groups.len(), 1);
+                let names: Vec<&str> = p.groups[0].path.iter().map(|s| s.0.as_str()).collect();
+                assert_eq!(names, ["[root]", "A", "B"]);
+                assert_eq!(p.groups[0].bytes, 30);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_trace_is_not_a_heap_snapshot() {
+        let e = gcdump_bytes(b"Nettrace and more bytes".to_vec()).unwrap_err();
+        assert!(e.contains("not a .gcdump"), "{e}");
+    }
+}
