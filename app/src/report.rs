@@ -421,7 +421,7 @@ mod tests {
             insights: Some(crate::protocol::insights::bounded(ins)),
             ..Default::default()
         };
-        let html = html(&m, &gcs, &a, 10.0, &Settings::default());
+        let html = html(&m, &gcs, &a, 10.0, &Settings::default(), None);
         let alloc = html.find("Top allocating types").expect("allocation table");
         let first_row = &html[alloc..][..html[alloc..].find("</tr>\n<tr>").unwrap() + 400];
         assert!(first_row.contains("System.Byte[]"), "{first_row}");
@@ -446,7 +446,14 @@ mod tests {
         let mut m = gcscope_core::gc::analyze(&bytes).unwrap();
         let want = findings::analyze_model(&m, &Settings::default());
         let gcs = std::mem::take(&mut m.gcs);
-        let html = html(&m, &gcs, &Analysis::default(), 10.0, &Settings::default());
+        let html = html(
+            &m,
+            &gcs,
+            &Analysis::default(),
+            10.0,
+            &Settings::default(),
+            None,
+        );
         let mut at = 0;
         for f in &want.findings {
             let i = html[at..]
@@ -469,7 +476,14 @@ mod tests {
         .unwrap();
         let mut m = gcscope_core::gc::analyze(&bytes).unwrap();
         let gcs = std::mem::take(&mut m.gcs);
-        let html = html(&m, &gcs, &Analysis::default(), 2.0, &Settings::default());
+        let html = html(
+            &m,
+            &gcs,
+            &Analysis::default(),
+            2.0,
+            &Settings::default(),
+            None,
+        );
         let opts = Options {
             budget_ms: 2.0,
             ..Options::default()
@@ -515,7 +529,14 @@ mod tests {
             let mut m = gcscope_core::gc::analyze(&bytes).unwrap();
             let gcs = std::mem::take(&mut m.gcs);
             (
-                html(&m, &gcs, &Analysis::default(), 10.0, &Settings::default()),
+                html(
+                    &m,
+                    &gcs,
+                    &Analysis::default(),
+                    10.0,
+                    &Settings::default(),
+                    None,
+                ),
                 m,
             )
         };

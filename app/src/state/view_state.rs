@@ -533,6 +533,7 @@ mod tests {
             stacks_type: Some("System.String".into()),
             stacks_up: true,
             stacks_focus: Some("a;b".into()),
+            stacks_event: Some("induced".into()),
             heap_type: Some("MyApp.Cache".into()),
             heap_open: vec![5, 6],
         };
@@ -545,7 +546,7 @@ mod tests {
         // A table's parameters are named for it, as links made before expect.
         assert!(
             q.ends_with(
-                "&budget=2.5&window=100&goal=latency&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&htype=MyApp.Cache&hopen=5-6&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
+                "&budget=2.5&window=100&goal=latency&sevent=induced&sheap=poh&stype=System.String&sorder=up&sfocus=a%3Bb&htype=MyApp.Cache&hopen=5-6&liveq=x&pinsort=-count&pinq=Byte%5B%5D"
             ),
             "{q}"
         );

@@ -120,9 +120,10 @@ pub struct Evidence {
     /// One line per GC or group, with its numbers (at most [`MAX_LINES`], then a count).
     pub lines: Vec<String>,
     /// The top call stacks behind the finding (the induced GCs' callers, the LOH allocations',
-    /// the pinned handles' creators), where the stacks were read ([`super::stacks`]); absent
-    /// otherwise, and from the JSON then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// the pinned handles' creators), where the stacks were read ([`super::stacks`]); null
+    /// otherwise. Always serialized: the page receives findings in postcard, which has no
+    /// skipped fields.
+    #[serde(default)]
     pub stacks: Option<StackEvidence>,
 }
 

@@ -361,7 +361,7 @@ pub struct ProcessFacts {
     pub regions: Option<bool>,
     /// The GC during which the runtime walked the heap (GCBulkNode events: the induced gen2 GC of
     /// a heap snapshot, `gcscope heap` reads the walk), by number; the first where several did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub heap_walk_gc: Option<u32>,
     pub hard_limit_bytes: Option<u64>,
     /// Each GC setting with its value and the evidence for it (or the events that would tell).

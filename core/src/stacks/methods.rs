@@ -76,12 +76,7 @@ pub struct MethodStats {
     /// Method or module events whose payload does not fit the layout.
     pub bad_payloads: u64,
     /// Kernel image load and rundown events read (an .etl's native modules).
-    #[serde(skip_serializing_if = "is_zero")]
     pub images: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// One native image's address range.

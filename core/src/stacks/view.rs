@@ -420,7 +420,6 @@ pub struct Frame {
     pub unresolved: Option<Unresolved>,
     /// Where no method covers it but a native image of an .etl's kernel image events does: the
     /// address's offset in that image ([`MethodMap::image`]), whose name is `module`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
 }
 

@@ -171,6 +171,7 @@ pub const PROCESS_FIELDS: &[Definition] = &[
     d("datas", "DATAS", "bool", "Server GC adapting its heap count (Dynamic Adaptation To Application Sizes): its SizeAdaptation*/HeapCount* events or a changing heap count; off when GC events are there without them; null when the trace cannot tell."),
     d("concurrent", "Concurrent", "bool", "Background GC enabled: GCSettingsRundown flags, a background GC seen, or Runtime/Start's CONCURRENT_GC flag (.NET 5+)."),
     d("regions", "Regions", "bool", "The GC uses regions (.NET 7+) rather than segments: small (<= 32 MiB) small-object-heap GCCreateSegment events, or the runtime version."),
+    d("heap_walk_gc", "Heap walk GC", "count", "The GC during which the runtime walked the heap (its GCBulkNode events: a heap snapshot's induced gen2 GC); null when the trace has no heap walk."),
     d("hard_limit_bytes", "Hard limit", "bytes", "GCHeapHardLimit or the container's limit (GCSettingsRundown), if set; gc_mode_evidence says when the trace cannot tell."),
     d("gc_mode_evidence", "GC setup", "name", "One line per setting: gc, datas, heaps, concurrent, regions, conserve_memory, hard_limit."),
     d("gc_mode_evidence.setting", "Setting", "name", "Which setting."),
