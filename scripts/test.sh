@@ -72,7 +72,8 @@ step "live sessions: ps, collect and watch attached to the four runtimes"
 # the test binary built by the native tests.
 cargo test -p gcscope-cli --test live_cmds
 step "live sessions: collect -- CMD (reverse connect) and serve on the cached runtimes"
-# About 6 s: three launched workloads, one that never connects (.NET Core 3.1), two serve sessions.
+# About 8 s: three launched workloads, one that never connects (.NET Core 3.1), serve sessions on
+# the four runtimes.
 cargo test -p gcscope-cli --test live_launch
 step "heap snapshots: gcscope gcdump of a known static cache on the four runtimes"
 # About 6 s: one induced-GC heap walk per runtime, read back by gcscope heap.

@@ -5,6 +5,9 @@
 //! Reverse connect: gcscope starts the workload suspended, so the file holds every GC of the
 //! process, 1 to the runtime's own `GC.CollectionCount(0)` at its end, and the stream is complete.
 //! .NET Core 3.1 never connects (reverse connect is .NET 5 and later): exit status 4.
+//!
+//! Serve: on .NET 9 the server's refusals, Stop and a complete stream; on each of the four
+//! runtimes a session's stream holds every GC the runtime counted after it attached.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -252,21 +255,10 @@ fn serve(pid: u32, dist: &std::path::Path) -> (std::process::Child, u16, String)
     (s, port.parse().expect("port"), token)
 }
 
-/// `serve` on .NET 9: the token, the Host check and the app's file; Stop ends a session with a
-/// complete stream; a second session's stream decodes to every GC the workload made after it
-/// attached.
-#[test]
-fn serve_net9() {
-    let rt = "net9.0";
-    if !cached(rt) {
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("gcscope-serve-{}", std::process::id()));
-    let dist = dir.join("dist");
-    std::fs::create_dir_all(&dist).expect("temp dir");
-    let page = b"<!doctype html><title>gcscope test page</title>";
-    std::fs::write(dist.join("index.html"), page).expect("index.html");
-    let oracle = dir.join("oracle.json");
+/// A `live` workload of runtime `rt` (6 GCs 100 ms apart once told `go`), ready; its stdout's
+/// lines, and the oracle file it writes at its end.
+fn workload(rt: &str, dir: &std::path::Path) -> (std::process::Child, PathBuf) {
+    let oracle = dir.join(format!("oracle-{rt}.json"));
     let mut w = Command::new(root().join("tools/tracegen/live.sh"))
         .args([rt, oracle.to_str().expect("path")])
         .env("GCSCOPE_LIVE_GCS", "6")
@@ -279,6 +271,75 @@ fn serve_net9() {
     let out = lines(w.stdout.take().expect("stdout"));
     let mut wl = Vec::new();
     assert!(wait_for(&out, "ready", &mut wl, 60), "{rt}: {wl:?}");
+    (w, oracle)
+}
+
+/// A test's folder, with a one-page app build in `dist/`; and that page.
+fn serve_dir(name: &str) -> (PathBuf, PathBuf, &'static [u8]) {
+    let dir = std::env::temp_dir().join(format!("gcscope-{name}-{}", std::process::id()));
+    let dist = dir.join("dist");
+    std::fs::create_dir_all(&dist).expect("temp dir");
+    let page = b"<!doctype html><title>gcscope test page</title>";
+    std::fs::write(dist.join("index.html"), page).expect("index.html");
+    (dir, dist, page)
+}
+
+/// A `serve` session's stream, read as it comes while the workload makes its GCs, decodes to
+/// every GC the runtime counted after the session attached; the process's end ends `serve`
+/// (status 6).
+fn serve_stream_gcs(
+    rt: &str,
+    w: &mut std::process::Child,
+    oracle: &std::path::Path,
+    dist: &std::path::Path,
+) {
+    let (s, port, token) = serve(w.id(), dist);
+    let host = format!("127.0.0.1:{port}");
+    let stream = std::thread::spawn(move || http(port, "GET", &format!("/{token}/stream"), &host));
+    std::thread::sleep(Duration::from_millis(300));
+    w.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"go\n")
+        .expect("go");
+    let (code, _, bytes) = stream.join().expect("stream");
+    assert_eq!(code, 200);
+    assert!(w.wait().expect("workload").success());
+    let o = s.wait_with_output().expect("serve");
+    assert_eq!(
+        o.status.code(),
+        Some(6),
+        "{rt}: serve past the process's end"
+    );
+    let o: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(oracle).expect("oracle")).expect("oracle JSON");
+    let at_go = o["collection_count_at_go"]["gen0"].as_u64().expect("at go") as u32;
+    let total = o["collection_count"]["gen0"].as_u64().expect("count") as u32;
+    let model = gcscope_core::gc::analyze(&bytes).expect("the stream's model");
+    let numbers: Vec<u32> = model
+        .gcs
+        .iter()
+        .filter(|g| g.complete)
+        .map(|g| g.number)
+        .collect();
+    assert_eq!(
+        numbers,
+        (at_go + 1..=total).collect::<Vec<_>>(),
+        "{rt}: the stream's GCs"
+    );
+}
+
+/// `serve` on .NET 9: the token, the Host check and the app's file; Stop ends a session with a
+/// complete stream; a second session's stream decodes to every GC the workload made after it
+/// attached.
+#[test]
+fn serve_net9() {
+    let rt = "net9.0";
+    if !cached(rt) {
+        return;
+    }
+    let (dir, dist, page) = serve_dir("serve");
+    let (mut w, oracle) = workload(rt, &dir);
 
     // First session: the checks, then Stop.
     let (mut s, port, token) = serve(w.id(), &dist);
@@ -298,7 +359,7 @@ fn serve_net9() {
         "another Host"
     );
     let (code, head, body) = http(port, "GET", &format!("/{token}/?live=stream"), &host);
-    assert_eq!((code, body.as_slice()), (200, &page[..]));
+    assert_eq!((code, body.as_slice()), (200, page));
     assert!(
         !head
             .to_ascii_lowercase()
@@ -324,39 +385,33 @@ fn serve_net9() {
         .expect("the stopped stream is complete");
 
     // Second session: the GCs, read from the stream as they come; the process exits (status 6).
-    let (s, port, token) = serve(w.id(), &dist);
-    let host = format!("127.0.0.1:{port}");
-    let stream = std::thread::spawn(move || http(port, "GET", &format!("/{token}/stream"), &host));
-    std::thread::sleep(Duration::from_millis(300));
-    w.stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"go\n")
-        .expect("go");
-    let (code, _, bytes) = stream.join().expect("stream");
-    assert_eq!(code, 200);
-    assert!(w.wait().expect("workload").success());
-    let o = s.wait_with_output().expect("serve");
-    assert_eq!(
-        o.status.code(),
-        Some(6),
-        "{rt}: serve past the process's end"
-    );
-    let o: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&oracle).expect("oracle")).expect("oracle JSON");
-    let at_go = o["collection_count_at_go"]["gen0"].as_u64().expect("at go") as u32;
-    let total = o["collection_count"]["gen0"].as_u64().expect("count") as u32;
-    let model = gcscope_core::gc::analyze(&bytes).expect("the stream's model");
-    let numbers: Vec<u32> = model
-        .gcs
-        .iter()
-        .filter(|g| g.complete)
-        .map(|g| g.number)
-        .collect();
-    assert_eq!(
-        numbers,
-        (at_go + 1..=total).collect::<Vec<_>>(),
-        "{rt}: the stream's GCs"
-    );
+    serve_stream_gcs(rt, &mut w, &oracle, &dist);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The stream of a `serve` session on the other runtimes (the checks of the server itself are
+/// the same code whatever the runtime: `serve_net9`).
+fn serve_on(rt: &str) {
+    if !cached(rt) {
+        return;
+    }
+    let (dir, dist, _) = serve_dir(&format!("serve-{rt}"));
+    let (mut w, oracle) = workload(rt, &dir);
+    serve_stream_gcs(rt, &mut w, &oracle, &dist);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn serve_netcoreapp31() {
+    serve_on("netcore3.1");
+}
+
+#[test]
+fn serve_net8() {
+    serve_on("net8.0");
+}
+
+#[test]
+fn serve_net10() {
+    serve_on("net10.0");
 }
