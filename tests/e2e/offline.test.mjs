@@ -241,7 +241,7 @@ test('Chromium reads the manifest back and finds the app installable', { skip: E
     assert.equal(manifest.short_name, 'gcscope');
     assert.equal(manifest.display, 'standalone');
     const exts = manifest.file_handlers.flatMap((h) => Object.values(h.accept).flat()).sort();
-    assert.deepEqual(exts, ['.etl', '.etl.zip', '.gz', '.netperf', '.nettrace', '.trace.zip', '.zip']);
+    assert.deepEqual(exts, ['.etl', '.etl.zip', '.gcdump', '.gz', '.netperf', '.nettrace', '.trace.zip', '.zip']);
     // Chromium resolves the manifest's scope "." to the app's sub-path; start_url is "." too.
     assert.equal(m.parsed?.scope, server.base);
     assert.equal(new URL(manifest.start_url, m.url).href, server.base);
