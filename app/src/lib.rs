@@ -4,14 +4,17 @@
 //! (`tests/layers.rs` checks it), so data flows one way, worker -> protocol -> state -> views.
 //!
 //! - `format`, `plot`, `time_range`: numbers as shown, chart geometry, the time range.
+//! - `protocol`: the worker's messages and their wire format.
 //! - `tables`: every table's rows as plain cells (views, exports and the HTML report share them),
-//!   the GC table's columns, and the one door to core's definitions (`tables::defs`: no other
-//!   module names `gcscope_core::gc::definitions`, `tests/layers.rs` checks it).
-//! - `protocol`: the worker's messages and their wire format; `worker`: the decoding loop.
+//!   from the model or from the workers' answers, the GC table's columns, and the one door to
+//!   core's definitions (`tables::defs`: no other module names `gcscope_core::gc::definitions`,
+//!   `tests/layers.rs` checks it).
+//! - `worker`: the decoding loop.
 //! - `state`: what the page holds and what the user looks at (`AppState`, `view_state` with its
 //!   address-bar mapping); `loader`: opening a file and writing the worker's messages into the
 //!   state; `report`: the HTML report.
-//! - `widgets`: the table, charts, facts and export buttons views are made of.
+//! - `widgets`: the table, charts, facts and export buttons views are made of. A widget that asks
+//!   a worker for something is given the loader's function by its view.
 //! - `views`: one module per tab, and the tab list `views::TABS`; `shell`: the page around them.
 //!
 //! Where a change goes:

@@ -123,7 +123,7 @@ pub fn Detail() -> impl IntoView {
                     }.into_any(),
                     None => view! { <p class="muted">"No GCPerHeapHistory for this GC: condemn reasons unknown."</p> }.into_any(),
                 }}
-                <TriggerStack gc=n start_ms=start_ms after_ms=after_ms />
+                <TriggerStack gc=n start_ms=start_ms after_ms=after_ms request=crate::loader::stacks::request />
                 <h3>"Generations"</h3>
                 <table class="grid compact">
                     <thead><tr><th></th><th class="num">"Before"</th><th class="num">"After"</th><th class="num">"Survived"</th><th class="num">"Surv %"</th><th class="num">"Frag %"</th><th class="num">"Budget"</th></tr></thead>

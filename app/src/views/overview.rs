@@ -107,7 +107,7 @@ pub fn Overview() -> impl IntoView {
                 let span_ms = m.process.gc_span_ms;
                 let rollup = model::rollup_table(&m);
                 view! {
-                    <FindingsPanel />
+                    <FindingsPanel request_stacks=crate::loader::stacks::request_findings />
                     <div class="overview-grid">
                         <div>
                             <h2>"Trace"</h2>

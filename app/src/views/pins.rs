@@ -49,7 +49,7 @@ pub fn Pins() -> impl IntoView {
                     "No GC handle events: capture with the GCHandle keyword (Microsoft-Windows-DotNETRuntime:0x3:5).".to_string()
                 }}</p>
                 <TablePanel table=pins::kinds_table(&m) id="handle-kinds" state=TableState::in_url("kind") />
-                {h.has_events.then(|| view! { <section id="pins-stacks"><TopStacks topic=Topic::PinnedHandles /></section> })}
+                {h.has_events.then(|| view! { <section id="pins-stacks"><TopStacks topic=Topic::PinnedHandles request=crate::loader::stacks::request_findings /></section> })}
                 <h2>"Live handles over time"</h2>
                 <LineChart series=vec![("live handles".into(), "var(--accent)".into(), live)] unit="count" id="live-chart" />
                 <TablePanel table=pins::live_table(&m) id="handles-alive" state=TableState::in_url("live") />

@@ -51,8 +51,10 @@ fn sev_class(s: Severity) -> &'static str {
     }
 }
 
+/// `request_stacks` asks the stacks worker for the findings' stacks (`loader::stacks`, passed by
+/// the view).
 #[component]
-pub fn FindingsPanel() -> impl IntoView {
+pub fn FindingsPanel(request_stacks: fn(crate::state::AppState)) -> impl IntoView {
     let app = use_app();
     let report = report_memo();
     let goal = move || {
@@ -96,7 +98,7 @@ pub fn FindingsPanel() -> impl IntoView {
                 view! {
                     {none.then(|| view! { <p id="findings-none" class="findings-none">"Nothing wrong found: every rule below was checked and none crossed its threshold."</p> })}
                     <ol id="findings-list" class="findings-list">
-                        {r.findings.iter().map(|f| view! { <FindingItem f=f.clone() /> }).collect_view()}
+                        {r.findings.iter().map(|f| view! { <FindingItem f=f.clone() request_stacks=request_stacks /> }).collect_view()}
                     </ol>
                     <details id="findings-checks" class="findings-checks" open=none>
                         <summary>{checks.title.clone()}<span class="muted">" · thresholds and sources: docs/reference/findings.md"</span></summary>
@@ -109,7 +111,7 @@ pub fn FindingsPanel() -> impl IntoView {
 }
 
 #[component]
-fn FindingItem(f: Finding) -> impl IntoView {
+fn FindingItem(f: Finding, request_stacks: fn(crate::state::AppState)) -> impl IntoView {
     let app = use_app();
     let rule = f.rule.to_string();
     let ev = f.evidence.clone();
@@ -164,7 +166,7 @@ fn FindingItem(f: Finding) -> impl IntoView {
                     }
                 }).collect_view()}
             </div>
-            {topic.map(|t| view! { <TopStacks topic=t /> })}
+            {topic.map(|t| view! { <TopStacks topic=t request=request_stacks /> })}
             <details class="finding-details">
                 <summary>"Evidence, threshold and advice"</summary>
                 <dl class="facts finding-figures">

@@ -7,7 +7,6 @@ use gcscope_core::findings::stacks::{StackEvidence, Topic};
 use leptos::prelude::*;
 
 use crate::format::bytes;
-use crate::loader::stacks as worker;
 use crate::state::{use_app, AppState};
 
 /// Frames listed per stack (the rest are counted).
@@ -68,13 +67,15 @@ fn empty(e: &StackEvidence) -> Option<String> {
     })
 }
 
-/// The stacks of `topic` as the findings list them.
+/// The stacks of `topic` as the findings list them; `request` asks the stacks worker for the
+/// findings' stacks (`loader::stacks::request_findings`, passed down by the view: a widget does
+/// not reach the loader itself).
 #[component]
-pub fn TopStacks(topic: Topic) -> impl IntoView {
+pub fn TopStacks(topic: Topic, request: fn(crate::state::AppState)) -> impl IntoView {
     let app = use_app();
     Effect::new(move |_| {
         if app.model.with(|m| m.is_some()) {
-            worker::request_findings(app);
+            request(app);
         }
     });
     move || {

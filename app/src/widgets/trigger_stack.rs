@@ -1,11 +1,11 @@
 //! The stack of the allocation (or call) that started one GC: the GCTriggered event the runtime
 //! fires on that thread just before the GC's GCStart, its frames named by the trace's method
-//! events. Asked of the stacks worker (`loader::stacks`) when the GC detail panel opens; a link
+//! events. Asked of the stacks worker when the GC detail panel opens, through the `request` the
+//! view passes (`loader::stacks::request`: a widget does not reach the loader itself); a link
 //! opens the Stacks tab on it (GC triggers, this GC's instant, bottom-up on its leaf frame).
 
 use leptos::prelude::*;
 
-use crate::loader::stacks as worker;
 use crate::protocol::stacks::{StacksRequest, TriggerAsk};
 use crate::state::use_app;
 
@@ -13,16 +13,21 @@ use crate::state::use_app;
 const FRAMES: usize = 12;
 
 /// The trigger stack of GC `gc`, which started at `start_ms`, after a GC that started at
-/// `after_ms`.
+/// `after_ms`; `request` sends a stacks request to the stacks worker.
 #[component]
-pub fn TriggerStack(gc: u32, start_ms: f64, after_ms: Option<f64>) -> impl IntoView {
+pub fn TriggerStack(
+    gc: u32,
+    start_ms: f64,
+    after_ms: Option<f64>,
+    request: fn(crate::state::AppState, StacksRequest),
+) -> impl IntoView {
     let app = use_app();
     Effect::new(move |_| {
         let have = app
             .trigger_stack
             .with_untracked(|t| t.as_ref().is_some_and(|t| t.gc == gc));
         if !have && app.model.with(|m| m.is_some()) {
-            worker::request(
+            request(
                 app,
                 StacksRequest {
                     trigger: Some(TriggerAsk {
