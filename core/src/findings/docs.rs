@@ -45,8 +45,8 @@ pub fn markdown() -> String {
          `distinct` (stacks, those whose frames name the same methods counted once), `trace_stacks` (0: the trace \
          holds no stacks) and `top`, the largest {TOP_STACKS}, each with its `value`, `count`, `frames` (leaf first, \
          `module!method` or the address in hex where no method covers it) and `note` (a pinned handle's stack \
-         starts above `GCHandle.Alloc`: \"the runtime recorded no frames above X\"). The field is absent from \
-         the other rules' findings; the stacks are read (a second pass over the file) only when a finding lists them.\n"
+         starts above `GCHandle.Alloc`: \"the runtime recorded no frames above X\"). The field is null in \
+         the other rules' findings (and where the trace has no stacks to read); the stacks are read (a second pass over the file) only when a finding lists them.\n"
     );
     let _ = writeln!(
         s,
