@@ -336,23 +336,3 @@ fn generic_names_read_as_dotnet_gcdump_writes_them() {
     assert_eq!(type_name(&t("", 4)), "ArrayType(0x2000005)");
     assert_eq!(type_name(&t("Com", 2)), "[RCW Com]");
 }
-
-#[test]
-fn the_model_marks_the_walks_gc() {
-    let mut m = crate::gc::ModelBuilder::new(&Default::default());
-    for (id, payload) in cache_walk() {
-        let ev = Event {
-            provider: PROVIDER,
-            event_id: id,
-            version: if id == 1 || id == 2 { 1 } else { 0 },
-            name: "test",
-            pointer_size: 8,
-            payload: &payload,
-            ..Default::default()
-        };
-        m.on_event(&ev);
-    }
-    let model = m.finish(None);
-    assert_eq!(model.process.heap_walk_gc, Some(10));
-    assert_eq!(model.gcs.len(), 2);
-}
