@@ -10,48 +10,15 @@
 //! stops with a complete file, its rundown included. TraceEvent reads both files with the same GCs. Then the faults: a pid that is not .NET, and
 //! one that does not exist (exit status 4).
 
+mod live_support;
+
+use live_support::{lines, root, wait_for};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const GCS: u32 = 12;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A child's stderr (or stdout) lines, as they come.
-fn lines(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(r).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// Waits for a line containing `what`; all lines seen go to `seen`.
-fn wait_for(rx: &mpsc::Receiver<String>, what: &str, seen: &mut Vec<String>, secs: u64) -> bool {
-    let end = Instant::now() + Duration::from_secs(secs);
-    while let Some(left) = end.checked_duration_since(Instant::now()) {
-        match rx.recv_timeout(left) {
-            Ok(l) => {
-                let hit = l.contains(what);
-                seen.push(l);
-                if hit {
-                    return true;
-                }
-            }
-            Err(_) => return false,
-        }
-    }
-    false
-}
 
 fn gcscope(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_gcscope"))

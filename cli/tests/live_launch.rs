@@ -9,64 +9,13 @@
 //! Serve: on .NET 9 the server's refusals, Stop and a complete stream; on each of the four
 //! runtimes a session's stream holds every GC the runtime counted after it attached.
 
-use std::io::{BufRead, BufReader, Write};
+mod live_support;
+
+use live_support::{cached, lines, root, wait_for};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn lines(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(r).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-fn wait_for(rx: &mpsc::Receiver<String>, what: &str, seen: &mut Vec<String>, secs: u64) -> bool {
-    let end = Instant::now() + Duration::from_secs(secs);
-    while let Some(left) = end.checked_duration_since(Instant::now()) {
-        match rx.recv_timeout(left) {
-            Ok(l) => {
-                let hit = l.contains(what);
-                seen.push(l);
-                if hit {
-                    return true;
-                }
-            }
-            Err(_) => return false,
-        }
-    }
-    false
-}
-
-/// Whether tools/tracegen has `rt` cached (live.sh exits 3 at once when not).
-fn cached(rt: &str) -> bool {
-    let o = Command::new(root().join("tools/tracegen/live.sh"))
-        .args([rt, "/dev/null"])
-        .env("GCSCOPE_LIVE_GCS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run live.sh");
-    if o.status.code() == Some(3) {
-        eprintln!(
-            "skipping {rt}: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        );
-        return false;
-    }
-    true
-}
+use std::time::Duration;
 
 fn reverse_on(rt: &str) {
     if !cached(rt) {
