@@ -359,6 +359,19 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The identifier at the cursor, taken, if there is one (a struct's, enum's or variant's
+    /// optional name).
+    fn optional_ident(&mut self) -> Option<String> {
+        match self.peek() {
+            Some(Tok::Ident(n)) => {
+                let n = n.to_string();
+                self.at += 1;
+                Some(n)
+            }
+            _ => None,
+        }
+    }
+
     fn ident(&mut self) -> Result<&'a str> {
         match self.next()? {
             Tok::Ident(s) => Ok(s),
@@ -592,14 +605,7 @@ impl<'a> Parser<'a> {
                 self.add(Type::Str)
             }
             "struct" => {
-                let name = match self.peek() {
-                    Some(Tok::Ident(n)) => {
-                        let n = n.to_string();
-                        self.at += 1;
-                        Some(n)
-                    }
-                    _ => None,
-                };
+                let name = self.optional_ident();
                 if !self.is("{") {
                     let name = name.ok_or_else(|| self.err("struct without a body or name"))?;
                     return self.lookup_named(&name, 0);
@@ -628,14 +634,7 @@ impl<'a> Parser<'a> {
                 Ok(t)
             }
             "enum" => {
-                let name = match self.peek() {
-                    Some(Tok::Ident(n)) => {
-                        let n = n.to_string();
-                        self.at += 1;
-                        Some(n)
-                    }
-                    _ => None,
-                };
+                let name = self.optional_ident();
                 if !self.is(":") && !self.is("{") {
                     let name = name.ok_or_else(|| self.err("enum without a body or name"))?;
                     return self.lookup_named(&name, 1);
@@ -685,14 +684,7 @@ impl<'a> Parser<'a> {
                 Ok(t)
             }
             "variant" => {
-                let name = match self.peek() {
-                    Some(Tok::Ident(n)) => {
-                        let n = n.to_string();
-                        self.at += 1;
-                        Some(n)
-                    }
-                    _ => None,
-                };
+                let name = self.optional_ident();
                 let tag = if self.eat("<") {
                     let mut last = self.ident()?;
                     while self.eat(".") {
