@@ -196,6 +196,104 @@ pub struct TreeNode {
     pub children: u64,
 }
 
+/// Spreads each node's bits in `mask` to every node it reaches from `starts`, in two walks: a
+/// depth-first walk finds the strongly connected components (Tarjan's algorithm, as a loop),
+/// which come out with every edge leading to a component found earlier; the components are then
+/// visited in reverse, each passing its bits to the components its edges enter, so every node is
+/// visited once whatever the number of categories and cycles.
+fn spread_masks(g: &HeapGraph, starts: &[u32], mask: &mut [u8]) {
+    let n = g.node_count();
+    if starts.is_empty() {
+        return;
+    }
+    // Discovery index (0: not yet), lowest index reachable, and component (NONE: not assigned).
+    let mut index = vec![0u32; n];
+    let mut low = vec![0u32; n];
+    let mut comp = vec![NONE; n];
+    // Nodes by component, in the order the components are found, and each component's start.
+    let mut order: Vec<u32> = Vec::new();
+    let mut comp_start: Vec<u32> = Vec::new();
+    let mut open: Vec<u32> = Vec::new();
+    let mut stack: Vec<(u32, u32, u32)> = Vec::new();
+    let mut counter = 0u32;
+    let range = |v: u32| {
+        (
+            g.edge_start.get(v as usize).copied().unwrap_or(0),
+            g.edge_start.get(v as usize + 1).copied().unwrap_or(0),
+        )
+    };
+    for &s in starts {
+        if index[s as usize] != 0 {
+            continue;
+        }
+        counter += 1;
+        index[s as usize] = counter;
+        low[s as usize] = counter;
+        open.push(s);
+        let (a, b) = range(s);
+        stack.push((s, a, b));
+        while let Some(top) = stack.last_mut() {
+            let v = top.0;
+            if top.1 < top.2 {
+                let w = g.edges.get(top.1 as usize).copied().unwrap_or(v);
+                top.1 += 1;
+                if index[w as usize] == 0 {
+                    counter += 1;
+                    index[w as usize] = counter;
+                    low[w as usize] = counter;
+                    open.push(w);
+                    let (a, b) = range(w);
+                    stack.push((w, a, b));
+                } else if comp[w as usize] == NONE && index[w as usize] < low[v as usize] {
+                    low[v as usize] = index[w as usize];
+                }
+                continue;
+            }
+            stack.pop();
+            if low[v as usize] == index[v as usize] {
+                let c = comp_start.len() as u32;
+                comp_start.push(order.len() as u32);
+                while let Some(x) = open.pop() {
+                    comp[x as usize] = c;
+                    order.push(x);
+                    if x == v {
+                        break;
+                    }
+                }
+            }
+            if let Some(parent) = stack.last() {
+                let p = parent.0 as usize;
+                if low[v as usize] < low[p] {
+                    low[p] = low[v as usize];
+                }
+            }
+        }
+    }
+    drop((index, low, open, stack));
+    comp_start.push(order.len() as u32);
+    // Each component's bits: its nodes' own, then those of the components with an edge into it.
+    let comps = comp_start.len() - 1;
+    let mut bits = vec![0u8; comps];
+    for &v in &order {
+        bits[comp[v as usize] as usize] |= mask[v as usize];
+    }
+    for c in (0..comps).rev() {
+        let m = bits[c];
+        if m == 0 {
+            continue;
+        }
+        for &v in &order[comp_start[c] as usize..comp_start[c + 1] as usize] {
+            for &w in g.children(v) {
+                let cw = comp[w as usize] as usize;
+                bits[cw] |= m;
+            }
+        }
+    }
+    for &v in &order {
+        mask[v as usize] = bits[comp[v as usize] as usize];
+    }
+}
+
 fn is_pseudo(name: &str) -> bool {
     name.starts_with('[') && name.ends_with(']')
 }
@@ -248,20 +346,32 @@ impl Snapshot {
     pub fn totals(&self) -> Totals {
         let g = &self.graph;
         let d = &self.dominators;
-        let reachable_bytes = d
-            .preorder
-            .iter()
-            .map(|&v| g.node_size[v as usize] as u64)
-            .sum::<u64>();
+        // The root retains every node it reaches.
+        let reachable_bytes = d.preorder.first().map_or(0, |&r| d.retained[r as usize]);
         let total = g.total_bytes();
         Totals {
             nodes: g.node_count() as u64,
             edges: g.edge_count() as u64,
             total_bytes: total,
             types: {
+                // The type entries used, then their groups; a node whose type is outside the
+                // table counts in group 0 (as `group` says).
+                let mut used_entry = vec![false; g.types.len()];
+                let mut outside = false;
+                for &t in &g.node_type {
+                    match used_entry.get_mut(t as usize) {
+                        Some(u) => *u = true,
+                        None => outside = true,
+                    }
+                }
                 let mut used = vec![false; self.group_names.len()];
-                for v in 0..g.node_count() as u32 {
-                    used[self.group(v)] = true;
+                for (t, &u) in used_entry.iter().enumerate() {
+                    if u {
+                        used[self.type_group[t] as usize] = true;
+                    }
+                }
+                if outside {
+                    used[0] = true;
                 }
                 used.iter().filter(|&&u| u).count() as u64
             },
@@ -385,28 +495,38 @@ impl Snapshot {
     pub fn roots(&self) -> RootReport {
         let g = &self.graph;
         let d = &self.dominators;
+        let n = g.node_count();
+        let pseudo: Vec<bool> = g.types.iter().map(|t| is_pseudo(&t.name)).collect();
+        let is_pseudo_node = |v: u32| {
+            g.node_type
+                .get(v as usize)
+                .and_then(|&t| pseudo.get(t as usize))
+                .copied()
+                .unwrap_or(false)
+        };
         let mut tree = Vec::new();
-        let mut cat_of = BTreeMap::<u32, RootCategory>::new();
-        if (g.root as usize) < g.node_count() {
+        // A bit per node: in the root tree.
+        let mut in_tree = vec![0u64; n.div_ceil(64)];
+        let has = |set: &[u64], v: u32| set[v as usize / 64] & (1 << (v % 64)) != 0;
+        if (g.root as usize) < n {
             // The root and the bracketed pseudo-nodes under it, breadth first.
-            let mut seen = BTreeMap::<u32, ()>::new();
             let mut queue = VecDeque::new();
             queue.push_back((g.root, 0u32, RootCategory::Other));
-            seen.insert(g.root, ());
+            in_tree[g.root as usize / 64] |= 1 << (g.root % 64);
             while let Some((v, depth, inherited)) = queue.pop_front() {
                 let name = g.type_name(v);
                 let category = RootCategory::from_name(name).unwrap_or(inherited);
                 let mut objects = 0u64;
                 for &c in g.children(v) {
-                    if is_pseudo(g.type_name(c)) {
-                        if seen.insert(c, ()).is_none() {
+                    if is_pseudo_node(c) {
+                        if !has(&in_tree, c) {
+                            in_tree[c as usize / 64] |= 1 << (c % 64);
                             queue.push_back((c, depth + 1, category));
                         }
                     } else {
                         objects += 1;
                     }
                 }
-                cat_of.insert(v, category);
                 tree.push(RootNode {
                     node: v,
                     name: String::from(name),
@@ -418,77 +538,68 @@ impl Snapshot {
             }
         }
         // Objects immediately dominated by a root-tree node count for that node.
-        let mut idx = BTreeMap::<u32, usize>::new();
-        for (i, r) in tree.iter().enumerate() {
-            idx.insert(r.node, i);
-        }
-        for &v in &d.preorder {
-            let p = d.idom[v as usize];
-            if p == NONE || idx.contains_key(&v) {
-                continue;
-            }
-            if let Some(&i) = idx.get(&p) {
-                tree[i].retained_bytes += d.retained[v as usize];
-            }
-        }
-        let mut categories = Vec::new();
-        for c in RootCategory::ALL {
-            let nodes: Vec<u32> = tree
+        for r in &mut tree {
+            r.retained_bytes = d
+                .children(r.node)
                 .iter()
-                .filter(|r| r.category == c && r.depth > 0)
-                .map(|r| r.node)
-                .collect();
-            let mut direct = BTreeMap::<u32, ()>::new();
-            for &v in &nodes {
-                for &ch in g.children(v) {
-                    if !idx.contains_key(&ch) {
-                        direct.insert(ch, ());
+                .filter(|&&c| !has(&in_tree, c))
+                .map(|&c| d.retained[c as usize])
+                .sum();
+        }
+        // Each node's categories, a bit each: first the objects the categories' root-tree nodes
+        // reference directly (counted once per category), then every node they reach.
+        let bit = |c: RootCategory| 1u8 << (c as u8);
+        let mut mask = vec![0u8; n];
+        let mut objects = [0u64; RootCategory::ALL.len()];
+        let mut root_nodes = [0u64; RootCategory::ALL.len()];
+        let mut retained = [0u64; RootCategory::ALL.len()];
+        let mut starts: Vec<u32> = Vec::new();
+        for r in tree.iter().filter(|r| r.depth > 0) {
+            let c = r.category as usize;
+            root_nodes[c] += 1;
+            retained[c] += r.retained_bytes;
+            let b = bit(r.category);
+            for &ch in g.children(r.node) {
+                if has(&in_tree, ch) {
+                    continue;
+                }
+                let m = &mut mask[ch as usize];
+                if *m & b == 0 {
+                    objects[c] += 1;
+                    if *m == 0 {
+                        starts.push(ch);
+                    }
+                    *m |= b;
+                }
+            }
+        }
+        spread_masks(g, &starts, &mut mask);
+        let mut reachable = [0u64; RootCategory::ALL.len()];
+        for (&m, &size) in mask.iter().zip(&g.node_size) {
+            if m != 0 {
+                for (c, r) in reachable.iter_mut().enumerate() {
+                    if m & (1 << c) != 0 {
+                        *r += size as u64;
                     }
                 }
             }
-            let starts: Vec<u32> = direct.keys().copied().collect();
-            categories.push(CategoryRow {
-                category: c,
-                root_nodes: nodes.len() as u64,
-                objects: direct.len() as u64,
-                retained_bytes: tree
-                    .iter()
-                    .filter(|r| r.category == c && r.depth > 0)
-                    .map(|r| r.retained_bytes)
-                    .sum(),
-                reachable_bytes: self.reachable_bytes_from(&starts),
-            });
         }
+        let categories = RootCategory::ALL
+            .iter()
+            .map(|&c| CategoryRow {
+                category: c,
+                root_nodes: root_nodes[c as usize],
+                objects: objects[c as usize],
+                retained_bytes: retained[c as usize],
+                reachable_bytes: reachable[c as usize],
+            })
+            .collect();
         let shared_retained_bytes = tree.first().map_or(0, |r| r.retained_bytes);
         RootReport {
             categories,
             shared_retained_bytes,
             tree,
         }
-    }
-
-    /// Bytes reachable from `starts` (breadth first).
-    fn reachable_bytes_from(&self, starts: &[u32]) -> u64 {
-        let g = &self.graph;
-        let mut seen = vec![0u64; g.node_count().div_ceil(64)];
-        let mut queue: Vec<u32> = Vec::new();
-        let mut total = 0u64;
-        for &s in starts {
-            if seen[s as usize / 64] & (1 << (s % 64)) == 0 {
-                seen[s as usize / 64] |= 1 << (s % 64);
-                queue.push(s);
-            }
-        }
-        while let Some(v) = queue.pop() {
-            total += g.node_size[v as usize] as u64;
-            for &c in g.children(v) {
-                if seen[c as usize / 64] & (1 << (c % 64)) == 0 {
-                    seen[c as usize / 64] |= 1 << (c % 64);
-                    queue.push(c);
-                }
-            }
-        }
-        total
     }
 
     /// The shortest path from the root (breadth first) to each node: its parent on it, `NONE`

@@ -3,6 +3,17 @@
 //! Semi-NCA (Lengauer-Tarjan's semidominators, then each immediate dominator as the nearest common
 //! ancestor of the node's DFS parent and its semidominator): O(E log V), with every walk an
 //! explicit loop, so a deep graph (a linked list of millions of nodes) needs no call stack.
+//!
+//! The work happens in DFS preorder indices, where a dominator always has a smaller index than the
+//! nodes it dominates, so the per-node arrays are read in order and with locality; node indices
+//! appear only at the start (the DFS) and at the end (the results scattered back). The DFS alone
+//! reads the graph: it sorts each edge into what the semidominators need on the spot. An edge to a
+//! node it has just numbered is a tree edge; one to a descendant numbered before (a forward edge)
+//! lowers that node's semidominator candidate at once; only the edges to a smaller index (cross and
+//! back edges) are kept, as a linked list per target, for the EVAL step. The forest of EVAL is the
+//! DFS parent array itself: a node is linked once processed, that is, once its index is above the
+//! node being processed, so no separate marker is needed, and its label is the smallest
+//! semidominator index on its compressed path (not a vertex to look up).
 
 use super::graph::HeapGraph;
 use alloc::vec;
@@ -22,7 +33,10 @@ pub struct Dominators {
     /// The reachable nodes in DFS preorder from the root (every dominator comes before the nodes
     /// it dominates).
     pub preorder: Vec<u32>,
-    /// Dominator-tree children, as offsets into `child_list` (`node_count + 1` entries).
+    /// Each node's position in `preorder` plus one (0: not reachable).
+    position: Vec<u32>,
+    /// Dominator-tree children, by preorder position: offsets into `child_list`
+    /// (`preorder.len() + 1` entries).
     child_start: Vec<u32>,
     child_list: Vec<u32>,
 }
@@ -34,138 +48,166 @@ impl Dominators {
         let mut d = Dominators {
             idom: vec![NONE; n],
             retained: vec![0; n],
+            position: vec![0; n],
+            child_start: vec![0],
             ..Default::default()
         };
-        if (g.root as usize) >= n {
-            d.child_start = vec![0; n + 1];
+        if (g.root as usize) >= n || g.edge_start.len() != n + 1 {
             return d;
         }
-        // Preorder numbers from 1; 0 is "none".
-        let mut num = vec![0u32; n];
-        let mut vertex: Vec<u32> = vec![0];
-        let mut parent: Vec<u32> = vec![0];
+        let es = &g.edge_start;
+        let edges = &g.edges;
+        let range = |v: u32| (es[v as usize], es[v as usize + 1]);
+        // Per preorder index: the node, its DFS parent, its semidominator candidate (the parent and
+        // forward edges so far), and the first kept edge that enters it.
+        let mut vertex: Vec<u32> = Vec::new();
+        let mut parent: Vec<u32> = Vec::new();
+        let mut semi: Vec<u32> = Vec::new();
+        let mut head: Vec<u32> = Vec::new();
+        // The kept edges (cross and back): their source index and the next edge of the same target.
+        let mut from: Vec<u32> = Vec::new();
+        let mut next: Vec<u32> = Vec::new();
         {
-            // Iterative DFS: a stack of (node, next child position).
-            let mut stack: Vec<(u32, u32)> = Vec::new();
-            num[g.root as usize] = 1;
+            // Iterative DFS: a stack of (next edge, end of edges, preorder index).
+            let mut stack: Vec<(u32, u32, u32)> = Vec::new();
+            d.position[g.root as usize] = 1;
             vertex.push(g.root);
             parent.push(0);
-            stack.push((g.root, 0));
+            semi.push(0);
+            head.push(NONE);
+            let (a, b) = range(g.root);
+            stack.push((a, b, 0));
             while let Some(top) = stack.last_mut() {
-                let (v, i) = *top;
-                let ch = g.children(v);
-                if (i as usize) < ch.len() {
-                    top.1 += 1;
-                    let w = ch[i as usize];
-                    if num[w as usize] == 0 {
-                        num[w as usize] = vertex.len() as u32;
-                        vertex.push(w);
-                        parent.push(num[v as usize]);
-                        stack.push((w, 0));
-                    }
-                } else {
+                if top.0 >= top.1 {
                     stack.pop();
+                    continue;
+                }
+                let v = top.2;
+                let Some(&w) = edges.get(top.0 as usize) else {
+                    stack.pop();
+                    continue;
+                };
+                top.0 += 1;
+                let Some(p) = d.position.get_mut(w as usize) else {
+                    continue;
+                };
+                if *p == 0 {
+                    let i = vertex.len() as u32;
+                    *p = i + 1;
+                    vertex.push(w);
+                    parent.push(v);
+                    semi.push(v);
+                    head.push(NONE);
+                    let (a, b) = range(w);
+                    stack.push((a, b, i));
+                    continue;
+                }
+                let i = *p - 1;
+                if i > v {
+                    // A forward edge: `v` is an ancestor still being explored.
+                    if v < semi[i as usize] {
+                        semi[i as usize] = v;
+                    }
+                } else if i < v {
+                    from.push(v);
+                    next.push(head[i as usize]);
+                    head[i as usize] = (from.len() - 1) as u32;
                 }
             }
         }
-        let k = vertex.len() - 1;
-        // Predecessors among reachable nodes, in preorder numbers.
-        let mut pred_start = vec![0u32; k + 2];
-        for &v in &vertex[1..] {
-            for &w in g.children(v) {
-                let nw = num[w as usize] as usize;
-                if nw != 0 {
-                    pred_start[nw + 1] += 1;
-                }
-            }
-        }
-        for i in 1..pred_start.len() {
-            pred_start[i] += pred_start[i - 1];
-        }
-        let mut fill = pred_start.clone();
-        let mut preds = vec![0u32; pred_start[k + 1] as usize];
-        for &v in &vertex[1..] {
-            let nv = num[v as usize];
-            for &w in g.children(v) {
-                let nw = num[w as usize] as usize;
-                if nw != 0 {
-                    preds[fill[nw] as usize] = nv;
-                    fill[nw] += 1;
-                }
-            }
-        }
-        drop(fill);
-
-        let mut semi: Vec<u32> = (0..=k as u32).collect();
-        let mut label: Vec<u32> = (0..=k as u32).collect();
-        let mut ancestor = vec![0u32; k + 1];
+        let k = vertex.len();
+        // Semidominators, in decreasing preorder. `head` becomes each processed node's label: the
+        // smallest semidominator on its path in the forest.
+        let mut ancestor = parent.clone();
         let mut path: Vec<u32> = Vec::new();
-        for w in (2..=k).rev() {
-            for p in pred_start[w]..pred_start[w + 1] {
-                let v = preds[p as usize];
-                let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
-                if semi[u as usize] < semi[w] {
-                    semi[w] = semi[u as usize];
+        for w in (1..k).rev() {
+            let mut s = semi[w];
+            let mut e = head[w];
+            while e != NONE {
+                let u = from[e as usize];
+                e = next[e as usize];
+                let c = eval(u, w as u32, &mut ancestor, &mut head, &mut path);
+                if c < s {
+                    s = c;
                 }
             }
-            ancestor[w] = parent[w];
+            semi[w] = s;
+            head[w] = s;
         }
-        drop(ancestor);
-        drop(label);
-        let mut idom_num = parent;
-        for w in 2..=k {
-            let mut x = idom_num[w];
-            while x > semi[w] {
-                x = idom_num[x as usize];
+        drop((ancestor, head, from, next, path));
+        // Immediate dominators: the nearest common ancestor of the parent and the semidominator, in
+        // increasing preorder (a dominator's own is known by then).
+        let mut idom = parent;
+        for w in 1..k {
+            let s = semi[w];
+            let mut x = idom[w];
+            while x > s {
+                x = idom[x as usize];
             }
-            idom_num[w] = x;
+            idom[w] = x;
         }
-        for w in 2..=k {
-            d.idom[vertex[w] as usize] = vertex[idom_num[w] as usize];
+        drop(semi);
+        // Retained bytes: each subtree, children before their dominator (decreasing preorder).
+        let mut ret: Vec<u64> = vertex
+            .iter()
+            .map(|&v| g.node_size.get(v as usize).copied().unwrap_or(0) as u64)
+            .collect();
+        for w in (1..k).rev() {
+            ret[idom[w] as usize] += ret[w];
         }
-        // Retained sizes: each node's subtree, children before their dominator (reverse preorder).
-        for w in (1..=k).rev() {
-            let v = vertex[w] as usize;
-            d.retained[v] += g.node_size[v] as u64;
-            if w > 1 {
-                let p = vertex[idom_num[w] as usize] as usize;
-                d.retained[p] += d.retained[v];
+        for (w, &v) in vertex.iter().enumerate() {
+            d.retained[v as usize] = ret[w];
+            if w > 0 {
+                d.idom[v as usize] = vertex[idom[w] as usize];
             }
         }
-        // Children lists of the tree.
-        let mut cs = vec![0u32; n + 1];
-        for w in 2..=k {
-            cs[vertex[idom_num[w] as usize] as usize + 1] += 1;
+        drop(ret);
+        // The tree's children lists by preorder position: counts, their running sum as each
+        // list's end, filled backwards to leave each entry at its list's start.
+        let mut cs = vec![0u32; k + 1];
+        for &p in &idom[1..] {
+            cs[p as usize + 1] += 1;
         }
         for i in 1..cs.len() {
             cs[i] += cs[i - 1];
         }
-        let mut fill = cs.clone();
         let mut cl = vec![0u32; k.saturating_sub(1)];
-        for w in 2..=k {
-            let p = vertex[idom_num[w] as usize] as usize;
-            cl[fill[p] as usize] = vertex[w];
-            fill[p] += 1;
+        for w in (1..k).rev() {
+            let p = idom[w] as usize + 1;
+            cs[p] -= 1;
+            cl[cs[p] as usize] = vertex[w];
         }
+        // Each list's start is now in its own slot, shifted by one: move it back.
+        cs.remove(0);
+        cs.push(cl.len() as u32);
         d.child_start = cs;
         d.child_list = cl;
-        d.preorder = vertex.split_off(1);
+        d.preorder = vertex;
         d
     }
 
     /// Whether node `v` is reachable from the root (the root is).
     pub fn reachable(&self, v: u32) -> bool {
-        self.preorder.first() == Some(&v) || self.idom.get(v as usize).is_some_and(|&i| i != NONE)
+        self.position.get(v as usize).is_some_and(|&p| p != 0)
     }
     /// How many nodes the root reaches (itself included).
     pub fn reachable_count(&self) -> usize {
         self.preorder.len()
     }
+    /// Node `v`'s position in [`Self::preorder`], if reachable.
+    pub fn preorder_position(&self, v: u32) -> Option<usize> {
+        match self.position.get(v as usize) {
+            Some(&p) if p != 0 => Some(p as usize - 1),
+            _ => None,
+        }
+    }
     /// The nodes `v` immediately dominates, in DFS order.
     pub fn children(&self, v: u32) -> &[u32] {
-        let v = v as usize;
-        match (self.child_start.get(v), self.child_start.get(v + 1)) {
-            (Some(&a), Some(&b)) => &self.child_list[a as usize..b as usize],
+        let Some(i) = self.preorder_position(v) else {
+            return &[];
+        };
+        match (self.child_start.get(i), self.child_start.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.child_list.get(a as usize..b as usize).unwrap_or(&[]),
             _ => &[],
         }
     }
@@ -181,24 +223,38 @@ impl Dominators {
     }
 }
 
-/// Lengauer-Tarjan's EVAL with path compression, as a loop: the vertex of least semidominator on
-/// the path from `v` up to (not including) the root of its tree in the forest.
-fn eval(v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>) -> u32 {
-    if ancestor[v as usize] == 0 {
-        return v;
+/// Lengauer-Tarjan's EVAL with path compression, as a loop, while node `w` is processed: the
+/// smallest semidominator on the forest path from `u` (processed, so above `w`) up to, not
+/// including, the first node not yet processed (at most `w`). `label` holds each processed node's
+/// smallest semidominator on its compressed path.
+#[inline]
+fn eval(u: u32, w: u32, ancestor: &mut [u32], label: &mut [u32], path: &mut Vec<u32>) -> u32 {
+    let a = ancestor[u as usize];
+    if a <= w || ancestor[a as usize] <= w {
+        // The path is `u` alone, or `u` and one processed node above it: nothing to compress
+        // beyond one step.
+        if a > w {
+            let la = label[a as usize];
+            if la < label[u as usize] {
+                label[u as usize] = la;
+            }
+            ancestor[u as usize] = ancestor[a as usize];
+        }
+        return label[u as usize];
     }
     path.clear();
-    let mut u = v;
-    while ancestor[ancestor[u as usize] as usize] != 0 {
-        path.push(u);
-        u = ancestor[u as usize];
+    let mut x = u;
+    while ancestor[x as usize] > w {
+        path.push(x);
+        x = ancestor[x as usize];
     }
-    while let Some(x) = path.pop() {
-        let a = ancestor[x as usize] as usize;
-        if semi[label[a] as usize] < semi[label[x as usize] as usize] {
-            label[x as usize] = label[a];
+    // `x` is the path's last node; compress from the one below it down to `u`.
+    while let Some(y) = path.pop() {
+        let a = ancestor[y as usize] as usize;
+        if label[a] < label[y as usize] {
+            label[y as usize] = label[a];
         }
-        ancestor[x as usize] = ancestor[a];
+        ancestor[y as usize] = ancestor[a];
     }
-    label[v as usize]
+    label[u as usize]
 }
