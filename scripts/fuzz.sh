@@ -8,10 +8,12 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, all targets)
 #
 # Installs what is missing (idempotent): the nightly toolchain (minimal profile) and cargo-fuzz
-# (pinned). Seeds come from the committed fixtures (and ../shared when present), written by
-# fuzz/examples/seeds.rs; the growing corpus and any findings stay under $FUZZ_DIR (default
-# target/fuzz, not committed). Exit status 1 if any target found a crash, leak, OOM or timeout; each
-# finding is copied to $FUZZ_DIR/findings/ and should become a regression test in core/tests/.
+# (pinned). Each target starts from the committed minimized corpus (fuzz/corpus/TARGET, read only)
+# and the seeds from the committed fixtures (and ../shared when present), written by
+# fuzz/examples/seeds.rs; what it adds and any findings stay under $FUZZ_DIR (default target/fuzz,
+# not committed). Exit status 1 if any target found a crash, leak, OOM or timeout; each finding is
+# copied to $FUZZ_DIR/findings/ and goes into fuzz/regressions/TARGET/, which
+# core/tests/fuzz_regressions.rs replays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,12 +28,12 @@ NIGHTLY=nightly-2026-05-19
 FUZZ_DIR=${FUZZ_DIR:-$ROOT/target/fuzz}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 # Inputs bigger than the cap are cut by libFuzzer; keeps the executions per second useful. The
-# whole-file target (each input decoded twice, whole and chunked, with the model and the stacks)
-# and the model target (every record an event) cost in proportion to their input, so they get
-# smaller caps: docs/design/hostile-inputs.md, "Fuzzing", has the rates.
+# whole-file target (with the model and the stacks on its events) and the model target (every
+# record an event) cost in proportion to their input, so they get smaller caps:
+# docs/design/hostile-inputs.md, "Fuzzing", has the rates.
 max_len() {
   case "$1" in
-    container) echo "${MAX_LEN:-16384}" ;;
+    container) echo "${MAX_LEN:-4096}" ;;
     model) echo "${MAX_LEN:-4096}" ;;
     *) echo "${MAX_LEN:-65538}" ;;
   esac
@@ -59,7 +61,7 @@ for t in "${TARGETS[@]}"; do
   echo "fuzz.sh: $t for ${SECS}s (log: $log)"
   set +e
   rustup run "$NIGHTLY" cargo fuzz run --fuzz-dir fuzz --target-dir "$CARGO_TARGET_DIR/fuzz" "$t" \
-    "$FUZZ_DIR/corpus/$t" "$FUZZ_DIR/seeds/$t" -- \
+    "$FUZZ_DIR/corpus/$t" "$ROOT/fuzz/corpus/$t" "$FUZZ_DIR/seeds/$t" -- \
     -artifact_prefix="$FUZZ_DIR/artifacts/$t/" -max_total_time="$SECS" -max_len="$(max_len "$t")" \
     -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 >"$log" 2>&1
   status=$?

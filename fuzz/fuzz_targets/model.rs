@@ -1,27 +1,5 @@
-//! The GC model (and its insights) fed any sequence of runtime events (valid-looking or not), in time order, with the
-//! settled table read between events as the app does; the finished model is serialized.
+//! libFuzzer's entry for [`gcscope_fuzz::targets::model`], where the target's body lives (so that
+//! core/tests/fuzz_regressions.rs replays the same code on the committed inputs).
 #![no_main]
 
-use gcscope_core::gc::insights::InsightsBuilder;
-use gcscope_core::gc::ModelBuilder;
-use gcscope_fuzz::{info, records};
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let mut b = ModelBuilder::new(&info());
-    let mut ib = InsightsBuilder::new();
-    let mut t_ms = 0.0;
-    for (i, r) in records(data).enumerate() {
-        t_ms += r.delta_us as f64 / 1000.0;
-        let e = r.event(t_ms);
-        b.on_event(&e);
-        ib.on_event(&e);
-        if i % 16 == 0 {
-            let _ = b.completed_gcs().len();
-        }
-    }
-    let model = b.finish(None);
-    let insights = ib.finish(&model);
-    let _ = serde_json::to_vec(&model);
-    let _ = serde_json::to_vec(&insights);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| gcscope_fuzz::targets::model::run(data));

@@ -1,30 +1,5 @@
-//! Typed runtime payload decoders: any (provider, id, version, pointer size, payload). Decoded
-//! events are serialized, which walks every lazily decoded array and string. The same events
-//! also feed a heap-walk builder, whose graph must be one the snapshot views, the `.gcdump`
-//! writer and its reader take.
+//! libFuzzer's entry for [`gcscope_fuzz::targets::payloads`], where the target's body lives (so that
+//! core/tests/fuzz_regressions.rs replays the same code on the committed inputs).
 #![no_main]
 
-use gcscope_core::clr;
-use gcscope_core::heap::{read_gcdump, write_gcdump, HeapWalkBuilder, Snapshot, SnapshotInfo};
-use gcscope_fuzz::records;
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let mut walk = HeapWalkBuilder::new();
-    for r in records(data).take(64) {
-        let ev = r.event(1.0);
-        let _ = clr::event_name_for(&ev);
-        if let Some(Ok(decoded)) = clr::decode(&ev) {
-            let _ = serde_json::to_vec(&decoded);
-        }
-        walk.on_event(&ev);
-    }
-    if let Some(w) = walk.finish(SnapshotInfo::default()) {
-        let _ = w.report.warnings();
-        let back = read_gcdump(&write_gcdump(&w.graph)).expect("a written graph reads back");
-        assert_eq!(back.edges, w.graph.edges);
-        let s = Snapshot::new(w.graph);
-        let _ = s.types();
-        s.roots();
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| gcscope_fuzz::targets::payloads::run(data));

@@ -1,5 +1,9 @@
 //! Input formats shared by the fuzz targets and the seed writer (`examples/seeds.rs`), so seeds made
-//! from real traces decode the way the targets read them.
+//! from real traces decode the way the targets read them, and the targets' bodies ([`targets`]).
+//! Written against `super::`, not `crate::`, so core/tests/fuzz_regressions.rs can include this
+//! file as a module.
+
+pub mod targets;
 
 use gcscope_core::clr::names::{
     EVENTPIPE_PROVIDER, PRIVATE_PROVIDER, RUNDOWN_PROVIDER, RUNTIME_PROVIDER,
