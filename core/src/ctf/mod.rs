@@ -16,24 +16,29 @@
 //! and a packed event's `___data__` blob (the ETW payload the runtime serialized itself) as is.
 //! Tracepoint names map to provider, id and version in [`names`].
 
+mod cursor;
+mod entries;
 pub mod names;
 pub mod stream;
+mod trace;
 pub mod tsdl;
 pub mod window;
 
-use crate::clr;
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::{Event, TraceInfo};
-use crate::filter::{count_lines, EventCount, Filter, Interest};
+use crate::filter::{count_lines, EventCount, Filter};
 use crate::sink::{DecodeStats, Sink};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use stream::{Ctx, Decoded, Names, StreamState};
-use tsdl::{Metadata, Type};
-use window::{Source, Window};
+use cursor::{advance, Cursor};
+pub use entries::{entry_contents, is_channel, is_ctf_entry};
+use entries::{is_kernel_entry, split_path, Entry};
+use stream::{Decoded, StreamState};
+use trace::Trace;
+use window::Window;
 
 /// The first bytes of the chunk that names a .zip entry of a CTF trace (then the entry's path).
 pub const ENTRY_MAGIC: &[u8] = b"\0gcscope:ctf-entry\0";
@@ -41,10 +46,6 @@ pub const ENTRY_MAGIC: &[u8] = b"\0gcscope:ctf-entry\0";
 /// After [`ENTRY_MAGIC`], before the path: the entry's bytes that follow are its raw deflate data,
 /// as the .zip stores them (no path starts with a NUL).
 pub const DEFLATE_TAG: &[u8] = b"\0deflate\0";
-
-/// Most bytes a `metadata` entry may inflate to (the metadata of the reference traces is well
-/// under 1 MiB): the bound on what a deflate bomb in its place can cost.
-const METADATA_CAP: usize = 64 << 20;
 
 /// `TraceInfo::format` of an LTTng trace.
 pub const FORMAT: &str = "lttng-ctf";
@@ -60,59 +61,6 @@ or Mariner: dotnet/runtime#57784), DOTNET_EnableEventLog=1 (COMPlus_EnableEventL
 was not set in the traced process's environment, or perfcollect ran without -gccollectonly. Capture \
 with dotnet-trace instead (dotnet-trace collect --profile gc-collect -p PID), which writes a \
 .nettrace gcscope reads";
-
-struct Entry {
-    path: String,
-    /// As given: the entry's contents, or its raw deflate data when `deflated`.
-    bytes: Vec<u8>,
-    deflated: bool,
-    /// A kernel trace's entry: never read (it holds no runtime event), so not kept.
-    skipped: bool,
-}
-
-impl Entry {
-    fn source(&self) -> Source<'_> {
-        if self.deflated {
-            Source::Deflate(&self.bytes)
-        } else {
-            Source::Plain(&self.bytes)
-        }
-    }
-}
-
-/// One event class's identity and what the consumer wants of it.
-struct Class {
-    provider: String,
-    name: String,
-    event_id: u32,
-    version: u32,
-    runtime: bool,
-    deliver: bool,
-    /// Index of its `X_1` second half, if the metadata has one.
-    second_half: Option<usize>,
-    /// This class is the second half of another.
-    is_half: bool,
-}
-
-struct Trace {
-    md: Metadata,
-    names: Names,
-    index: Vec<(usize, u64, usize)>,
-    packed: Vec<bool>,
-    classes: Vec<Class>,
-    pointer_size: u8,
-}
-
-struct Cursor {
-    trace: usize,
-    entry: usize,
-    window: Window,
-    state: StreamState,
-    current: Option<Decoded>,
-    payload: Vec<u8>,
-    peek: Decoded,
-    peek_payload: Vec<u8>,
-}
 
 /// Reads the CTF entries of a perfcollect .zip.
 pub struct Decoder {
@@ -289,7 +237,7 @@ impl Decoder {
             if base != "metadata" || m.skipped {
                 continue;
             }
-            let trace = match self.load_trace(m) {
+            let trace = match trace::load(m, self.filter.as_deref(), &mut self.metadata_inflated) {
                 Ok(Some(t)) => t,
                 Ok(None) => continue,
                 Err(e) => {
@@ -463,253 +411,6 @@ impl Decoder {
             },
         );
     }
-
-    /// Parses a `metadata` entry; None for a trace that is not user space (the kernel's).
-    fn load_trace(&mut self, m: &Entry) -> Result<Option<Trace>> {
-        let inflated;
-        let bytes = if m.deflated {
-            inflated = inflate_capped(&m.bytes, METADATA_CAP)?;
-            self.metadata_inflated += inflated.len() as u64;
-            &inflated[..]
-        } else {
-            &m.bytes[..]
-        };
-        let text = tsdl::depacketize(bytes)?;
-        let md = tsdl::parse(&text)?;
-        let ust = md
-            .env("domain")
-            .map_or(m.path.contains("ust/"), |d| d == "ust");
-        if !ust {
-            return Ok(None);
-        }
-        let (dir, _) = split_path(&m.path);
-        let pointer_size = if dir.ends_with("32-bit") {
-            4
-        } else if dir.ends_with("64-bit") {
-            8
-        } else if md.env("architecture_bit_width") == Some("32") {
-            4
-        } else {
-            8
-        };
-        let names = Names::of(&md);
-        let index = stream::event_index(&md);
-        let packed = md
-            .events
-            .iter()
-            .map(|e| {
-                e.fields.is_some_and(|f| match md.types.get(f as usize) {
-                    Some(Type::Struct { fields, .. }) => {
-                        names.data.is_some() && fields.last().map(|l| l.0) == names.data
-                    }
-                    _ => false,
-                })
-            })
-            .collect();
-        let mut classes: Vec<Class> = md
-            .events
-            .iter()
-            .map(|e| {
-                let mapped = names::map(&e.name);
-                let (provider, name, event_id, version, runtime) = match mapped {
-                    Some(m) => (
-                        m.provider.to_string(),
-                        clr::names::event_name(m.provider, m.event_id, m.version)
-                            .map_or_else(|| e.name.clone(), |n| n.to_string()),
-                        m.event_id,
-                        m.version,
-                        true,
-                    ),
-                    None => {
-                        // Kept apart from the ETW providers (even for an unknown runtime
-                        // tracepoint), so no decoder reads its CTF id as a manifest id.
-                        let provider = e.name.split_once(':').map_or("LTTng", |p| p.0);
-                        (
-                            provider.to_string(),
-                            e.name.clone(),
-                            e.id.min(u32::MAX as u64) as u32,
-                            0,
-                            false,
-                        )
-                    }
-                };
-                let deliver = match &self.filter {
-                    Some(f) => f(&provider, event_id, version) == Interest::Deliver,
-                    None => true,
-                };
-                Class {
-                    provider,
-                    name,
-                    event_id,
-                    version,
-                    runtime,
-                    deliver,
-                    second_half: None,
-                    is_half: false,
-                }
-            })
-            .collect();
-        for (i, e) in md.events.iter().enumerate() {
-            if let Some(first) = names::second_half_of(&e.name) {
-                if let Some(f) = md.events.iter().position(|x| x.name == first) {
-                    classes[f].second_half = Some(i);
-                    classes[i].is_half = true;
-                }
-            }
-        }
-        Ok(Some(Trace {
-            md,
-            names,
-            index,
-            packed,
-            classes,
-            pointer_size,
-        }))
-    }
-}
-
-/// Reads the cursor's next event (joining an `X_1` second half to its `X`).
-fn advance(c: &mut Cursor, traces: &[Trace], entries: &[Entry]) -> Result<()> {
-    let t = &traces[c.trace];
-    let cx = Ctx {
-        md: &t.md,
-        names: t.names,
-        index: &t.index,
-        packed: &t.packed,
-    };
-    let src = entries[c.entry].source();
-    let want = |decl: usize| t.classes.get(decl).is_some_and(|k| k.deliver || k.is_half);
-    loop {
-        let mut d = c.current.take().unwrap_or_default();
-        let read = c.window.next(
-            &src,
-            &mut c.state,
-            &cx,
-            &mut d,
-            &mut c.payload,
-            &want,
-            false,
-        );
-        match read {
-            Ok(Some(())) => {}
-            Ok(None) => return Ok(()),
-            Err(e) => {
-                c.state.at.in_packet = false;
-                c.state.at.pos = u64::MAX;
-                return Err(e);
-            }
-        }
-        let class = &t.classes[d.decl];
-        if class.is_half {
-            // A second half without its first: part of no event.
-            c.current = None;
-            continue;
-        }
-        if let Some(half) = class.second_half {
-            let saved = (c.state.at, c.state.packets, c.state.packets_exact);
-            let peek = c.window.next(
-                &src,
-                &mut c.state,
-                &cx,
-                &mut c.peek,
-                &mut c.peek_payload,
-                &want,
-                true,
-            );
-            match peek {
-                Ok(Some(())) if c.peek.decl == half => c.payload.extend_from_slice(&c.peek_payload),
-                _ => (c.state.at, c.state.packets, c.state.packets_exact) = saved,
-            }
-        }
-        c.current = Some(d);
-        return Ok(());
-    }
-}
-
-/// A kernel trace's entry (a `kernel` folder of an LTTng session, outside any `ust` folder).
-fn is_kernel_entry(path: &str) -> bool {
-    let (dir, _) = split_path(path);
-    dir.split('/').any(|c| c == "kernel") && !dir.split('/').any(|c| c == "ust")
-}
-
-/// Raw deflate `raw`, whole, refusing to grow past `cap` bytes.
-fn inflate_capped(raw: &[u8], cap: usize) -> Result<Vec<u8>> {
-    let mut inf = crate::inflate::Inflater::new();
-    let mut out = Vec::new();
-    let mut used = 0;
-    while used < raw.len() {
-        let end = (used + 1024).min(raw.len());
-        let (n, done) = inf.feed(&raw[used..end], used as u64, &mut |d| {
-            if out.len() + d.len() > cap {
-                return Err(Error::new(
-                    0,
-                    ErrorKind::Unsupported(format!(
-                        "CTF metadata larger than {} MiB inflated",
-                        cap >> 20
-                    )),
-                ));
-            }
-            out.extend_from_slice(d);
-            Ok(())
-        })?;
-        used += n;
-        if done {
-            return Ok(out);
-        }
-        if n == 0 {
-            break;
-        }
-    }
-    Err(Error::truncated(
-        out.len() as u64,
-        "the zip entry's deflate data",
-    ))
-}
-
-/// The contents of a CTF entry as [`Decoder::begin_entry`] and [`Decoder::push`] were given it
-/// (`header`, then `bytes`): its path and its bytes, inflated where they came deflated. For tools
-/// that take a trace apart (the fuzzing seeds); inflating stops at `cap` bytes.
-pub fn entry_contents(header: &[u8], bytes: &[u8], cap: usize) -> Result<(String, Vec<u8>)> {
-    let rest = header.get(ENTRY_MAGIC.len()..).unwrap_or(&[]);
-    match rest.strip_prefix(DEFLATE_TAG) {
-        Some(name) => Ok((
-            String::from_utf8_lossy(name).into_owned(),
-            inflate_capped(bytes, cap)?,
-        )),
-        None => Ok((String::from_utf8_lossy(rest).into_owned(), bytes.to_vec())),
-    }
-}
-
-/// `a/b/c` → (`a/b`, `c`).
-fn split_path(p: &str) -> (&str, &str) {
-    match p.rfind('/') {
-        Some(i) => (&p[..i], &p[i + 1..]),
-        None => ("", p),
-    }
-}
-
-/// `channel0_3`: a stream file, named `<channel>_<cpu>` (not its `.idx` index).
-pub fn is_channel(base: &str) -> bool {
-    base.rsplit_once('_').is_some_and(|(name, cpu)| {
-        !name.is_empty()
-            && !cpu.is_empty()
-            && cpu.bytes().all(|b| b.is_ascii_digit())
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    })
-}
-
-/// Whether a .zip entry is part of a CTF trace: a `metadata` file, or a stream file: LTTng's
-/// default `channel*` name, or any `<channel>_<cpu>` in an LTTng domain folder (`ust/`,
-/// `kernel/`). Told by name and folder names, not depth: the `lttngTrace/` level comes and goes.
-/// The streams are taken before their metadata is seen (it may come later in the archive).
-pub fn is_ctf_entry(path: &str) -> bool {
-    let (dir, base) = split_path(path);
-    let in_index = dir == "index" || dir.ends_with("/index");
-    let in_domain = dir.split('/').any(|c| c == "ust" || c == "kernel");
-    !in_index
-        && (base == "metadata" || (is_channel(base) && (base.starts_with("channel") || in_domain)))
 }
 
 /// Nanoseconds since the Unix epoch of clock value `v`.
@@ -750,19 +451,5 @@ mod tests {
             civil(1_584_479_919_502_699_645),
             [2020, 3, 17, 21, 18, 39, 502]
         );
-    }
-
-    #[test]
-    fn entries_are_told_by_name() {
-        assert!(is_ctf_entry(
-            "a.trace/lttngTrace/x/ust/uid/1000/64-bit/metadata"
-        ));
-        assert!(is_ctf_entry("a/ust/uid/1000/64-bit/channel0_3"));
-        assert!(!is_ctf_entry("a/ust/uid/1000/64-bit/index/channel0_3.idx"));
-        assert!(!is_ctf_entry("a/perf.data"));
-        assert!(!is_ctf_entry("a/perf_data.txt"));
-        assert!(!is_ctf_entry("logs/run_1"));
-        assert!(is_ctf_entry("a/ust/pid/app-1-2/64-bit/DotNETRuntime_0"));
-        assert!(is_ctf_entry("metadata"));
     }
 }
