@@ -54,7 +54,7 @@ function decode(v) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const source = (fn) => (typeof fn === 'function' ? fn.toString() : `() => (${fn})`);
 /** A message of a driver that says the page navigated away under a call (worth another try). */
-const NAVIGATED = /context was destroyed|navigat|Cannot find context|detached|JavaScript execution context|no such window|unloaded|Inspected target/i;
+const NAVIGATED = /context was destroyed|navigat|Cannot find context|detached|JavaScript execution context|no such window|unload|Inspected target/i;
 
 export class Browser {
   constructor(engine, driver) {
