@@ -5,8 +5,12 @@
 //   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--engines chromium,firefox,webkit]
 //                                      [--dist DIR] [--runs N] [--json OUT] [--no-build] [--no-native]
 //                                      [--no-browser] [--app-only] [--worker-prelude JS] [--then-tabs budgets,allocs]
-//                                      [--heaps N] [--etl] [--workers 1,2]
+//                                      [--heaps N] [--etl] [--workers 1,2] [--baseline-dist DIR]
 //
+// --baseline-dist DIR also measures another build of the app (the previous release's dist/, say),
+// served from its own server, as one more variant per engine, alternating with this build within
+// every run; the report gives this build's time over the baseline's, run by run and by median, so
+// the comparison holds on a machine whose speed drifts.
 // --workers 1,2 measures only how the decode scales with the workers the app may use (app/src/worker/
 // parts.rs; `?workers=N`): for each N in turn within each run, the app's worker alone (the merging
 // worker and its N - 1 part workers, no UI; and how long the merging worker was busy, not waiting for
@@ -52,9 +56,11 @@ const ETL_RELOG = path.join(path.dirname(BENCH_STREAM), 'etl_relog');
 // Each engine, and with --worker-prelude JS each engine again with JS run in the worker before the
 // app's (an A/B of the read path in one run, e.g. 'delete Blob.prototype.stream;' reads slices).
 const prelude = opt('worker-prelude', '');
+const baselineDist = opt('baseline-dist', '') && path.resolve(opt('baseline-dist', ''));
 const variants = opt('engines', ENGINES.join(',')).split(',').filter(Boolean).flatMap((engine) => [
   { key: engine, engine, prelude: '' },
   ...(prelude ? [{ key: `${engine} (worker prelude)`, engine, prelude }] : []),
+  ...(baselineDist ? [{ key: `${engine} (baseline)`, engine, prelude: '', baseline: true }] : []),
 ]);
 const engines = [...new Set(variants.map((v) => v.engine))];
 const versions = Object.fromEntries(await Promise.all(engines.map(async (e) => [e, await packageVersion(e)])));
@@ -125,6 +131,29 @@ async function measureEtl(t, server) {
   return out;
 }
 
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+/** `--baseline-dist`: this build's fully-analysed time over the baseline's, per run (the two ran
+ * back to back, so each ratio shares the machine's state of that moment) and the median of those. */
+function againstBaseline(per) {
+  const out = {};
+  for (const v of variants.filter((x) => x.baseline)) {
+    const mine = per[v.engine];
+    const base = per[v.key];
+    const pairs = (k) => mine[k].map((r, i) => [r, base[k][i]]).filter(([a, b]) => a && b);
+    const ratios = (k, f) => pairs(k).map(([a, b]) => f(a) / f(b));
+    const r = {
+      timingDone: ratios('timing', (x) => x.doneMs),
+      memoryRunDone: ratios('memory', (x) => x.doneMs),
+      workerAlone: ratios('worker', (x) => x.ms),
+    };
+    out[v.engine] = Object.fromEntries(Object.entries(r).map(([k, xs]) => [k, { runs: xs.map((x) => +x.toFixed(3)), median: xs.length ? +median(xs).toFixed(3) : null }]));
+    const show = (k) => `${out[v.engine][k].median ?? '-'} [${out[v.engine][k].runs.join(', ')}]`;
+    console.log(`${v.engine}: this build / baseline (below 1: faster): fully analysed ${show('timingDone')}; memory run ${show('memoryRunDone')}; worker alone ${show('workerAlone')}`);
+  }
+  return out;
+}
+
 /** `--workers`: the worker alone and the whole app at each worker count, alternating within a run. */
 async function measureWorkers(t, server, counts) {
   const out = {};
@@ -172,6 +201,9 @@ async function main() {
   const report = { machine: machine(), when: new Date().toISOString(), files: [] };
   console.log(`machine: ${report.machine.nproc} cores, ${report.machine.cpu}, ${report.machine.memGiB} GiB, load ${report.machine.load.join(' ')}; ${Object.values(versions).join(', ')}`);
   const server = flag('no-browser') ? null : await serveDir(dist);
+  const baselineServer = server && baselineDist ? await serveDir(baselineDist) : null;
+  if (baselineServer) console.log(`baseline build: ${baselineDist}`);
+  const baseOf = (v) => (v.baseline ? baselineServer : server).base;
   try {
     for (const mb of sizes) {
       const t = ensureTrace(mb, heaps > 1 ? { extra: ['--heaps', String(heaps)], tag: `server${heaps}` } : {});
@@ -212,24 +244,26 @@ async function main() {
           try { return await fn(browser); } finally { await browser.close(); }
         };
         for (let i = 0; i < runs; i++) {
-          for (const { key, engine, prelude: workerPrelude } of variants) {
+          for (const v of variants) {
+            const { key, engine, prelude: workerPrelude } = v;
+            const base = baseOf(v);
             const p = per[key];
             // The app's times without the memory samplers, which interrupt the worker and take CPU
             // from it (the memory run below measures memory).
             p.timing.push(await fresh(engine, async (browser) => {
-              const m = await measureOpen(browser, server.base, t.file, { sample: false, workerPrelude });
+              const m = await measureOpen(browser, base, t.file, { sample: false, workerPrelude });
               await m.close();
               return m.result;
             }));
             p.memory.push(await fresh(engine, async (browser) => {
-              const m = await measureOpen(browser, server.base, t.file, { thenTabs, workerPrelude });
+              const m = await measureOpen(browser, base, t.file, { thenTabs, workerPrelude });
               await m.close();
               return m.result;
             }));
             if (flag('app-only')) continue;
-            p.worker.push(await fresh(engine, (browser) => measureWorkerOnly(browser, server.base, t.file, { workerPrelude })));
+            p.worker.push(await fresh(engine, (browser) => measureWorkerOnly(browser, base, t.file, { workerPrelude })));
             // The wasm decoder alone (every event delivered, nothing built), as native `decode` does.
-            p.decode.push(await fresh(engine, (browser) => measureWorkerOnly(browser, server.base, t.file, { decodeOnly: true, workerPrelude })));
+            p.decode.push(await fresh(engine, (browser) => measureWorkerOnly(browser, base, t.file, { decodeOnly: true, workerPrelude })));
             const last = (xs) => xs[xs.length - 1];
             console.log(`  run ${i + 1} ${key}: first GC row ${last(p.timing).firstRowMs.toFixed(0)} ms, fully analysed ${last(p.timing).doneMs.toFixed(0)} ms, `
               + `worker alone ${last(p.worker).ms.toFixed(0)} ms, decoder alone ${last(p.decode).ms.toFixed(0)} ms, load ${os.loadavg()[0].toFixed(1)}`);
@@ -265,12 +299,14 @@ async function main() {
           if (b.tabsPeakMiB) console.log(`  after opening ${thenTabs.join(', ')} (${JSON.stringify(b.tabsMs)} ms): private ${b.tabsPeakMiB.private} MiB, RSS ${b.tabsRendererPeakRssMiB} MiB, page wasm ${b.tabsPeakMiB.pageWasm} MiB`);
           if (b.devtools) console.log(`  DevTools peaks (MiB): page JS ${b.peakMiB.pageJs} + buffers ${b.peakMiB.pageBacking} + wasm ${b.peakMiB.pageWasm} | worker JS ${b.peakMiB.workerJs} + buffers ${b.peakMiB.workerBacking} | sum ${b.peakMiB.total} (${b.samples} DevTools samples, ${b.procSamples} /proc samples) | measureUserAgentSpecificMemory mid-run: ${JSON.stringify(b.uaMemoryMidRunMiB)}`);
         }
+        if (baselineServer) entry.againstBaseline = againstBaseline(per);
       }
       report.files.push(entry);
       if (withEtl) entry.etl = await measureEtl(t, server);
     }
   } finally {
     await server?.close();
+    await baselineServer?.close();
   }
   // Goals.
   const goals = [];
