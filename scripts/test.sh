@@ -59,10 +59,16 @@ step "native tests, release: the 300 MB round trip"
 # end-to-end tests' writers below use.
 cargo test --release -p gcscope-core --test encode_roundtrip
 
-# DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON
-step "release CLI"
-cargo build --release -p gcscope-cli
+step "release CLI, and the release examples for the end-to-end tests"
+# One build: the CLI gets core with the test-only encoder (dead code to it), which is the core the
+# release round trip above has just built, so core is compiled once in release, not twice. The
+# scale test compares the app with the native CLI on a generated 100 MB trace; the ETW test writes
+# machine-wide .etl files with etl_machine; the parallel test relogs a generated trace into .etl
+# files with etl_relog.
+cargo build --release -p gcscope-cli -p gcscope-core --features gcscope-core/encode --bin gcscope \
+  --example bigtrace --example bench_stream --example etl_machine --example etl_relog
 step "DuckDB over the Parquet"
+# DuckDB over gcscope's Parquet of the fixtures (PyPI duckdb, pinned): counts and percentiles against gcscope's JSON
 scripts/duckdb-check.sh target/release/gcscope
 
 step "fresh real traces: run the GC workloads on .NET Core 3.1, .NET 8, 9 and 10, check them against the runtime and TraceEvent"
@@ -86,16 +92,13 @@ WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/app/webdriver.json" \
 step "build the app"
 scripts/build-app.sh
 
-step "fuzzing, bounded: 30 s per target (scripts/fuzz.sh SECONDS for longer runs)"
-scripts/fuzz.sh 30
+step "fuzzing, bounded: 10 s per target (scripts/fuzz.sh SECONDS for longer runs)"
+# The native tests already replay the committed minimized corpus and every regression
+# (core/tests/fuzz_regressions.rs); this step proves the targets build and explores a little
+# further from that corpus. Long runs are scripts/fuzz.sh 600 (docs/design/hostile-inputs.md).
+scripts/fuzz.sh 10
 
-# end-to-end tests in Chromium, Firefox ESR and WebKitGTK (one engine after another)
-# The scale test compares the app with the native CLI on a generated 100 MB trace; the ETW test
-# writes machine-wide .etl files with etl_machine; the parallel test relogs a generated trace into
-# .etl files with etl_relog.
-step "release examples for the e2e tests"
-cargo build --release -p gcscope-cli
-cargo build --release -p gcscope-core --features encode --example bigtrace --example bench_stream --example etl_machine --example etl_relog
+# end-to-end tests in Chromium, Firefox ESR and WebKitGTK (one engine after another).
 # Fails when any engine fails; prints each engine's duration (GCSCOPE_ENGINES=firefox for one).
 step "end-to-end tests"
 (cd tests && npm test)
