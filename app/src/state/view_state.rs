@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
+use crate::tables::callers::CALLER;
 use crate::tables::{columns, Sort, SortFilter};
 
 use super::filter::Filter;
@@ -386,12 +387,18 @@ impl ViewState {
         self.budget_ms.unwrap_or(DEFAULT_BUDGET_MS)
     }
 
-    pub fn visible_columns(&self) -> Vec<&'static columns::Column> {
+    /// The GC table's columns: those chosen, else the defaults, with the Caller column beside
+    /// the trigger reason where `callers` says (`tables::callers::CallerIndex::any_induced`).
+    pub fn visible_columns(&self, callers: bool) -> Vec<&'static columns::Column> {
         match &self.columns {
             Some(c) => c.iter().filter_map(|id| columns::by_id(id)).collect(),
             None => columns::DEFAULT_COLUMNS
                 .iter()
-                .filter_map(|id| columns::by_id(id))
+                .flat_map(|id| {
+                    let caller = (callers && *id == "reason").then_some(CALLER);
+                    std::iter::once(*id).chain(caller)
+                })
+                .filter_map(columns::by_id)
                 .collect(),
         }
     }

@@ -11,6 +11,7 @@ use crate::time_range::TimeRange;
 
 pub mod allocations;
 pub mod budgets;
+pub mod callers;
 pub mod cell;
 pub mod columns;
 pub mod compare;
