@@ -288,4 +288,51 @@ mod tests {
         assert_eq!(order(false), vec![1, 5, 6, 3, 2, 4]);
         assert_eq!(order(true), vec![2, 3, 1, 5, 6, 4]);
     }
+
+    /// The Caller column sorts and filters by the worker's answer: by label, GCs without a
+    /// caller last both ways; the free text finds a GC by its caller.
+    #[test]
+    fn callers_sort_and_filter() {
+        use crate::protocol::stacks::{CallerOf, Callers};
+        use std::sync::Arc;
+        let g = rows();
+        let frame = |caller| CallerOf::Frame {
+            caller,
+            leaf: caller,
+            reason: None,
+            at_ms: 1.0,
+        };
+        let ix = CallerIndex::new(Some(Arc::new(Callers {
+            trace_stacks: 2,
+            labels: vec!["b!Two()".into(), "a!One()".into()],
+            gcs: vec![
+                (1, frame(0)),
+                (2, CallerOf::NoTrigger),
+                (3, frame(1)),
+                (5, frame(0)),
+            ],
+            ..Default::default()
+        })));
+        let order = |desc| -> Vec<u32> {
+            let s = Sort {
+                column: "caller".into(),
+                desc,
+            };
+            visible_rows(&g, &|_| &[], &Filter::default(), Some(&s), &ix)
+                .iter()
+                .map(|&i| g[i as usize].number)
+                .collect()
+        };
+        assert_eq!(order(false), vec![3, 1, 5, 2, 4, 6]);
+        assert_eq!(order(true), vec![1, 5, 3, 2, 4, 6]);
+        let f = Filter {
+            text: "TWO(".into(),
+            ..Default::default()
+        };
+        let found: Vec<u32> = visible_rows(&g, &|_| &[], &f, None, &ix)
+            .iter()
+            .map(|&i| g[i as usize].number)
+            .collect();
+        assert_eq!(found, vec![1, 5]);
+    }
 }
