@@ -320,3 +320,23 @@ test('a trace without call stacks: no Caller column by default; chosen, its cell
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a trace without method events: each induced GC\'s Caller is its stack\'s leaf address, the reason in its tooltip', async () => {
+  // net10.0's fixtures have no rundown: no frame is known to be the runtime's, so the caller is
+  // the leaf, as an address (the CLI's).
+  const file = FIX('net10.0', 'induced');
+  const json = stacksJson(file, '--event', 'induced');
+  assert.equal(json.methods.rundown_methods + json.methods.jit_loads, 0, 'the fixture has no method events');
+  const leaves = new Set(json.stacks.map((s) => s.frames[0].address));
+  const { page, context, problems } = await openApp(browser, server.base, '?tab=gcs&induced=1');
+  await page.setInputFiles('#file-input', file);
+  await page.locator('#gc-table button.cell-link').first().waitFor({ timeout: 60_000 });
+  const cells = await callerCells(page);
+  assert.equal(cells.length, json.total_count - json.no_stack.count - json.missing_stack.count);
+  for (const [n, text, title] of cells) {
+    assert.ok(leaves.has(text), `GC ${n}'s caller ${text} is a leaf address of the CLI's`);
+    assert.match(title, /no method events/);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
