@@ -638,4 +638,26 @@ mod tests {
         c.pid = Some(3988);
         assert!(a.is_navigation_to(&c));
     }
+
+    /// The Caller column: beside the trigger reason in the defaults when the trace's induced GCs
+    /// have callers, and, chosen or sorted on, kept in the link.
+    #[test]
+    fn the_caller_column_in_the_defaults_and_the_link() {
+        let ids = |v: &ViewState, callers| -> Vec<String> {
+            v.visible_columns(callers)
+                .iter()
+                .map(|c| c.id.clone())
+                .collect()
+        };
+        let v = ViewState::default();
+        assert!(!ids(&v, false).iter().any(|c| c == CALLER));
+        let with = ids(&v, true);
+        let at = with.iter().position(|c| c == "reason").unwrap();
+        assert_eq!(with[at + 1], CALLER);
+        assert_eq!(with.len(), ids(&v, false).len() + 1);
+        let v = ViewState::from_query("cols=number,caller&sort=caller");
+        assert_eq!(ids(&v, false), ["number", CALLER]);
+        assert_eq!(v.sort.as_ref().map(|s| s.column.as_str()), Some(CALLER));
+        assert_eq!(ViewState::from_query(&v.to_query()), v);
+    }
 }
