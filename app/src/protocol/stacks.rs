@@ -401,6 +401,35 @@ mod tests {
         );
     }
 
+    /// The callers' request and answer stay a few bytes a GC (docs/design/app.md).
+    #[test]
+    fn callers_cost_a_few_bytes_a_gc() {
+        let n = 100_000u32;
+        let ask = CallersAsk {
+            gcs: (1..=n).map(|g| (g, g as f64 * 12.345)).collect(),
+        };
+        let ask_len = crate::protocol::wire::encoded_len(&ask).unwrap();
+        let answer = Callers {
+            trace_stacks: 3,
+            labels: vec!["Workloads!Rt.CallGC(class System.String)".into(); 3],
+            gcs: (1..=n)
+                .map(|g| {
+                    let of = CallerOf::Frame {
+                        caller: g % 3,
+                        leaf: 2,
+                        reason: None,
+                        at_ms: g as f64,
+                    };
+                    (g, of)
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let answer_len = crate::protocol::wire::encoded_len(&answer).unwrap();
+        assert!(ask_len <= 11 * n as usize + 8, "{ask_len}");
+        assert!(answer_len <= 15 * n as usize + 1000, "{answer_len}");
+    }
+
     #[test]
     fn pruning_keeps_the_largest_nodes_and_their_parents() {
         // all(100) -> a(60) -> a1(50), a2(10); b(40) -> b1(40)
