@@ -312,7 +312,12 @@ pub fn html(
         .filter_map(|c| columns::by_id(c))
         .collect();
     let rows: Vec<u32> = (0..gcs.len() as u32).collect();
-    body.push_str(&table_html(&model::gc_table(gcs, &rows, &cols)));
+    body.push_str(&table_html(&model::gc_table(
+        gcs,
+        &rows,
+        &cols,
+        &crate::tables::callers::CallerIndex::default(),
+    )));
     if let Some(ti) = &a.insights {
         body.push_str(&insights_html(&ti.insights));
     }

@@ -141,7 +141,13 @@ fn filter_and_sort_of_100_000_rows_stays_interactive() {
         desc: true,
     };
     let t = js_sys::Date::now();
-    let all = visible_rows(&rows, &|_| &[], &Filter::default(), Some(&sort));
+    let all = visible_rows(
+        &rows,
+        &|_| &[],
+        &Filter::default(),
+        Some(&sort),
+        &Default::default(),
+    );
     let sorted_ms = js_sys::Date::now() - t;
     assert_eq!(all.len(), 100_000);
     let p = |i: u32| rows[i as usize].pause_ms.unwrap_or(-1.0);
@@ -155,7 +161,7 @@ fn filter_and_sort_of_100_000_rows_stays_interactive() {
         min_pause_ms: Some(1.0),
         ..Default::default()
     };
-    let some = visible_rows(&rows, &|_| &[], &f, Some(&sort));
+    let some = visible_rows(&rows, &|_| &[], &f, Some(&sort), &Default::default());
     let filtered_ms = js_sys::Date::now() - t;
     let want = rows
         .iter()

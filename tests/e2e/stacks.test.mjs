@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, serveDist, launch, openApp } from './harness.mjs';
+import { ROOT, SHARED, serveDist, launch, openApp } from './harness.mjs';
 import { GCSCOPE } from '../bench/scale-lib.mjs';
 
 let server, browser;
@@ -184,6 +184,159 @@ test('induced GCs by call stack, their callers in the finding, and one GC\'s tri
   await waitUrl(page, /sevent=triggered/);
   assert.match(await page.url(), /sorder=up/);
   assert.deepEqual((await boxes(page, 0)).map((b) => b[0]), [frames[0]]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+/**
+ * The caller of a stack as the Caller column names it, from TraceEvent's frames (leaf first): the
+ * first frame above the runtime's own (System.Private.CoreLib, and native code no method covers:
+ * no module, no method, in a trace with rundown), else the first method outside System.GC, else
+ * the leaf.
+ */
+function teCaller(frames) {
+  const runtime = (f) => (f.module ? f.module === 'System.Private.CoreLib' : !f.method);
+  return frames.find((f) => !runtime(f)) ?? frames.find((f) => f.method && !f.method.startsWith('System.GC.')) ?? frames[0];
+}
+
+/** Each TraceEvent GC's trigger caller label ('' for none): its last GCTriggered after the previous GC's start. */
+function expectedCallers(te, oracle) {
+  const teLabel = (f) => (f.method ? (f.module ? `${f.module}!${f.method}` : f.method) : f.address);
+  const triggers = oracle.events.filter((e) => e.event === 'GCTriggered');
+  const starts = te.gcs.map((g) => g.StartRelativeMSec);
+  return new Map(te.gcs.map((g) => {
+    const before = starts.filter((s) => s < g.StartRelativeMSec);
+    const after = before.length ? Math.max(...before) : -Infinity;
+    const mine = triggers.filter((t) => t.timestamp_ms <= g.StartRelativeMSec && t.timestamp_ms > after);
+    const t = mine.sort((a, b) => a.timestamp_ms - b.timestamp_ms).at(-1);
+    return [g.Number, { caller: t?.frames.length ? teLabel(teCaller(t.frames)) : '', leaf: t?.frames.length ? teLabel(t.frames[0]) : '', induced: /^Induced/.test(g.Reason) }];
+  }));
+}
+
+/** The GC table's shown rows: GC number, Caller cell text and tooltip. */
+async function callerCells(page) {
+  const cols = await page.$$eval('#gc-table thead th', (ths) => ths.map((th) => th.dataset.col));
+  const at = cols.indexOf('caller');
+  assert.ok(at >= 0, `a Caller column among ${cols}`);
+  return page.$$eval('#gc-table tbody tr[data-gc]', (trs, at) => trs.map((tr) => {
+    const td = tr.children[at];
+    return [Number(tr.dataset.gc), td.textContent, td.getAttribute('title') ?? ''];
+  }), at);
+}
+
+async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return readFile(await dl.path(), 'utf8');
+}
+
+test('the GC table\'s Caller column: each GC\'s trigger caller as TraceEvent reads its stack, sorted, filtered, opening the Stacks tab', async () => {
+  const file = FIX('net9.0', 'conserve');
+  const te = JSON.parse(await readFile(file.replace('.nettrace', '.traceevent.json'), 'utf8'));
+  const oracle = JSON.parse(await readFile(file.replace('.nettrace', '.stacks.json'), 'utf8'));
+  const want = expectedCallers(te, oracle);
+  const induced = [...want].filter(([, w]) => w.induced);
+  assert.ok(induced.length > 0 && induced.every(([, w]) => w.caller), 'the fixture\'s induced GCs have stacks');
+  // Through reflection: the caller is the workload's method, not CoreLib's invoker.
+  assert.match(induced[0][1].caller, /^Workloads!Rt\.CallGC/);
+  const { page, context, problems } = await openApp(browser, server.base);
+  await page.setInputFiles('#file-input', file);
+  await page.locator('#report').waitFor({ timeout: 60_000 });
+  await page.click('#tab-gcs');
+  // Shown by default (the trace's induced GCs have callers), beside the trigger reason.
+  await page.locator('#gc-table th[data-col="caller"]').waitFor({ timeout: 60_000 });
+  assert.doesNotMatch(await page.url(), /cols=/);
+  const heads = await page.$$eval('#gc-table thead th', (ths) => ths.map((th) => th.dataset.col));
+  assert.equal(heads[heads.indexOf('reason') + 1], 'caller');
+  // Every GC's caller, in the export (the table draws only the rows in view).
+  await page.locator('#gc-table button.cell-link').first().waitFor({ timeout: 60_000 });
+  const rows = JSON.parse(await download(page, '.gc-table .export-json'));
+  assert.equal(rows.length, want.size);
+  for (const r of rows) assert.equal(r.caller, want.get(r.number).caller, `GC ${r.number}'s caller`);
+  // The induced GCs' cells: the caller, its tooltip, and a link.
+  await page.selectOption('#filter-induced', '1');
+  await waitUrl(page, /induced=1|ind=1/);
+  const cells = await callerCells(page);
+  assert.deepEqual(cells.map((c) => [c[0], c[1]]), induced.map(([n, w]) => [n, w.caller]));
+  for (const c of cells) assert.ok(c[2].startsWith(c[1]) && /Stacks tab/.test(c[2]), c[2]);
+  if (SHOTS) {
+    await mkdir(SHOTS, { recursive: true });
+    await page.selectOption('#filter-induced', '');
+    await page.screenshot({ path: path.join(SHOTS, 'gc-table-caller.png') });
+    await page.selectOption('#filter-induced', '1');
+  }
+  await page.selectOption('#filter-induced', '');
+  // The text filter finds GCs by caller (the induced ones, and one that allocated in its reflection).
+  await page.fill('#filter-text', 'rt.callgc');
+  const byText = [...want].filter(([, w]) => /rt\.callgc/i.test(w.caller)).map(([n]) => n);
+  assert.ok(byText.length > induced.length);
+  for (let i = 0; i < 100 && (await callerCells(page)).length !== byText.length; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual((await callerCells(page)).map((c) => c[0]), byText);
+  await page.fill('#filter-text', '');
+  // Sorting by it keeps the sort in the address; the export follows the sort (empty cells last).
+  await page.click('#gc-table th[data-col="caller"]');
+  await waitUrl(page, /sort=caller/);
+  const sorted = JSON.parse(await download(page, '.gc-table .export-json')).map((r) => r.caller);
+  const named = sorted.filter((c) => c);
+  assert.deepEqual(named, [...named].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  assert.deepEqual(sorted.slice(named.length), sorted.filter((c) => !c));
+  // A cell opens the Stacks tab on that GC's trigger: bottom-up, on its leaf frame.
+  await page.selectOption('#filter-induced', '1');
+  await page.locator('#gc-table button.cell-link').first().click();
+  await waitUrl(page, /sevent=triggered/);
+  assert.match(await page.url(), /sorder=up/);
+  assert.deepEqual((await boxes(page, 0)).map((b) => b[0]), [induced.find(([n]) => n === cells[0][0])[1].leaf]);
+  assert.equal(await page.locator('#detail').count(), 0, 'the click opens no GC detail');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+const GCEVENTS = path.join(SHARED, 'traces/perfview/gcevents.etl.zip');
+test('a trace without call stacks: no Caller column by default; chosen, its cells say why they are empty', { skip: !existsSync(GCEVENTS) && 'no ../shared here (the PerfView .etl.zip files)' }, async () => {
+  const { page, context, problems } = await openApp(browser, server.base);
+  await page.setInputFiles('#file-input', GCEVENTS);
+  await page.locator('#report').waitFor({ timeout: 120_000 });
+  await page.click('#tab-gcs');
+  await page.locator('#gc-table tbody tr[data-gc]').first().waitFor({ timeout: 60_000 });
+  assert.equal(await page.locator('#gc-table th[data-col="caller"]').count(), 0);
+  await page.click('#column-chooser summary');
+  await page.check('#column-chooser input[data-col="caller"]');
+  await waitUrl(page, /cols=[^&]*caller/);
+  let cells = [];
+  for (let i = 0; i < 300; i++) {
+    cells = await callerCells(page);
+    if (cells.length && cells.every((c) => /no call stacks/.test(c[2]))) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(cells.length > 0);
+  for (const c of cells) {
+    assert.equal(c[1], '', `GC ${c[0]} has no caller`);
+    assert.match(c[2], /no call stacks/);
+  }
+  await page.click('#column-chooser summary');
+  if (SHOTS) {
+    await mkdir(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, 'gc-table-caller-empty.png') });
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a trace without method events: each induced GC\'s Caller is its stack\'s leaf address, the reason in its tooltip', async () => {
+  // net10.0's fixtures have no rundown: no frame is known to be the runtime's, so the caller is
+  // the leaf, as an address (the CLI's).
+  const file = FIX('net10.0', 'induced');
+  const json = stacksJson(file, '--event', 'induced');
+  assert.equal(json.methods.rundown_methods + json.methods.jit_loads, 0, 'the fixture has no method events');
+  const leaves = new Set(json.stacks.map((s) => s.frames[0].address));
+  const { page, context, problems } = await openApp(browser, server.base, '?tab=gcs&induced=1');
+  await page.setInputFiles('#file-input', file);
+  await page.locator('#gc-table button.cell-link').first().waitFor({ timeout: 60_000 });
+  const cells = await callerCells(page);
+  assert.equal(cells.length, json.total_count - json.no_stack.count - json.missing_stack.count);
+  for (const [n, text, title] of cells) {
+    assert.ok(leaves.has(text), `GC ${n}'s caller ${text} is a leaf address of the CLI's`);
+    assert.match(title, /no method events/);
+  }
   assert.deepEqual(problems, []);
   await context.close();
 });

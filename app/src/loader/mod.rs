@@ -219,7 +219,11 @@ fn on_job_event(app: AppState, ev: JobEvent) {
         JobEvent::Message(ToUi::Ready) => {}
         // The stacks and heap workers' (`loader::stacks`, `loader::heap`), never the decoding worker's.
         JobEvent::Message(
-            ToUi::StackTree(_) | ToUi::StacksExport(_) | ToUi::TriggerStack(_) | ToUi::Heap(_),
+            ToUi::StackTree(_)
+            | ToUi::StacksExport(_)
+            | ToUi::TriggerStack(_)
+            | ToUi::Callers(_)
+            | ToUi::Heap(_),
         ) => {}
         // The rows so far were another process's (the lead in GC pause changed while reading).
         JobEvent::Message(ToUi::Reset) => {

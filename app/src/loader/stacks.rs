@@ -55,6 +55,7 @@ pub fn request_of(v: &crate::state::view_state::ViewState) -> StacksRequest {
         bottom_up: v.stacks_up,
         export: None,
         trigger: None,
+        callers: None,
     }
 }
 
@@ -78,6 +79,7 @@ pub fn forget(app: AppState) {
     app.stacks.set(None);
     app.stacks_export.set(None);
     app.trigger_stack.set(None);
+    app.callers.set(None);
 }
 
 /// Asks for `req`'s call tree (or export) of the open file.
@@ -98,8 +100,10 @@ pub fn request(app: AppState, req: StacksRequest) {
     }
     JOB.with(|j| {
         if let Some(job) = j.borrow_mut().as_mut() {
-            // Exports and trigger stacks wait in turn; of the trees only the newest.
-            let tree = |r: &StacksRequest| r.export.is_none() && r.trigger.is_none();
+            // Exports, trigger stacks and callers wait in turn; of the trees only the newest.
+            let tree = |r: &StacksRequest| {
+                r.export.is_none() && r.trigger.is_none() && r.callers.is_none()
+            };
             if tree(&req) {
                 if job.last.as_ref() == Some(&req) {
                     return;
@@ -161,6 +165,7 @@ fn start(app: AppState, blob: Blob) -> Result<(), String> {
             Ok(ToUi::StackTree(t)) => app.stacks.set(Some(Arc::new(*t))),
             Ok(ToUi::StacksExport(e)) => app.stacks_export.set(Some(Arc::new(*e))),
             Ok(ToUi::TriggerStack(t)) => app.trigger_stack.set(Some(Arc::new(*t))),
+            Ok(ToUi::Callers(c)) => app.callers.set(Some(Arc::new(*c))),
             Ok(_) => {}
             Err(e) => failed(app, format!("bad message from the stacks worker: {e}")),
         }

@@ -44,6 +44,8 @@ pub enum ToUi {
     StacksExport(Box<stacks::Export>),
     /// The stacks worker's answer to a trigger request: the stack that started one GC.
     TriggerStack(Box<stacks::TriggerStack>),
+    /// The stacks worker's answer to a callers request: every GC's trigger caller.
+    Callers(Box<stacks::Callers>),
     /// The heap worker's answer about the `.gcdump` it keeps (`heap`).
     Heap(Box<heap::HeapAnswer>),
 }
@@ -66,6 +68,7 @@ impl ToUi {
             ToUi::StackTree(_) => "stack_tree",
             ToUi::StacksExport(_) => "stacks_export",
             ToUi::TriggerStack(_) => "trigger_stack",
+            ToUi::Callers(_) => "callers",
             ToUi::Heap(_) => "heap",
         }
     }

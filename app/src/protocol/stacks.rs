@@ -136,6 +136,76 @@ pub struct TriggerStack {
     pub error: Option<String>,
 }
 
+/// The caller of each GC's trigger (the GC table's Caller column), asked once for every GC.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CallersAsk {
+    /// Each GC's number and GCStart time, in any order.
+    pub gcs: Vec<(u32, f64)>,
+}
+
+/// A GC's trigger caller, or why it has none.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum CallerOf {
+    /// `caller` and `leaf` index [`Callers::labels`]; `reason` indexes [`Callers::reasons`] where
+    /// the caller frame stayed unnamed; `at_ms` is the GCTriggered's time.
+    Frame {
+        caller: u32,
+        leaf: u32,
+        reason: Option<u32>,
+        at_ms: f64,
+    },
+    /// No GCTriggered between the previous GC's start and this one's.
+    NoTrigger,
+    /// The GCTriggered came without a stack (or with one the trace lacks, or with no frames).
+    NoStack,
+}
+
+/// The stacks worker's answer to a [`CallersAsk`]: labels and reasons once each, so 100,000 GCs
+/// of a few call sites cost a few bytes a GC.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Callers {
+    /// Distinct stacks in the trace (0: it has none).
+    pub trace_stacks: u64,
+    /// Distinct frame labels (callers and leaves).
+    pub labels: Vec<String>,
+    /// Distinct reasons a caller frame stayed unnamed.
+    pub reasons: Vec<String>,
+    /// Each asked GC's number and its caller, in the order asked.
+    pub gcs: Vec<(u32, CallerOf)>,
+    /// Reading the file failed (after what it read).
+    pub error: Option<String>,
+}
+
+/// For each GC start in `starts` (any order), the index in `triggers` (times, any order) of the
+/// last trigger at or before it and after the previous GC's start: the rule of
+/// `worker::stacks::Kept::trigger`, for every GC in one pass over both sorted.
+pub fn match_triggers(triggers: &[f64], starts: &[f64]) -> Vec<Option<usize>> {
+    let mut t: Vec<usize> = (0..triggers.len()).collect();
+    // By time; of equal times the later event (the one `max_by` keeps).
+    t.sort_by(|&a, &b| triggers[a].total_cmp(&triggers[b]).then(a.cmp(&b)));
+    let mut g: Vec<usize> = (0..starts.len()).collect();
+    g.sort_by(|&a, &b| starts[a].total_cmp(&starts[b]));
+    let mut out = vec![None; starts.len()];
+    let mut next = 0usize;
+    // The latest start so far, and the latest before it (GCs that start at one instant share it).
+    let (mut latest, mut before): (Option<f64>, Option<f64>) = (None, None);
+    for &gi in &g {
+        let start = starts[gi];
+        if latest.is_none_or(|l| l < start) {
+            before = latest;
+            latest = Some(start);
+        }
+        while next < t.len() && triggers[t[next]] <= start {
+            next += 1;
+        }
+        out[gi] = next
+            .checked_sub(1)
+            .map(|k| t[k])
+            .filter(|&k| before.is_none_or(|a| triggers[k] > a));
+    }
+    out
+}
+
 /// What the page asks for.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StacksRequest {
@@ -152,6 +222,8 @@ pub struct StacksRequest {
     pub export: Option<ExportKind>,
     /// Instead of the tree: the stack of the GCTriggered of one GC ([`TriggerStack`]).
     pub trigger: Option<TriggerAsk>,
+    /// Instead of the tree: every GC's trigger caller ([`Callers`]).
+    pub callers: Option<CallersAsk>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -284,6 +356,78 @@ mod tests {
             exclusive: 0,
             count: 1,
         }
+    }
+
+    /// The detail panel's rule, one GC at a time (`Kept::trigger` with the `after_ms` the
+    /// detail panel computes): the oracle for the one-pass matching.
+    fn brute(triggers: &[f64], starts: &[f64]) -> Vec<Option<f64>> {
+        starts
+            .iter()
+            .map(|&s| {
+                let after = starts.iter().copied().filter(|&t| t < s).reduce(f64::max);
+                triggers
+                    .iter()
+                    .copied()
+                    .filter(|&t| t <= s && after.is_none_or(|a| t > a))
+                    .reduce(f64::max)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_matching_is_the_detail_panels_rule() {
+        // A small generator (xorshift), times on a coarse grid so ties happen: equal GC starts,
+        // triggers at a GC's start, several triggers between two GCs, GCs with none.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..500 {
+            let triggers: Vec<f64> = (0..next(12)).map(|_| next(30) as f64).collect();
+            let starts: Vec<f64> = (0..next(10)).map(|_| next(30) as f64).collect();
+            let got: Vec<Option<f64>> = match_triggers(&triggers, &starts)
+                .into_iter()
+                .map(|i| i.map(|i| triggers[i]))
+                .collect();
+            assert_eq!(got, brute(&triggers, &starts), "{triggers:?} {starts:?}");
+        }
+        // By hand: GC at 10 takes the trigger at 9 (not 3); GC at 20 has none after 10.
+        assert_eq!(
+            match_triggers(&[3.0, 9.0, 25.0], &[20.0, 10.0, 30.0]),
+            [None, Some(1), Some(2)]
+        );
+    }
+
+    /// The callers' request and answer stay a few bytes a GC (docs/design/app.md).
+    #[test]
+    fn callers_cost_a_few_bytes_a_gc() {
+        let n = 100_000u32;
+        let ask = CallersAsk {
+            gcs: (1..=n).map(|g| (g, g as f64 * 12.345)).collect(),
+        };
+        let ask_len = crate::protocol::wire::encoded_len(&ask).unwrap();
+        let answer = Callers {
+            trace_stacks: 3,
+            labels: vec!["Workloads!Rt.CallGC(class System.String)".into(); 3],
+            gcs: (1..=n)
+                .map(|g| {
+                    let of = CallerOf::Frame {
+                        caller: g % 3,
+                        leaf: 2,
+                        reason: None,
+                        at_ms: g as f64,
+                    };
+                    (g, of)
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let answer_len = crate::protocol::wire::encoded_len(&answer).unwrap();
+        assert!(ask_len <= 11 * n as usize + 8, "{ask_len}");
+        assert!(answer_len <= 15 * n as usize + 1000, "{answer_len}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use crate::plot::Axis;
 use crate::protocol::processes::Processes;
-use crate::protocol::stacks::{Export, StackTree, TriggerStack};
+use crate::protocol::stacks::{Callers, Export, StackTree, TriggerStack};
 use crate::protocol::{Analysis, Progress};
 use crate::tables::Starts;
 use crate::time_range::TimeRange;
@@ -60,6 +60,8 @@ pub struct AppState {
     pub stacks_export: RwSignal<Option<Arc<Export>>>,
     /// The stack of the GCTriggered that started the GC the detail panel shows.
     pub trigger_stack: RwSignal<Option<Arc<TriggerStack>>>,
+    /// Every GC's trigger caller, for the GC table's Caller column (`tables::callers`).
+    pub callers: RwSignal<Option<Arc<Callers>>>,
     /// A `.gcdump` heap snapshot's answers from the heap worker (`loader::heap`).
     pub heap: super::heap::HeapState,
 }
@@ -161,6 +163,7 @@ impl AppState {
             stacks: RwSignal::new(None),
             stacks_export: RwSignal::new(None),
             trigger_stack: RwSignal::new(None),
+            callers: RwSignal::new(None),
             heap: super::heap::HeapState::new(),
         };
         provide_context(app);

@@ -3,6 +3,7 @@
 
 use gcscope_core::gc::{Gc, ALLOC_BUDGET, TIME_TUNING};
 
+use crate::tables::callers::CallerIndex;
 use crate::tables::columns;
 use crate::tables::{cmp_cells, Cell, Sort};
 use crate::time_range::TimeRange;
@@ -22,7 +23,8 @@ pub struct Filter {
     /// Pause-start time range, ms from the trace start, inclusive.
     pub t0: Option<f64>,
     pub t1: Option<f64>,
-    /// Free text matched (case-insensitively) against trigger reason, condemn conditions and mechanisms.
+    /// Free text matched (case-insensitively) against trigger reason, condemn conditions,
+    /// mechanisms and the trigger's caller.
     pub text: String,
     /// Only these GCs, by number, sorted (a finding's evidence); empty = all.
     pub only: Vec<u32>,
@@ -45,8 +47,9 @@ impl Filter {
         self.range().contains(ms)
     }
 
-    /// `heap_words`: the GC's per-heap condemn conditions and mechanisms (`HeapStore::words`).
-    pub fn matches(&self, g: &Gc, heap_words: &[String]) -> bool {
+    /// `heap_words`: the GC's per-heap condemn conditions and mechanisms (`HeapStore::words`);
+    /// `caller`: its trigger's caller (the Caller column).
+    pub fn matches(&self, g: &Gc, heap_words: &[String], caller: Option<&str>) -> bool {
         if !self.gens.is_empty() && !self.gens.contains(&g.gen) {
             return false;
         }
@@ -81,7 +84,9 @@ impl Filter {
         }
         if !self.text.is_empty() {
             let q = self.text.to_lowercase();
-            let mut words = reason_words(g).chain(heap_words.iter().map(String::as_str));
+            let mut words = reason_words(g)
+                .chain(heap_words.iter().map(String::as_str))
+                .chain(caller);
             if !words.any(|w| w.to_lowercase().contains(&q)) {
                 return false;
             }
@@ -121,19 +126,26 @@ pub fn has_condition(g: &Gc, cond: &str) -> bool {
 }
 
 /// Indices of the rows that pass the filter, in the chosen order (stable; GC order otherwise).
-/// `heap_words(i)`: row `i`'s per-heap words for the text filter.
+/// `heap_words(i)`: row `i`'s per-heap words for the text filter; `callers`: the Caller column's.
 pub fn visible_rows<'a>(
     gcs: &[Gc],
     heap_words: &dyn Fn(usize) -> &'a [String],
     filter: &Filter,
     sort: Option<&Sort>,
+    callers: &CallerIndex,
 ) -> Vec<u32> {
     let mut idx: Vec<u32> = (0..gcs.len() as u32)
-        .filter(|&i| filter.matches(&gcs[i as usize], heap_words(i as usize)))
+        .filter(|&i| {
+            let g = &gcs[i as usize];
+            filter.matches(g, heap_words(i as usize), callers.label(g.number))
+        })
         .collect();
     if let Some(col) = sort.and_then(|s| columns::by_id(&s.column)) {
         let desc = sort.is_some_and(|s| s.desc);
-        let keys: Vec<Cell> = idx.iter().map(|&i| (col.get)(&gcs[i as usize])).collect();
+        let keys: Vec<Cell> = idx
+            .iter()
+            .map(|&i| columns::cell(col, &gcs[i as usize], callers))
+            .collect();
         let mut order: Vec<usize> = (0..idx.len()).collect();
         order.sort_by(|&a, &b| cmp_cells(&keys[a], &keys[b], desc));
         idx = order.into_iter().map(|o| idx[o]).collect();
@@ -168,10 +180,16 @@ mod tests {
         // Row 6 (GC 6): one heap compacted for a reason the row's own words do not name.
         let words = ["low_ephemeral".to_string(), "compact_high_frag".to_string()];
         let nums = |f: Filter| -> Vec<u32> {
-            visible_rows(&g, &|i| if i == 5 { &words[..] } else { &[] }, &f, None)
-                .iter()
-                .map(|&i| g[i as usize].number)
-                .collect()
+            visible_rows(
+                &g,
+                &|i| if i == 5 { &words[..] } else { &[] },
+                &f,
+                None,
+                &CallerIndex::default(),
+            )
+            .iter()
+            .map(|&i| g[i as usize].number)
+            .collect()
         };
         assert_eq!(
             nums(Filter {
@@ -256,12 +274,65 @@ mod tests {
                 column: "pause_ms".into(),
                 desc,
             };
-            visible_rows(&g, &|_| &[], &Filter::default(), Some(&s))
+            visible_rows(
+                &g,
+                &|_| &[],
+                &Filter::default(),
+                Some(&s),
+                &CallerIndex::default(),
+            )
+            .iter()
+            .map(|&i| g[i as usize].number)
+            .collect()
+        };
+        assert_eq!(order(false), vec![1, 5, 6, 3, 2, 4]);
+        assert_eq!(order(true), vec![2, 3, 1, 5, 6, 4]);
+    }
+
+    /// The Caller column sorts and filters by the worker's answer: by label, GCs without a
+    /// caller last both ways; the free text finds a GC by its caller.
+    #[test]
+    fn callers_sort_and_filter() {
+        use crate::protocol::stacks::{CallerOf, Callers};
+        use std::sync::Arc;
+        let g = rows();
+        let frame = |caller| CallerOf::Frame {
+            caller,
+            leaf: caller,
+            reason: None,
+            at_ms: 1.0,
+        };
+        let ix = CallerIndex::new(Some(Arc::new(Callers {
+            trace_stacks: 2,
+            labels: vec!["b!Two()".into(), "a!One()".into()],
+            gcs: vec![
+                (1, frame(0)),
+                (2, CallerOf::NoTrigger),
+                (3, frame(1)),
+                (5, frame(0)),
+            ],
+            ..Default::default()
+        })));
+        let order = |desc| -> Vec<u32> {
+            let s = Sort {
+                column: "caller".into(),
+                desc,
+            };
+            visible_rows(&g, &|_| &[], &Filter::default(), Some(&s), &ix)
                 .iter()
                 .map(|&i| g[i as usize].number)
                 .collect()
         };
-        assert_eq!(order(false), vec![1, 5, 6, 3, 2, 4]);
-        assert_eq!(order(true), vec![2, 3, 1, 5, 6, 4]);
+        assert_eq!(order(false), vec![3, 1, 5, 2, 4, 6]);
+        assert_eq!(order(true), vec![1, 5, 3, 2, 4, 6]);
+        let f = Filter {
+            text: "TWO(".into(),
+            ..Default::default()
+        };
+        let found: Vec<u32> = visible_rows(&g, &|_| &[], &f, None, &ix)
+            .iter()
+            .map(|&i| g[i as usize].number)
+            .collect();
+        assert_eq!(found, vec![1, 5]);
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
+use crate::tables::callers::CALLER;
 use crate::tables::{columns, Sort, SortFilter};
 
 use super::filter::Filter;
@@ -386,12 +387,18 @@ impl ViewState {
         self.budget_ms.unwrap_or(DEFAULT_BUDGET_MS)
     }
 
-    pub fn visible_columns(&self) -> Vec<&'static columns::Column> {
+    /// The GC table's columns: those chosen, else the defaults, with the Caller column beside
+    /// the trigger reason where `callers` says (`tables::callers::CallerIndex::any_induced`).
+    pub fn visible_columns(&self, callers: bool) -> Vec<&'static columns::Column> {
         match &self.columns {
             Some(c) => c.iter().filter_map(|id| columns::by_id(id)).collect(),
             None => columns::DEFAULT_COLUMNS
                 .iter()
-                .filter_map(|id| columns::by_id(id))
+                .flat_map(|id| {
+                    let caller = (callers && *id == "reason").then_some(CALLER);
+                    std::iter::once(*id).chain(caller)
+                })
+                .filter_map(columns::by_id)
                 .collect(),
         }
     }
@@ -630,5 +637,27 @@ mod tests {
         let mut c = a.clone();
         c.pid = Some(3988);
         assert!(a.is_navigation_to(&c));
+    }
+
+    /// The Caller column: beside the trigger reason in the defaults when the trace's induced GCs
+    /// have callers, and, chosen or sorted on, kept in the link.
+    #[test]
+    fn the_caller_column_in_the_defaults_and_the_link() {
+        let ids = |v: &ViewState, callers| -> Vec<String> {
+            v.visible_columns(callers)
+                .iter()
+                .map(|c| c.id.clone())
+                .collect()
+        };
+        let v = ViewState::default();
+        assert!(!ids(&v, false).iter().any(|c| c == CALLER));
+        let with = ids(&v, true);
+        let at = with.iter().position(|c| c == "reason").unwrap();
+        assert_eq!(with[at + 1], CALLER);
+        assert_eq!(with.len(), ids(&v, false).len() + 1);
+        let v = ViewState::from_query("cols=number,caller&sort=caller");
+        assert_eq!(ids(&v, false), ["number", CALLER]);
+        assert_eq!(v.sort.as_ref().map(|s| s.column.as_str()), Some(CALLER));
+        assert_eq!(ViewState::from_query(&v.to_query()), v);
     }
 }

@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use gcscope_core::gc::{Gc, Generations};
 
+use super::callers::{self, CallerIndex, CALLER};
 use super::cell::{fmt_column_cell, Cell};
 use super::defs;
 
@@ -241,7 +242,7 @@ fn gen_label(gen: &str) -> &'static str {
 
 fn build() -> Vec<Column> {
     let mut out = Vec::new();
-    let mut push = |id: String, get: Getter, prefix: &str| {
+    let push = |out: &mut Vec<Column>, id: String, get: Getter, prefix: &str| {
         let def = defs::gc_field(&id);
         let label = def.map(|d| d.label).unwrap_or("?");
         out.push(Column {
@@ -257,17 +258,33 @@ fn build() -> Vec<Column> {
         });
     };
     for (id, get) in top_level() {
-        push(id.to_string(), get, "");
+        push(&mut out, id.to_string(), get, "");
+        if id == "reason" {
+            // Beside the trigger reason: who triggered it. Not a figure of the row (the stacks
+            // worker's, `tables::callers`): its cells come from [`cell`].
+            out.push(Column {
+                id: CALLER.to_string(),
+                label: "Caller".into(),
+                unit: "name",
+                help: callers::HELP,
+                get: |_| Cell::Text(String::new()),
+            });
+        }
     }
     debug_assert_eq!(Generations::NAMES.len(), 5);
     let gens: GenGetters = gen_getters!(gen0, gen1, gen2, loh, poh);
     for (gen, getters) in gens {
         for (field, get) in getters {
-            push(format!("generations.{gen}.{field}"), get, gen_label(gen));
+            push(
+                &mut out,
+                format!("generations.{gen}.{field}"),
+                get,
+                gen_label(gen),
+            );
         }
     }
     for (id, get) in counters() {
-        push(id.to_string(), get, "");
+        push(&mut out, id.to_string(), get, "");
     }
     out
 }
@@ -276,6 +293,15 @@ fn build() -> Vec<Column> {
 pub fn all() -> &'static [Column] {
     static COLS: OnceLock<Vec<Column>> = OnceLock::new();
     COLS.get_or_init(build)
+}
+
+/// A GC's cell of column `c`: the row's own figure, or for the Caller column its trigger caller.
+pub fn cell(c: &Column, gc: &Gc, callers: &CallerIndex) -> Cell {
+    if c.id == CALLER {
+        Cell::Text(callers.label(gc.number).unwrap_or_default().to_string())
+    } else {
+        (c.get)(gc)
+    }
 }
 
 pub fn by_id(id: &str) -> Option<&'static Column> {

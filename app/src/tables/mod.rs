@@ -11,6 +11,7 @@ use crate::time_range::TimeRange;
 
 pub mod allocations;
 pub mod budgets;
+pub mod callers;
 pub mod cell;
 pub mod columns;
 pub mod compare;
@@ -211,6 +212,14 @@ pub fn cmp_cells(a: &Cell, b: &Cell, desc: bool) -> Ordering {
         (_, Some(None)) => return Ordering::Less,
         (Some(Some(x)), Some(Some(y))) => x.total_cmp(&y),
         (None, None) => match (a, b) {
+            // An empty text (no caller, no pause mode) is missing too: last both ways.
+            (Cell::Text(x), Cell::Text(y)) if x.is_empty() != y.is_empty() => {
+                return if x.is_empty() {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+            }
             (Cell::Text(x), Cell::Text(y)) => x.cmp(y),
             _ => Ordering::Equal,
         },

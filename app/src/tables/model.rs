@@ -3,11 +3,13 @@
 
 use gcscope_core::gc::{Gc, GcModel};
 
-use super::columns::Column;
+use super::callers::CallerIndex;
+use super::columns::{self, Column};
 use super::{col, defs, n, nu, t, Cell, Col, Table};
 
-/// The GC table as shown: `rows` (indices into `gcs`) and `cols` in display order.
-pub fn gc_table(gcs: &[Gc], rows: &[u32], cols: &[&Column]) -> Table {
+/// The GC table as shown: `rows` (indices into `gcs`) and `cols` in display order, the Caller
+/// column's cells from `callers`.
+pub fn gc_table(gcs: &[Gc], rows: &[u32], cols: &[&Column], callers: &CallerIndex) -> Table {
     Table {
         id: "gcs",
         title: "GCs".into(),
@@ -17,7 +19,11 @@ pub fn gc_table(gcs: &[Gc], rows: &[u32], cols: &[&Column]) -> Table {
             .collect(),
         rows: rows
             .iter()
-            .map(|&i| cols.iter().map(|c| (c.get)(&gcs[i as usize])).collect())
+            .map(|&i| {
+                cols.iter()
+                    .map(|c| columns::cell(c, &gcs[i as usize], callers))
+                    .collect()
+            })
             .collect(),
     }
 }

@@ -33,6 +33,16 @@ pub struct Rows {
 pub struct Row {
     pub cells: Vec<Cell>,
     pub gc: Option<GcRow>,
+    /// Cells (by column index) with a tooltip of their own, and whether each is a link (in a
+    /// GC's row: a click runs the table's `on_link` instead of selecting the row).
+    pub notes: Vec<(usize, Note)>,
+}
+
+/// A cell's tooltip, and whether it is a link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    pub title: String,
+    pub link: bool,
 }
 
 /// A row that is a GC: `data-gc`, coloured by generation, marked when incomplete or selected,
@@ -53,6 +63,7 @@ impl Rows {
             row: Arc::new(move |i| Row {
                 cells: table.rows[order[i]].clone(),
                 gc: None,
+                notes: Vec::new(),
             }),
         }
     }
@@ -132,6 +143,9 @@ pub fn DataTable(
     scroller: Option<NodeRef<leptos::html::Div>>,
     #[prop(optional)] scroller_id: Option<&'static str>,
     #[prop(optional)] on_key: Option<Callback<KeyboardEvent>>,
+    /// A click on a GC row's link cell ([`Note::link`]): the GC's number and the column's key.
+    #[prop(optional)]
+    on_link: Option<Callback<(u32, String)>>,
 ) -> impl IntoView {
     let scroll = scroll.unwrap_or(Scroll::None);
     let scroller = scroller.unwrap_or_default();
@@ -174,15 +188,31 @@ pub fn DataTable(
         let drawn = (first..last)
             .map(|i| {
                 let row = (r.row)(i);
+                let gc_n = row.gc.map(|g| g.number);
                 let cells = row
                     .cells
                     .iter()
                     .zip(r.cols.iter())
-                    .map(|(cell, c)| {
+                    .enumerate()
+                    .map(|(k, (cell, c))| {
                         let raw = cell.number().is_some().then(|| cell.raw());
                         let shown = fmt_column_cell(&c.key, c.unit, cell);
                         let tone = (c.unit == VERDICT).then(|| shown.clone());
-                        view! { <td class:num=c.is_num() data-value=raw data-tone=tone>{shown}</td> }
+                        let note = row.notes.iter().find(|(at, _)| *at == k).map(|(_, n)| n);
+                        let title = note.map(|n| n.title.clone());
+                        match (note.is_some_and(|n| n.link && !shown.is_empty()), gc_n) {
+                            (true, Some(n)) => {
+                                let key = c.key.clone();
+                                let click = move |ev: web_sys::MouseEvent| {
+                                    ev.stop_propagation();
+                                    if let Some(f) = on_link {
+                                        f.run((n, key.clone()))
+                                    }
+                                };
+                                view! { <td class:num=c.is_num() data-value=raw title=title><button class="link cell-link" data-col=c.key.clone() on:click=click>{shown}</button></td> }.into_any()
+                            }
+                            _ => view! { <td class:num=c.is_num() data-value=raw data-tone=tone title=title>{shown}</td> }.into_any(),
+                        }
                     })
                     .collect_view();
                 match row.gc {

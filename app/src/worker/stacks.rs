@@ -11,13 +11,13 @@ use gcscope_core::clr::enums::GcAllocationKind;
 use gcscope_core::findings::stacks::FindingStacks;
 use gcscope_core::stacks::speedscope;
 use gcscope_core::stacks::view::{
-    folded, CallTree, Frames, SampleKind, Selection, StackSamples, Which,
+    caller, folded, CallTree, Frames, SampleKind, Selection, StackSamples, Which,
 };
 use gcscope_core::stacks::{StackTable, MISSING_STACK, NO_STACK};
 
 use crate::protocol::stacks::{
-    prune, Export, ExportKind, Heap, Node, StackEvent, StackTree, StacksRequest, TriggerAsk,
-    TriggerStack, MAX_NODES,
+    match_triggers, prune, CallerOf, Callers, CallersAsk, Export, ExportKind, Heap, Node,
+    StackEvent, StackTree, StacksRequest, TriggerAsk, TriggerStack, MAX_NODES,
 };
 use crate::protocol::ToUi;
 
@@ -111,10 +111,87 @@ impl Kept {
         out
     }
 
+    /// Every asked GC's trigger caller ([`caller`] of the stack [`Self::trigger`] finds for it),
+    /// in one pass over the triggers and the GCs sorted; each stack's frames are named once.
+    pub fn callers(&self, ask: &CallersAsk) -> Callers {
+        let frames = Frames {
+            table: &self.table,
+            methods: &self.samples.methods,
+        };
+        let triggers: Vec<(f64, u32)> = self
+            .samples
+            .samples
+            .iter()
+            .filter(|s| matches!(s.kind, SampleKind::Triggered { .. }))
+            .map(|s| (s.time_ms, s.stack))
+            .collect();
+        let times: Vec<f64> = triggers.iter().map(|t| t.0).collect();
+        let starts: Vec<f64> = ask.gcs.iter().map(|g| g.1).collect();
+        let found = match_triggers(&times, &starts);
+        let mut out = Callers {
+            trace_stacks: self.table.len() as u64,
+            error: self.error.clone(),
+            ..Default::default()
+        };
+        let mut label_at: std::collections::HashMap<String, u32> = Default::default();
+        let mut intern = |labels: &mut Vec<String>, l: String| -> u32 {
+            *label_at.entry(l).or_insert_with_key(|l| {
+                labels.push(l.clone());
+                labels.len() as u32 - 1
+            })
+        };
+        // Per stack id: its caller, leaf and reason (None: no frames).
+        let mut by_stack: std::collections::HashMap<u32, Option<(u32, u32, Option<u32>)>> =
+            Default::default();
+        for (&(gc, _), f) in ask.gcs.iter().zip(&found) {
+            let of = match f {
+                None => CallerOf::NoTrigger,
+                Some(k) => {
+                    let (at_ms, stack) = triggers[*k];
+                    if stack == NO_STACK || stack == MISSING_STACK {
+                        CallerOf::NoStack
+                    } else {
+                        let named = *by_stack.entry(stack).or_insert_with(|| {
+                            let fs = frames.frames(stack);
+                            let c = caller(&fs)?;
+                            let reason = c.unresolved.map(|u| {
+                                let r = u.reason();
+                                match out.reasons.iter().position(|x| x == r) {
+                                    Some(i) => i as u32,
+                                    None => {
+                                        out.reasons.push(r.to_string());
+                                        out.reasons.len() as u32 - 1
+                                    }
+                                }
+                            });
+                            let c = intern(&mut out.labels, c.label());
+                            let leaf = intern(&mut out.labels, fs[0].label());
+                            Some((c, leaf, reason))
+                        });
+                        match named {
+                            Some((caller, leaf, reason)) => CallerOf::Frame {
+                                caller,
+                                leaf,
+                                reason,
+                                at_ms,
+                            },
+                            None => CallerOf::NoStack,
+                        }
+                    }
+                }
+            };
+            out.gcs.push((gc, of));
+        }
+        out
+    }
+
     /// The answer to `req`: its call tree, or its export.
     pub fn answer(&self, req: &StacksRequest) -> ToUi {
         if let Some(ask) = &req.trigger {
             return ToUi::TriggerStack(Box::new(self.trigger(ask)));
+        }
+        if let Some(ask) = &req.callers {
+            return ToUi::Callers(Box::new(self.callers(ask)));
         }
         let sel = selection(req);
         let sums = self.samples.sum(&sel);

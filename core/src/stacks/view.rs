@@ -440,6 +440,52 @@ impl Frame {
     }
 }
 
+/// Whether `module` (a module event's name or an image's file) is the runtime's own: its managed
+/// core library (`System.Private.CoreLib`, .NET Framework's `mscorlib`) or its native engine
+/// (`coreclr`, `libcoreclr.so`, Framework's `clr` and `mscorwks`), any path, extension or `.ni`.
+pub fn is_runtime_module(module: &str) -> bool {
+    let file = module.rsplit(['/', '\\']).next().unwrap_or(module);
+    let lower = file.to_ascii_lowercase();
+    let mut stem = lower.as_str();
+    for ext in [".dll", ".so", ".dylib", ".ni", ".exe"] {
+        stem = stem.strip_suffix(ext).unwrap_or(stem);
+    }
+    matches!(
+        stem,
+        "system.private.corelib" | "mscorlib" | "coreclr" | "libcoreclr" | "clr" | "mscorwks"
+    )
+}
+
+/// Whether a frame is the runtime's own: in one of its modules ([`is_runtime_module`]), or
+/// native code no method covers in a trace that names methods (the runtime's helpers and stubs,
+/// such as the reflection call stub between `GC.Collect` and `MethodBaseInvoker`). An address
+/// left unnamed because the trace has no method events or no rundown could be anyone's: it is not.
+pub fn is_runtime_frame(f: &Frame) -> bool {
+    match &f.module {
+        Some(m) => is_runtime_module(m),
+        None => f.method.is_none() && f.unresolved == Some(Unresolved::NotInAnyMethod),
+    }
+}
+
+/// The caller of a stack (leaf first): its first frame above the runtime's own
+/// ([`is_runtime_frame`]), so a `GC.Collect` reached through reflection, or an allocation in a
+/// `List<T>` growing, names the application's method that made it. A stack that is the runtime's
+/// throughout (a GC the core library induced) names its first named frame outside `System.GC`
+/// (the library method that called it), else its leaf. None for no frames.
+pub fn caller(frames: &[Frame]) -> Option<&Frame> {
+    frames
+        .iter()
+        .find(|f| !is_runtime_frame(f))
+        .or_else(|| {
+            frames.iter().find(|f| {
+                f.method
+                    .as_deref()
+                    .is_some_and(|m| !m.starts_with("System.GC."))
+            })
+        })
+        .or_else(|| frames.first())
+}
+
 /// Names stacks' frames: the table's addresses, looked up in the methods.
 pub struct Frames<'a> {
     pub table: &'a StackTable,
@@ -642,4 +688,80 @@ pub fn folded(sums: &StackSums, frames: &Frames<'_>) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod caller_tests {
+    use super::*;
+
+    fn named(module: &str, method: &str) -> Frame {
+        Frame {
+            address: 0x1000,
+            method: Some(method.into()),
+            module: Some(module.into()),
+            unresolved: None,
+            offset: None,
+        }
+    }
+
+    fn unnamed(address: u64, why: Unresolved) -> Frame {
+        Frame {
+            address,
+            method: None,
+            module: None,
+            unresolved: Some(why),
+            offset: None,
+        }
+    }
+
+    #[test]
+    fn the_caller_is_the_first_frame_above_the_runtime() {
+        let collect = named("System.Private.CoreLib", "System.GC.Collect(int32)");
+        let invoke = named(
+            "System.Private.CoreLib",
+            "System.Reflection.MethodBaseInvoker.InvokeWithFewArgs()",
+        );
+        let app = named("Workloads", "Rt.CallGC()");
+        // GC.Collect through reflection: the stub between them is native, no method covers it.
+        let stub = unnamed(0x7f00, Unresolved::NotInAnyMethod);
+        let s = [collect.clone(), stub.clone(), invoke.clone(), app.clone()];
+        assert_eq!(caller(&s), Some(&app));
+        // An allocating method calls the runtime's helper: the method itself.
+        let s = [stub.clone(), app.clone(), invoke.clone()];
+        assert_eq!(caller(&s), Some(&app));
+        // The runtime throughout: the first method outside System.GC, else the leaf.
+        let s = [collect.clone(), stub.clone(), invoke.clone()];
+        assert_eq!(caller(&s), Some(&invoke));
+        let s = [collect.clone(), stub.clone()];
+        assert_eq!(caller(&s), Some(&collect));
+        // No rundown: an unnamed address could be anyone's, so it is the caller.
+        let bare = unnamed(0x42, Unresolved::NoRundown);
+        let s = [bare.clone(), app.clone()];
+        assert_eq!(caller(&s), Some(&bare));
+        assert_eq!(caller(&[]), None);
+    }
+
+    #[test]
+    fn runtime_modules_by_any_spelling() {
+        for m in [
+            "System.Private.CoreLib",
+            "System.Private.CoreLib.dll",
+            "C:\\Windows\\Microsoft.NET\\Framework64\\v4.0.30319\\mscorlib.ni.dll",
+            "/usr/share/dotnet/shared/Microsoft.NETCore.App/9.0.0/libcoreclr.so",
+            "coreclr.dll",
+            "clr.dll",
+        ] {
+            assert!(is_runtime_module(m), "{m}");
+        }
+        for m in ["Workloads", "System.Linq.dll", "ntdll.dll", "libclrjit.so"] {
+            assert!(!is_runtime_module(m), "{m}");
+        }
+        // An ETL image frame of coreclr.dll is the runtime's; of the application's, not.
+        let mut f = unnamed(0x9, Unresolved::NotInAnyMethod);
+        f.module = Some("coreclr.dll".into());
+        f.offset = Some(0x10);
+        assert!(is_runtime_frame(&f));
+        f.module = Some("app.exe".into());
+        assert!(!is_runtime_frame(&f));
+    }
 }

@@ -5,8 +5,9 @@ use leptos::prelude::*;
 use crate::state::use_app;
 use crate::tables::columns;
 
+/// `caller_default`: the defaults hold the Caller column (the trace's induced GCs have callers).
 #[component]
-pub fn ColumnChooser() -> impl IntoView {
+pub fn ColumnChooser(caller_default: Memo<bool>) -> impl IntoView {
     let app = use_app();
     view! {
         <details class="chooser" id="column-chooser">
@@ -19,9 +20,9 @@ pub fn ColumnChooser() -> impl IntoView {
                     view! {
                         <label class="check" title=c.help>
                             <input type="checkbox" data-col=id.clone()
-                                prop:checked=move || app.vs.with(|v| v.visible_columns().iter().any(|x| x.id == id))
+                                prop:checked=move || app.vs.with(|v| v.visible_columns(caller_default.get()).iter().any(|x| x.id == id))
                                 on:change=move |_| app.set_vs(|v| {
-                                    let mut cur: Vec<String> = v.visible_columns().iter().map(|c| c.id.clone()).collect();
+                                    let mut cur: Vec<String> = v.visible_columns(caller_default.get_untracked()).iter().map(|c| c.id.clone()).collect();
                                     if let Some(p) = cur.iter().position(|x| *x == id2) { cur.remove(p); } else {
                                         // Keep the model's column order.
                                         cur.push(id2.clone());

@@ -1,6 +1,6 @@
 //! The GC table's filters: generation, type, trigger, induced, pause, time range, free text on
-//! reasons and conditions (`/` focuses it), the condition a count in Condemn reasons chose, and the
-//! GCs a finding named.
+//! reasons, conditions and callers (`/` focuses it), the condition a count in Condemn reasons
+//! chose, and the GCs a finding named.
 
 use leptos::prelude::*;
 
@@ -89,7 +89,7 @@ pub fn Filters() -> impl IntoView {
                     on:change=move |ev| { let v = event_target_value(&ev); app.set_vs(|s| s.filter.t1 = v.trim().parse().ok()); }
                 />" ms"
             </label>
-            <input id="filter-text" type="search" placeholder="reason / condition text  ( / )" aria-label="Filter by reason text"
+            <input id="filter-text" type="search" placeholder="reason / condition / caller  ( / )" aria-label="Filter by reason, condition or caller text"
                 prop:value=move || f().text
                 on:input=move |ev| { let v = event_target_value(&ev); app.set_vs(|s| s.filter.text = v); }
             />

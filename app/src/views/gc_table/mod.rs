@@ -7,12 +7,14 @@ use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
 use crate::format::thousands;
+use crate::protocol::stacks::{CallersAsk, StacksRequest};
 use crate::state::filter::visible_rows;
 use crate::state::use_app;
+use crate::tables::callers::{CallerIndex, CALLER};
 use crate::tables::columns::{self, Column};
 use crate::tables::{model, next_sort, Col};
 use crate::widgets::export::ExportButtons;
-use crate::widgets::table::{DataTable, GcRow, Row, Rows, Scroll, Sorting, ROW_H};
+use crate::widgets::table::{DataTable, GcRow, Note, Row, Rows, Scroll, Sorting, ROW_H};
 
 mod chooser;
 mod filters;
@@ -23,21 +25,71 @@ use filters::Filters;
 #[component]
 pub fn GcTable() -> impl IntoView {
     let app = use_app();
+    let callers = Memo::new(move |_| Arc::new(CallerIndex::new(app.callers.get())));
+    // The Caller column is shown by default only when an induced GC has a caller: there it
+    // answers the first question about an induced GC (who called GC.Collect). For allocation
+    // triggers it names whichever method allocated when the budget ran out, one sample of the
+    // allocation sites (the Stacks tab's allocations view says more), so it stays in the chooser.
+    let caller_default = Memo::new(move |_| callers.with(|c| app.gcs.with(|g| c.any_induced(g))));
     // Only a change of filter or sort re-sorts (not a selection or a tab change).
     let filter_sort = Memo::new(move |_| app.vs.with(|v| (v.filter.clone(), v.sort.clone())));
     let order = Memo::new(move |_| {
         let (f, s) = filter_sort.get();
+        let c = callers.get();
         Arc::new(app.gcs.with(|g| {
             app.heaps
-                .with_value(|h| visible_rows(g, &|i| h.words(i), &f, s.as_ref()))
+                .with_value(|h| visible_rows(g, &|i| h.words(i), &f, s.as_ref(), &c))
         }))
     });
     let cols = Memo::new(move |_| {
+        let caller = caller_default.get();
         app.vs.with(|v| {
-            v.visible_columns()
+            v.visible_columns(caller)
                 .iter()
                 .map(|c| c.id.clone())
                 .collect::<Vec<_>>()
+        })
+    });
+    // The callers come in one request for every GC once the rows are all in, where the trace
+    // has induced GCs or the column is chosen (else no second read of the file for them).
+    let asked = StoredValue::new(None::<usize>);
+    Effect::new(move |_| {
+        let Some(model) = app.model.get() else { return };
+        let key = Arc::as_ptr(&model) as usize;
+        let wanted = cols.with(|c| c.iter().any(|c| c == CALLER))
+            || app.gcs.with(|g| g.iter().any(|g| g.induced));
+        if !wanted || asked.get_value() == Some(key) || app.callers.with_untracked(|c| c.is_some())
+        {
+            return;
+        }
+        asked.set_value(Some(key));
+        let gcs = app
+            .gcs
+            .with_untracked(|g| g.iter().map(|g| (g.number, g.gc_start_ms)).collect());
+        crate::loader::stacks::request(
+            app,
+            StacksRequest {
+                callers: Some(CallersAsk { gcs }),
+                ..Default::default()
+            },
+        );
+    });
+    // A Caller cell's click: the Stacks tab on that GC's trigger, as the detail panel's link.
+    let open_caller = Callback::new(move |(n, key): (u32, String)| {
+        if key != CALLER {
+            return;
+        }
+        let Some((leaf, at)) = callers.with_untracked(|c| c.cell(n).open) else {
+            return;
+        };
+        app.set_vs(move |s| {
+            s.stacks_event = Some("triggered".into());
+            s.stacks_type = None;
+            s.stacks_up = true;
+            s.stacks_focus = Some(leaf);
+            s.filter.t0 = Some(at - 0.0005);
+            s.filter.t1 = Some(at + 0.0005);
+            s.tab = Some("stacks".into());
         })
     });
     let chosen = move || -> Vec<&'static Column> {
@@ -50,6 +102,8 @@ pub fn GcTable() -> impl IntoView {
         let order = order.get();
         let cs = chosen();
         let gcs = app.gcs;
+        let ix = callers.get();
+        let caller_at = cs.iter().position(|c| c.id == CALLER);
         Rows {
             cols: Arc::new(
                 cs.iter()
@@ -65,13 +119,28 @@ pub fn GcTable() -> impl IntoView {
             row: Arc::new(move |i| {
                 gcs.with_untracked(|g| {
                     let gc = &g[order[i] as usize];
+                    let notes = caller_at
+                        .map(|k| {
+                            let c = ix.cell(gc.number);
+                            let link = c.open.is_some();
+                            (
+                                k,
+                                Note {
+                                    title: c.title,
+                                    link,
+                                },
+                            )
+                        })
+                        .into_iter()
+                        .collect();
                     Row {
-                        cells: cs.iter().map(|c| (c.get)(gc)).collect(),
+                        cells: cs.iter().map(|c| columns::cell(c, gc, &ix)).collect(),
                         gc: Some(GcRow {
                             number: gc.number,
                             gen: gc.gen,
                             complete: gc.complete,
                         }),
+                        notes,
                     }
                 })
             }),
@@ -79,7 +148,8 @@ pub fn GcTable() -> impl IntoView {
     });
     let export = Signal::derive(move || {
         let cs = chosen();
-        app.gcs.with(|g| model::gc_table(g, &order.get(), &cs))
+        let c = callers.get();
+        app.gcs.with(|g| model::gc_table(g, &order.get(), &cs, &c))
     });
     let scroller = NodeRef::<leptos::html::Div>::new();
     // Keep the selected row in view when it changes by keyboard.
@@ -148,7 +218,7 @@ pub fn GcTable() -> impl IntoView {
                 <span id="row-count" class="muted">
                     {move || format!("{} of {} GCs", thousands(order.get().len() as f64), thousands(app.gcs.with(|g| g.len()) as f64))}
                 </span>
-                <ColumnChooser />
+                <ColumnChooser caller_default=caller_default />
                 <ExportButtons table=export />
             </div>
             <DataTable
@@ -162,6 +232,7 @@ pub fn GcTable() -> impl IntoView {
                 scroller=scroller
                 scroller_id="gc-scroller"
                 on_key=Callback::new(on_key)
+                on_link=open_caller
             />
         </section>
     }
