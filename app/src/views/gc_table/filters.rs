@@ -89,7 +89,7 @@ pub fn Filters() -> impl IntoView {
                     on:change=move |ev| { let v = event_target_value(&ev); app.set_vs(|s| s.filter.t1 = v.trim().parse().ok()); }
                 />" ms"
             </label>
-            <input id="filter-text" type="search" placeholder="reason / condition / caller  ( / )" aria-label="Filter by reason, condition or caller text"
+            <input id="filter-text" type="search" placeholder="reason, condition, caller (/)" aria-label="Filter by reason, condition or caller text"
                 prop:value=move || f().text
                 on:input=move |ev| { let v = event_target_value(&ev); app.set_vs(|s| s.filter.text = v); }
             />
