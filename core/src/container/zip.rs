@@ -447,8 +447,11 @@ impl ZipReader {
                 .to_string();
         }
         if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {
-            return "a .gcdump heap snapshot in a .zip: unpack it, then open the .gcdump in the \
-                    tab or read it with `gcscope heap` on the command line"
+            // The words of `HEAP_SNAPSHOT_MESSAGE`, which the page looks for to open the file in
+            // its heap worker (that unwraps the .zip).
+            return "a .gcdump heap snapshot (FastSerialization type 'GCHeapDump') in a .zip: it \
+                    holds the heap's objects, not GC events; open it in the tab (its Heap tab) or \
+                    read it with `gcscope heap` on the command line"
                 .to_string();
         }
         format!(
