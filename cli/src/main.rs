@@ -161,8 +161,8 @@ enum Command {
         Exit status: 0 stopped; 4 not a .NET process; 5 permission denied; 6 the\n\
         process exited during the session; 2 no app files; 1 other errors.")]
     Serve(serve::Opts),
-    /// Print a shell completion script
-    /// A .gcdump heap snapshot: totals and types with retained bytes; roots, paths, diff
+    /// A .gcdump heap snapshot (or a .gz or .zip of one): totals and types with retained bytes;
+    /// roots, paths, diff
     #[command(after_help = "Examples:\n  \
         gcscope heap app.gcdump                        totals, and types by retained bytes\n  \
         gcscope heap roots app.gcdump                  what the roots hold, by category\n  \
@@ -171,6 +171,7 @@ enum Command {
         Retained bytes come from the exact dominator tree from the root; the definitions are in\n\
         docs/guide/heap.md.")]
     Heap(heap::Opts),
+    /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
         gcscope completions bash > /etc/bash_completion.d/gcscope\n  \
         gcscope completions zsh > \"${fpath[1]}/_gcscope\"\n  \

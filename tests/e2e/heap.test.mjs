@@ -1,7 +1,8 @@
 // The Heap tab: a .gcdump heap snapshot opened by file or by address shows its totals, types,
 // dominator tree, paths to the root and the difference with a second snapshot. The expected
 // figures are ../shared/heapdumps/README.md's, read from the files' node tables independently of
-// gcscope; a trace keeps its tabs and has no Heap tab; a cut-off snapshot says where it ends.
+// gcscope; a .zip holding one opens as the file does; a trace keeps its tabs and has no Heap
+// tab; a cut-off snapshot says where it ends.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -129,6 +130,45 @@ test('?trace=A&compare=B shows each type\'s change, most grown first', { skip: N
   assert.deepEqual([...growth].sort((x, y) => y - x), growth, 'sorted by growth');
   for (const r of rows.filter((r) => r.new === 'yes')) assert.equal(r.count_a, 0, `${r.name} is new`);
   if (SHOTS) await screenshot(page, 'heap-diff');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+/** A .zip of `entries` ([name, bytes]), stored, written from APPNOTE 4.3.7 (CRCs left zero: unchecked). */
+function storedZip(entries) {
+  const parts = [];
+  const central = [];
+  let offset = 0;
+  for (const [name, data] of entries) {
+    const n = Buffer.from(name);
+    const h = Buffer.alloc(30);
+    h.writeUInt32LE(0x04034b50, 0); h.writeUInt16LE(20, 4);
+    h.writeUInt32LE(data.length, 18); h.writeUInt32LE(data.length, 22); h.writeUInt16LE(n.length, 26);
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0); c.writeUInt16LE(20, 4); c.writeUInt16LE(20, 6);
+    c.writeUInt32LE(data.length, 20); c.writeUInt32LE(data.length, 24); c.writeUInt16LE(n.length, 28);
+    c.writeUInt32LE(offset, 42);
+    parts.push(h, n, data);
+    central.push(c, n);
+    offset += 30 + n.length + data.length;
+  }
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(entries.length, 8); end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, cd, end]);
+}
+
+test('a .zip holding a .gcdump opens in the Heap tab, as the file itself does', { skip: NO_SHARED }, async () => {
+  const { page, context, problems } = await openApp(browser, server.base);
+  const zip = storedZip([['notes.txt', Buffer.from('not a snapshot')], ['dumps/test1.gcdump', await readFile(TEST1)]]);
+  await page.setInputFiles('#file-input', { name: 'snapshots.zip', mimeType: 'application/zip', buffer: zip });
+  await page.locator('#heap-totals').waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator('#tab-overview').count(), 0, 'no GC tabs for a heap snapshot');
+  // README: 46,645 nodes, 82,475 edges, 3,339,490 bytes.
+  assert.equal(await value(page, 'heap-nodes'), 46645);
+  assert.equal(await value(page, 'heap-edges'), 82475);
+  assert.equal(await value(page, 'heap-bytes'), 3339490);
   assert.deepEqual(problems, []);
   await context.close();
 });

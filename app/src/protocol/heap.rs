@@ -163,7 +163,8 @@ pub struct HeapDiff {
 }
 
 /// Whether the decoding worker's error says the file is a `.gcdump` heap snapshot it cannot read
-/// as a trace (the snapshot itself, or one in a gzip): the page then opens it in the heap worker.
+/// as a trace (the snapshot itself, or one in a gzip or a .zip): the page then opens it in the
+/// heap worker.
 /// The words are core's (`container::HEAP_SNAPSHOT_MESSAGE`, and the nettrace decoder's for a
 /// FastSerialization stream that is not a trace).
 pub fn is_heap_snapshot_error(error: &str) -> bool {
@@ -179,9 +180,23 @@ mod tests {
         assert!(is_heap_snapshot_error(
             gcscope_core::container::HEAP_SNAPSHOT_MESSAGE
         ));
-        assert!(!is_heap_snapshot_error(
-            "a .gcdump heap snapshot in a .zip: unpack it"
-        ));
+        // What the trace reader says of a .zip holding a .gcdump (local header, 1 stored byte,
+        // end of the central directory): the heap worker unwraps it.
+        let mut zip = 0x0403_4b50u32.to_le_bytes().to_vec();
+        zip.extend_from_slice(&[
+            20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
+        ]);
+        zip.extend_from_slice(&[8, 0, 0, 0]);
+        zip.extend_from_slice(b"a.gcdumpX");
+        zip.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        zip.extend_from_slice(&[0; 18]);
+        let mut u = gcscope_core::container::Unwrapper::new();
+        let mut sink = |_: &[u8]| Ok(());
+        let e = u
+            .push(&zip, &mut sink)
+            .and_then(|_| u.finish(&mut sink))
+            .unwrap_err();
+        assert!(is_heap_snapshot_error(&e.to_string()), "{e}");
         assert!(!is_heap_snapshot_error(
             "not a trace: looks like a PNG image"
         ));

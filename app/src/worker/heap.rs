@@ -4,7 +4,7 @@
 //! (`protocol::heap`): the summary and types table once, one dominator-tree level or one type's
 //! paths to the root on request, and the difference with a second snapshot.
 
-use gcscope_core::container::{is_heap_snapshot, Unwrapper};
+use gcscope_core::container::{heap_input, heap_input_message, HeapInput, MAX_SNAPSHOT_BYTES};
 use gcscope_core::heap::{diff, Snapshot};
 
 use crate::protocol::heap::{
@@ -19,30 +19,23 @@ pub struct Kept {
     b: Option<(String, Snapshot)>,
 }
 
-/// The `.gcdump` bytes of a file: the file itself, or what a gzip wraps.
+/// The `.gcdump` bytes of a file: the file itself, what a gzip wraps, or a `.zip`'s first
+/// `.gcdump` entry (core's `container::heap_input`, capped at `MAX_SNAPSHOT_BYTES`).
 pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
-    if is_heap_snapshot(&file) == Some(true) {
-        return Ok(file);
-    }
-    if file.starts_with(b"\x1f\x8b") {
-        let mut out = Vec::new();
-        let mut u = Unwrapper::new();
-        u.push(&file, &mut |b| {
-            out.extend_from_slice(b);
-            Ok(())
-        })
-        .and_then(|_| {
-            u.finish(&mut |b| {
-                out.extend_from_slice(b);
-                Ok(())
-            })
-        })
-        .map_err(|e| format!("{e}"))?;
-        if is_heap_snapshot(&out) == Some(true) {
-            return Ok(out);
+    // `None`: nothing wraps the snapshot, the file's own bytes are used, not a copy.
+    let unwrapped = match heap_input(&file, MAX_SNAPSHOT_BYTES) {
+        Ok(HeapInput::Snapshot(u)) => match u.bytes {
+            std::borrow::Cow::Borrowed(_) => None,
+            std::borrow::Cow::Owned(b) => Some(b),
+        },
+        Ok(HeapInput::Trace) => {
+            return Err(
+                "not a .gcdump heap snapshot (no FastSerialization GCHeapDump at its start)".into(),
+            )
         }
-    }
-    Err("not a .gcdump heap snapshot (no FastSerialization GCHeapDump at its start)".into())
+        Err(e) => return Err(heap_input_message(&e)),
+    };
+    Ok(unwrapped.unwrap_or(file))
 }
 
 impl Kept {
@@ -364,5 +357,76 @@ mod tests {
     fn a_trace_is_not_a_heap_snapshot() {
         let e = gcdump_bytes(b"Nettrace and more bytes".to_vec()).unwrap_err();
         assert!(e.contains("not a .gcdump"), "{e}");
+    }
+
+    /// A one-member gzip of `data` in one stored deflate block (RFC 1952, RFC 1951; the CRC is
+    /// left zero: it is not checked).
+    fn stored_gzip(data: &[u8]) -> Vec<u8> {
+        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1];
+        let len = data.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(data);
+        out.extend_from_slice(&[0; 4]);
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out
+    }
+
+    /// A .zip whose entries are stored as they are, local headers only (APPNOTE 4.3.7); the
+    /// reader stops at the end of the entries.
+    fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (name, data) in entries {
+            out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+            out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(data);
+        }
+        out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        out.extend_from_slice(&[0; 18]);
+        out
+    }
+
+    #[test]
+    fn a_gzipped_or_zipped_snapshot_opens() {
+        let types = vec![ty("[root]"), ty("A"), ty("B")];
+        let nodes = vec![
+            (0u32, 0u32, vec![1u32, 2]),
+            (1, 10, vec![]),
+            (2, 30, vec![]),
+        ];
+        let dump = gcscope_core::heap::write_gcdump(&HeapGraph::from_nodes(types, 0, &nodes));
+        let zip = stored_zip(&[("notes.txt", b"x"), ("dir/app.gcdump", &dump)]);
+        for (how, file) in [
+            ("bare", dump.clone()),
+            ("gzip", stored_gzip(&dump)),
+            ("zip", zip),
+        ] {
+            assert!(gcdump_bytes(file.clone()).unwrap() == dump, "{how}");
+            let req = HeapRequest::Open {
+                file_name: format!("app.{how}"),
+            };
+            match Kept::default().open(&req, file, &|| 0.0) {
+                HeapAnswer::Summary(s) => {
+                    assert_eq!((s.nodes, s.total_bytes), (3, 40), "{how}")
+                }
+                other => panic!("{how}: {other:?}"),
+            }
+        }
+        let e = gcdump_bytes(stored_zip(&[("notes.txt", b"x")])).unwrap_err();
+        assert!(
+            e.contains("without a .gcdump") && e.contains("notes.txt"),
+            "{e}"
+        );
+        let cut = stored_gzip(&dump);
+        let e = gcdump_bytes(cut[..cut.len() / 2].to_vec()).unwrap_err();
+        assert!(
+            e.contains(&format!("cut off at byte {}", cut.len() / 2)),
+            "{e}"
+        );
     }
 }

@@ -17,13 +17,25 @@ enum State {
     /// Collecting the member header.
     Header(Vec<u8>),
     Data(Inflater),
-    /// Collecting the 8-byte trailer (CRC32, ISIZE).
-    Trailer(usize),
+    /// Collecting the 8-byte trailer (CRC32, ISIZE): the bytes so far, and how many bytes the
+    /// member's data inflated to.
+    Trailer(Vec<u8>, u64),
+}
+
+/// A member whose trailer's size (ISIZE, the inflated size mod 2^32) is not what its data
+/// inflated to: the file is damaged, or its trailer lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeMismatch {
+    /// File offset of the trailer's size field.
+    pub offset: u64,
+    pub claimed: u32,
+    pub inflated: u64,
 }
 
 pub struct GzipReader {
     state: State,
     members: u32,
+    mismatch: Option<SizeMismatch>,
 }
 
 impl GzipReader {
@@ -31,7 +43,14 @@ impl GzipReader {
         GzipReader {
             state: State::Header(Vec::new()),
             members: 0,
+            mismatch: None,
         }
+    }
+
+    /// The first member whose trailer's size disagrees with its data. Traces do not check it
+    /// (their decoder catches damaged bytes); a heap snapshot read whole does.
+    pub fn size_mismatch(&self) -> Option<SizeMismatch> {
+        self.mismatch
     }
 
     pub fn push(
@@ -65,15 +84,23 @@ impl GzipReader {
                     data = &data[used..];
                     base += used as u64;
                     if end {
-                        self.state = State::Trailer(0);
+                        self.state = State::Trailer(Vec::new(), inf.produced);
                     }
                 }
-                State::Trailer(n) => {
-                    let take = (8 - *n).min(data.len());
-                    *n += take;
+                State::Trailer(t, inflated) => {
+                    let take = (8 - t.len()).min(data.len());
+                    t.extend_from_slice(&data[..take]);
                     data = &data[take..];
                     base += take as u64;
-                    if *n == 8 {
+                    if t.len() == 8 {
+                        let claimed = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+                        if claimed != *inflated as u32 && self.mismatch.is_none() {
+                            self.mismatch = Some(SizeMismatch {
+                                offset: base - 4,
+                                claimed,
+                                inflated: *inflated,
+                            });
+                        }
                         self.members += 1;
                         self.state = State::Header(Vec::new());
                     }
@@ -89,7 +116,7 @@ impl GzipReader {
             State::Header(_) if self.members > 0 => Ok(()),
             State::Header(_) => Err(Error::truncated(end, "gzip header")),
             State::Data(_) => Err(Error::truncated(end, "gzip compressed data")),
-            State::Trailer(_) => Err(Error::truncated(end, "gzip trailer")),
+            State::Trailer(..) => Err(Error::truncated(end, "gzip trailer")),
         }
     }
 }

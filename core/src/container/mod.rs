@@ -1,11 +1,14 @@
 //! What the input bytes are. Sniffs the content (not the file name), unwraps `.zip` and gzip on the
 //! fly, and hands the raw trace stream to the format decoder. Anything that is not a trace is
-//! reported as such, with a guess at what it is (a PNG, an ETW .etl, JSON, ...).
+//! reported as such, with a guess at what it is (a PNG, an ETW .etl, JSON, ...). A heap snapshot
+//! (`.gcdump`), read whole rather than streamed, is unwrapped by [`heap_input`] (`snapshot`).
 
 mod gzip;
+mod snapshot;
 mod sniff;
 mod zip;
 
+pub use snapshot::{heap_input, heap_input_message, HeapInput, Unwrapped, MAX_SNAPSHOT_BYTES};
 pub use sniff::{describe, sniff, Kind, FAST_SERIALIZATION, NETTRACE_MAGIC};
 
 use crate::error::{Error, ErrorKind, Result};

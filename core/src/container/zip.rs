@@ -9,6 +9,9 @@
 //! the end). Stored and deflated entries are read; data descriptors (flag bit 3) and zip64 sizes are
 //! handled. CRCs are not verified: damaged deflate data is still caught by the inflater, and damaged
 //! trace bytes by the decoder.
+//!
+//! A reader made with [`ZipReader::gcdump`] looks for heap snapshots instead: it gives out the first
+//! entry named `*.gcdump` (no CTF streams, no companions) and lists the `.gcdump` entries after it.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::inflate::Inflater;
@@ -45,8 +48,18 @@ enum State {
     Done,
 }
 
+/// Which entries are the ones to read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// `*.nettrace` / `*.netperf` / `*.etl` (and CTF streams).
+    Trace,
+    /// `*.gcdump`.
+    HeapSnapshot,
+}
+
 pub struct ZipReader {
     state: State,
+    target: Target,
     /// Whether the entry being read had a data descriptor.
     descriptor: bool,
     found: bool,
@@ -73,6 +86,7 @@ impl ZipReader {
     pub fn with_entry(n: usize) -> Self {
         ZipReader {
             state: State::Header(Vec::new()),
+            target: Target::Trace,
             descriptor: false,
             found: false,
             names: Vec::new(),
@@ -86,7 +100,25 @@ impl ZipReader {
         }
     }
 
-    /// Names of the trace entries seen so far; after the last byte, all of them (the entries after the
+    /// Reads the first `*.gcdump` entry: a heap snapshot, not a trace.
+    pub fn gcdump() -> Self {
+        ZipReader {
+            target: Target::HeapSnapshot,
+            ..Self::with_entry(0)
+        }
+    }
+
+    /// Whether the entry to read was found (its bytes given out, or being given out).
+    pub fn found(&self) -> bool {
+        self.found
+    }
+
+    /// Every entry's name seen so far, in archive order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Names of the trace entries (for [`ZipReader::gcdump`], the `.gcdump` entries) seen so far; after the last byte, all of them (the entries after the
     /// chosen one are skipped, not decoded, to list them).
     pub fn trace_entries(&self) -> &[String] {
         &self.traces
@@ -279,11 +311,17 @@ impl ZipReader {
             csize = zip64_csize(extra)
                 .ok_or_else(|| Error::malformed(hstart, "zip: zip64 entry without a zip64 size"))?;
         }
-        let is_trace = is_trace_name(&name);
+        let is_trace = match self.target {
+            Target::Trace => is_trace_name(&name),
+            Target::HeapSnapshot => is_gcdump_name(&name),
+        };
         let companion = self.found && self.etl_chosen && is_trace && is_etl_name(&name);
         // A CTF trace is every `metadata` and `channel*` entry of the archive (unless a trace file
         // came first): its streams may come before their metadata, and each folder is one trace.
-        let ctf = !is_trace && (self.ctf || !self.found) && crate::ctf::is_ctf_entry(&name);
+        let ctf = self.target == Target::Trace
+            && !is_trace
+            && (self.ctf || !self.found)
+            && crate::ctf::is_ctf_entry(&name);
         let selected =
             ctf || companion || (is_trace && !self.found && self.traces.len() == self.want);
         // A deflated CTF entry whose compressed size is known goes out as it is stored (raw
@@ -386,6 +424,9 @@ impl ZipReader {
     }
 
     fn no_trace_message(&self) -> String {
+        if self.target == Target::HeapSnapshot {
+            return self.no_gcdump_message();
+        }
         if !self.traces.is_empty() {
             return format!(
                 "the .zip holds {} trace(s) ({}); there is no trace number {}",
@@ -406,23 +447,52 @@ impl ZipReader {
                 .to_string();
         }
         if self.names.iter().any(|n| base(n).ends_with(".gcdump")) {
-            return "a .gcdump heap snapshot in a .zip: unpack it, then open the .gcdump in the \
-                    tab or read it with `gcscope heap` on the command line"
+            // The words of `HEAP_SNAPSHOT_MESSAGE`, which the page looks for to open the file in
+            // its heap worker (that unwraps the .zip).
+            return "a .gcdump heap snapshot (FastSerialization type 'GCHeapDump') in a .zip: it \
+                    holds the heap's objects, not GC events; open it in the tab (its Heap tab) or \
+                    read it with `gcscope heap` on the command line"
                 .to_string();
         }
+        format!(
+            "a .zip archive without a .nettrace, .netperf or .etl entry (it holds: {})",
+            self.listed_names()
+        )
+    }
+
+    /// A .zip without a `.gcdump` entry (what it holds instead, the first few names).
+    fn no_gcdump_message(&self) -> String {
+        if self.names.is_empty() {
+            return "a .zip archive with no entries".to_string();
+        }
+        format!(
+            "a .zip archive without a .gcdump heap snapshot or a trace (.nettrace, .netperf, \
+             .etl) in it (it holds: {})",
+            self.listed_names()
+        )
+    }
+
+    /// The first entries' names, for messages.
+    fn listed_names(&self) -> String {
         const SHOWN: usize = 10;
         let mut list = self.names[..self.names.len().min(SHOWN)].join(", ");
         if self.names.len() > SHOWN {
             list.push_str(&format!(" and {} more", self.names.len() - SHOWN));
         }
-        format!("a .zip archive without a .nettrace, .netperf or .etl entry (it holds: {list})")
+        list
     }
 
     pub fn finish(&mut self, end: u64) -> Result<()> {
         match &self.state {
             State::Done => Ok(()),
             State::Stored { selected: true, .. } | State::Deflated { selected: true, .. } => {
-                Err(Error::truncated(end, "compressed trace inside the .zip"))
+                Err(Error::truncated(
+                    end,
+                    match self.target {
+                        Target::Trace => "compressed trace inside the .zip",
+                        Target::HeapSnapshot => "the .gcdump entry of the .zip",
+                    },
+                ))
             }
             _ if self.found => Ok(()),
             State::Header(h)
@@ -444,8 +514,15 @@ fn is_etl_name(name: &str) -> bool {
     name.to_ascii_lowercase().ends_with(".etl")
 }
 
+/// `*.gcdump`, any case, except macOS resource-fork twins.
+fn is_gcdump_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let base = lower.rsplit('/').next().unwrap_or(&lower);
+    base.ends_with(".gcdump") && !base.starts_with("._") && !lower.starts_with("__macosx/")
+}
+
 /// `*.nettrace` / `*.netperf` / `*.etl`, except macOS resource-fork twins (`__MACOSX/._x.nettrace`).
-fn is_trace_name(name: &str) -> bool {
+pub(super) fn is_trace_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let base = lower.rsplit('/').next().unwrap_or(&lower);
     (base.ends_with(".nettrace") || base.ends_with(".netperf") || base.ends_with(".etl"))

@@ -6,10 +6,10 @@ use crate::output::table::{self, csv_line, Align, Table};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Opts {
-    /// The earlier snapshot (.gcdump)
+    /// The earlier snapshot (.gcdump, a .gz or .zip of one, or a trace with a heap walk)
     #[arg(value_name = "A")]
     pub a: String,
-    /// The later snapshot (.gcdump)
+    /// The later snapshot (as A)
     #[arg(value_name = "B")]
     pub b: String,
     /// Print JSON instead of the table

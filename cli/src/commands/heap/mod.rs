@@ -7,6 +7,8 @@ mod roots;
 
 use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, csv_line, Align, Table};
+use gcscope_core::container::{heap_input, heap_input_message, HeapInput, MAX_SNAPSHOT_BYTES};
+use gcscope_core::error::ErrorKind;
 use gcscope_core::heap::{HeapWalk, HeapWalkBuilder, Snapshot, SnapshotInfo, TypeRow};
 use gcscope_core::TraceReader;
 use serde::Serialize;
@@ -37,7 +39,8 @@ pub enum HeapCommand {
 #[derive(clap::Args, Debug, Clone)]
 pub struct TypesOpts {
     /// The heap snapshot: a .gcdump from dotnet-gcdump, PerfView, Visual Studio or `gcscope
-    /// gcdump`, or a trace holding a heap walk (.nettrace, .etl)
+    /// gcdump` (or a .gz of one, or a .zip holding one), or a trace holding a heap walk
+    /// (.nettrace, .etl, zipped or not)
     #[arg(value_name = "FILE", required = true)]
     pub file: Option<String>,
     /// Print JSON instead of the table (`nodes`, `edges`, `total_bytes`, `types`)
@@ -61,26 +64,59 @@ pub fn run(opts: &Opts) -> Result<(), String> {
 }
 
 /// Reads a heap snapshot whole (a graph is read at random) and computes its dominator tree: a
-/// `.gcdump`, or an event trace holding a heap walk (its first).
+/// `.gcdump`, gzipped or the first `.gcdump` of a `.zip`, or an event trace holding a heap walk
+/// (its first), zipped or not. The bytes decide, not the file name.
 pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
-    if gcscope_core::container::is_heap_snapshot(&bytes) == Some(false) {
-        let walk = heap_walk(&bytes).map_err(|e| {
-            format!("'{path}' is neither a .gcdump heap snapshot nor an event trace: {e}")
-        })?;
-        let Some(walk) = walk else {
-            return Err(format!(
-                "'{path}' holds no heap walk: it is neither a .gcdump heap snapshot nor a trace \
-                 with the GCHeapDump events of an induced GC (`gcscope gcdump --pid P -o \
-                 FILE.gcdump` takes one; for the trace's GCs use `gcscope summary {path}`)"
-            ));
-        };
-        for w in walk.report.warnings() {
-            eprintln!("gcscope: {path}: {w}");
+    let input = heap_input(&bytes, MAX_SNAPSHOT_BYTES).map_err(|e| match e.kind {
+        ErrorKind::NotATrace(_) => format!(
+            "'{path}' is neither a .gcdump heap snapshot nor an event trace: {}",
+            heap_input_message(&e)
+        ),
+        _ => format!("'{path}': {}", heap_input_message(&e)),
+    })?;
+    let HeapInput::Snapshot(u) = input else {
+        return load_walk(path, &bytes);
+    };
+    if let Some(entry) = &u.entry {
+        if !u.others.is_empty() {
+            eprintln!(
+                "gcscope: '{path}' holds {} heap snapshots; reading {entry} (the others: {})",
+                u.others.len() + 1,
+                u.others.join(", ")
+            );
         }
-        return Ok(Snapshot::new(walk.graph));
     }
-    Snapshot::read(&bytes).map_err(|e| format!("'{path}': {e}"))
+    let what = match &u.entry {
+        Some(entry) => format!("'{path}' ({entry})"),
+        None => format!("'{path}'"),
+    };
+    Snapshot::read(&u.bytes).map_err(|e| {
+        if u.wrapper.is_some() {
+            // The reader's offsets are the unpacked snapshot's, not the file's.
+            format!("{what}, unpacked: {e}")
+        } else {
+            format!("{what}: {e}")
+        }
+    })
+}
+
+/// The first heap walk of an event trace's bytes, as a snapshot.
+fn load_walk(path: &str, bytes: &[u8]) -> Result<Snapshot, String> {
+    let walk = heap_walk(bytes).map_err(|e| {
+        format!("'{path}' is neither a .gcdump heap snapshot nor an event trace: {e}")
+    })?;
+    let Some(walk) = walk else {
+        return Err(format!(
+            "'{path}' holds no heap walk: it is neither a .gcdump heap snapshot nor a trace \
+             with the GCHeapDump events of an induced GC (`gcscope gcdump --pid P -o \
+             FILE.gcdump` takes one; for the trace's GCs use `gcscope summary {path}`)"
+        ));
+    };
+    for w in walk.report.warnings() {
+        eprintln!("gcscope: {path}: {w}");
+    }
+    Ok(Snapshot::new(walk.graph))
 }
 
 /// The first heap walk of a trace's bytes (`.nettrace`, `.etl`, zipped or not), if it has one.

@@ -6,7 +6,7 @@ use crate::output::table;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Opts {
-    /// The heap snapshot (.gcdump)
+    /// The heap snapshot: a .gcdump, a .gz or .zip of one, or a trace with a heap walk
     #[arg(value_name = "FILE")]
     pub file: String,
     /// The type's full name, as `gcscope heap` lists it
