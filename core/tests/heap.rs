@@ -11,7 +11,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 
 fn heapdumps() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/heapdumps");
+    // `../shared` of the checkout, found from any depth (a worktree sits one level deeper).
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let found = here
+        .ancestors()
+        .map(|a| a.join("shared/heapdumps"))
+        .find(|d| d.join("README.md").is_file());
+    let dir = found.unwrap_or_else(|| here.join("../../shared/heapdumps"));
     if dir.join("README.md").is_file() {
         Some(dir)
     } else {
