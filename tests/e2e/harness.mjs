@@ -19,7 +19,8 @@ export { ENGINE, ENGINES, SEES_WORKER_CONSOLE } from './engines/index.mjs';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built app: dist/, or another build given by GCSCOPE_DIST (each engineer can test their own). */
 export const DIST = process.env.GCSCOPE_DIST ? path.resolve(process.env.GCSCOPE_DIST) : path.join(ROOT, 'dist');
-export const SHARED = path.resolve(ROOT, '../shared');
+// The shared test data: `../shared` beside the checkout, or GCSCOPE_SHARED (a worktree elsewhere).
+export const SHARED = process.env.GCSCOPE_SHARED ?? path.resolve(ROOT, '../shared');
 /** Screenshots and other output of this run's engine. */
 export const OUT = path.join(ROOT, 'tests/output', ENGINE);
 /**

@@ -181,7 +181,7 @@ fn Snapshot(s: Arc<HeapSummary>) -> impl IntoView {
             <h2 title=tables::RETAINED>"Dominator tree"</h2>
             <p class="muted">"Each object under the one it is kept alive by alone (its immediate dominator), largest retained first. Expand a node for what it keeps alive."</p>
             {pending.then(|| view! { <p class="muted pending" id="heap-tree-pending">"Computing the dominator tree…"</p> })}
-            <div id="heap-tree" class="heap-tree">
+            <div id="heap-tree" class="heap-tree" hidden=pending>
                 {root.map(|r| view! {
                     <div class="heap-node" data-node=r.node.to_string()>
                         <span class="heap-type">{r.type_name.clone()}</span>
