@@ -295,6 +295,15 @@ mod tests {
             ("2", "90 B")
         );
         assert_eq!((t.shown(0, 3).as_str(), t.shown(0, 4).as_str()), ("", ""));
+        // A sort on retained waits: the rows keep the order the worker gave them.
+        let st = SortFilter {
+            sort: Some(Sort {
+                column: "retained_bytes".into(),
+                desc: true,
+            }),
+            text: String::new(),
+        };
+        assert_eq!(t.view(&st), [0, 1]);
         // The same rows once the tree is known: the figures, the plain titles.
         let t = types_table(&rows, false);
         assert_eq!(t.cols[3].label, "Retained");
