@@ -40,6 +40,21 @@ fn main() {
     let t = Instant::now();
     let roots = s.roots();
     let ro = t.elapsed();
+    let t = Instant::now();
+    let _ = s.totals();
+    let to = t.elapsed();
+    let t = Instant::now();
+    let _ = s.warnings();
+    let wa = t.elapsed();
+    let t = Instant::now();
+    let gens = s.generations().map_or(0, |g| g.len());
+    let ge = t.elapsed();
+    println!(
+        "totals {:.1} ms, warnings {:.1} ms, generations {:.1} ms ({gens} rows)",
+        to.as_secs_f64() * 1e3,
+        wa.as_secs_f64() * 1e3,
+        ge.as_secs_f64() * 1e3
+    );
     println!(
         "{file}: {} bytes, {n} nodes, {} types, {} root-tree nodes: read {:.1} ms, dominators {:.1} ms, \
          types {:.1} ms, roots {:.1} ms; file {:.1} B/node, graph+tree {:.1} B/node",

@@ -4,13 +4,20 @@
 
 use gcscope_core::container::{sniff, Kind};
 use gcscope_core::heap::{
-    diff, read_gcdump, HeapGraph, RootCategory, Snapshot, TypeEntry, MAX_PATH_HOPS, NONE,
+    diff, read_gcdump, shallow_types, HeapGraph, RootCategory, Snapshot, TypeEntry, MAX_PATH_HOPS,
+    NONE,
 };
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 
 fn heapdumps() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/heapdumps");
+    // `../shared` of the checkout, found from any depth (a worktree sits one level deeper).
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let found = here
+        .ancestors()
+        .map(|a| a.join("shared/heapdumps"))
+        .find(|d| d.join("README.md").is_file());
+    let dir = found.unwrap_or_else(|| here.join("../../shared/heapdumps"));
     if dir.join("README.md").is_file() {
         Some(dir)
     } else {
@@ -746,4 +753,60 @@ fn root_categories_match_a_search_per_category() {
     }
     // Most rounds' categories reference objects (the test is not vacuous).
     assert!(checked > 60, "{checked} categories with objects");
+}
+
+/// Each type name's instances and shallow bytes, counted node by node.
+fn count_by_name(g: &HeapGraph) -> BTreeMap<String, (u64, u64)> {
+    let mut m: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for v in 0..g.node_count() {
+        let name = g.types[g.node_type[v] as usize].name.clone();
+        let e = m.entry(name).or_default();
+        e.0 += 1;
+        e.1 += g.node_size[v] as u64;
+    }
+    m
+}
+
+/// The types table shown before the dominator tree (`shallow_types`) holds every type name's
+/// count and shallow bytes, largest bytes first, and the same names and figures as the table
+/// with retained bytes; some random graphs repeat names across type entries, as real dumps do.
+#[test]
+fn shallow_types_count_each_name_as_a_node_by_node_count() {
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let mut graphs: Vec<HeapGraph> = (0..30)
+        .map(|round| {
+            let n = 2 + rng.below(300) as usize;
+            let degree = 1 + rng.below(3);
+            let type_count = 1 + rng.below(8) as usize;
+            let mut g = random_graph(&mut rng, n, degree, type_count);
+            if round % 2 == 1 {
+                // Entries 0 and the last share a name: one row.
+                let last = g.types.len() - 1;
+                g.types[last].name = g.types[0].name.clone();
+            }
+            g
+        })
+        .collect();
+    if let Some(b) = read("gcdumpanalyze-test1.gcdump") {
+        graphs.push(read_gcdump(&b).unwrap());
+    }
+    for g in graphs {
+        let expect = count_by_name(&g);
+        let shallow = shallow_types(&g);
+        let got: BTreeMap<String, (u64, u64)> = shallow
+            .iter()
+            .map(|r| (r.name.clone(), (r.count, r.bytes)))
+            .collect();
+        assert_eq!(got.len(), shallow.len(), "a name twice");
+        assert_eq!(got, expect);
+        assert!(shallow.windows(2).all(|w| w[0].bytes >= w[1].bytes));
+        let s = Snapshot::new(g);
+        assert_eq!(s.totals().types, shallow.len() as u64);
+        let full: BTreeMap<String, (u64, u64)> = s
+            .types()
+            .into_iter()
+            .map(|r| (r.name, (r.count, r.bytes)))
+            .collect();
+        assert_eq!(full, expect);
+    }
 }

@@ -39,7 +39,10 @@ async function exported(page, id) {
 test('a .gcdump shows the Heap tab alone, with the snapshot\'s totals and types', { skip: NO_SHARED }, async () => {
   const { page, context, problems } = await openApp(browser, server.base);
   await page.setInputFiles('#file-input', TEST1);
-  await page.locator('#heap-totals').waitFor({ timeout: 30_000 });
+  // The worker answers in stages (types, retained, root categories): the last one has it all.
+  await page.locator('#heap-timing[data-stage="complete"]').waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator('#heap-roots-pending, #heap-tree-pending').count(), 0);
+  assert.doesNotMatch(await page.locator('#heap-types thead').textContent(), /computing/);
   assert.equal(await page.locator('#tab-heap').count(), 1);
   assert.equal(await page.locator('#tab-overview').count(), 0, 'no GC tabs for a heap snapshot');
   // README: 46,645 nodes, 82,475 edges, 3,339,490 bytes, 1 undefined node.
@@ -163,7 +166,7 @@ test('a .zip holding a .gcdump opens in the Heap tab, as the file itself does', 
   const { page, context, problems } = await openApp(browser, server.base);
   const zip = storedZip([['notes.txt', Buffer.from('not a snapshot')], ['dumps/test1.gcdump', await readFile(TEST1)]]);
   await page.setInputFiles('#file-input', { name: 'snapshots.zip', mimeType: 'application/zip', buffer: zip });
-  await page.locator('#heap-totals').waitFor({ timeout: 30_000 });
+  await page.locator('#heap-timing[data-stage="complete"]').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#tab-overview').count(), 0, 'no GC tabs for a heap snapshot');
   // README: 46,645 nodes, 82,475 edges, 3,339,490 bytes.
   assert.equal(await value(page, 'heap-nodes'), 46645);

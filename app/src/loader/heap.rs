@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
 use super::worker_client::{decode_envelope, spawn_worker};
-use crate::protocol::heap::{HeapAnswer, HeapRequest};
+use crate::protocol::heap::{HeapAnswer, HeapRequest, HeapStage};
 use crate::protocol::{ToUi, MODE_HEAP, MSG_BLOB, MSG_MODE, MSG_REQUEST};
 use crate::state::heap::Level;
 use crate::state::AppState;
@@ -53,7 +53,7 @@ pub fn open(app: AppState, name: String, blob: Blob) {
     forget(app);
     app.heap.open.set(Some(name.clone()));
     app.heap.opened_at.set(js_sys::Date::now());
-    app.heap.shown_ms.set(None);
+    app.heap.shown_ms.set([None; 3]);
     if let Err(e) = start(app) {
         app.heap.error.set(Some(e));
         return;
@@ -155,6 +155,8 @@ fn start(app: AppState) -> Result<(), String> {
             if let Some(job) = j.borrow_mut().as_mut() {
                 match &reply {
                     Ok(ToUi::Ready) => job.ready = true,
+                    // An early stage of a summary: the rest of the answer is still to come.
+                    Ok(ToUi::Heap(a)) if is_early(a) => {}
                     _ => job.in_flight = false,
                 }
                 send_waiting(job);
@@ -191,12 +193,17 @@ fn start(app: AppState) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `a` is a summary's earlier stage, with more of it to come for the same request.
+pub fn is_early(a: &HeapAnswer) -> bool {
+    matches!(a, HeapAnswer::Summary(s) if s.stage != HeapStage::Complete)
+}
+
 fn on_answer(app: AppState, a: HeapAnswer) {
     let h = app.heap;
     match a {
         HeapAnswer::Summary(s) => {
-            h.shown_ms
-                .set(Some(js_sys::Date::now() - h.opened_at.get_untracked()));
+            let ms = js_sys::Date::now() - h.opened_at.get_untracked();
+            h.shown_ms.update(|t| t[s.stage as usize] = Some(ms));
             h.summary.set(Some(Arc::new(*s)));
         }
         HeapAnswer::Children { node, nodes, more } => h.levels.update(|l| {

@@ -42,9 +42,24 @@ pub enum HeapAnswer {
     },
 }
 
+/// How far the worker has got with a snapshot: it answers `Open` with one summary per stage, each
+/// filling more of it, the page showing each in place of the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+pub enum HeapStage {
+    /// Read: the totals the graph alone gives (nodes, edges, bytes, types) and the types table
+    /// with counts and shallow bytes; everything that needs the dominator tree is 0 or empty.
+    Types,
+    /// The dominator tree too: reachable and retained figures, the warnings, the root.
+    Retained,
+    /// The root categories and the generations too: the last answer.
+    #[default]
+    Complete,
+}
+
 /// A snapshot's figures, as `gcscope heap` prints them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HeapSummary {
+    pub stage: HeapStage,
     pub file_name: String,
     pub file_size: f64,
     pub nodes: u64,
@@ -71,10 +86,12 @@ pub struct HeapSummary {
     pub generations: Option<Vec<GenerationRow>>,
     /// The dominator tree's root.
     pub root: Option<DomNode>,
-    /// The worker's timings (ms): reading the file, the dominator tree, the types table.
+    /// The worker's timings (ms): reading the file, the dominator tree, the types table (with
+    /// the totals and warnings), the root categories and generations.
     pub read_ms: f64,
     pub dominators_ms: f64,
     pub types_ms: f64,
+    pub roots_ms: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

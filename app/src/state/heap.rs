@@ -33,9 +33,10 @@ pub struct HeapState {
     pub diff: RwSignal<Option<Arc<HeapDiff>>>,
     pub diff_loading: RwSignal<Option<String>>,
     pub diff_error: RwSignal<Option<String>>,
-    /// When the snapshot was opened and when its summary came (ms, `Date.now`).
+    /// When the snapshot was opened (ms, `Date.now`), and how long after it each stage of its
+    /// summary came (`HeapStage` order: types, retained, complete).
     pub opened_at: RwSignal<f64>,
-    pub shown_ms: RwSignal<Option<f64>>,
+    pub shown_ms: RwSignal<[Option<f64>; 3]>,
 }
 
 impl HeapState {
@@ -50,7 +51,7 @@ impl HeapState {
             diff_loading: RwSignal::new(None),
             diff_error: RwSignal::new(None),
             opened_at: RwSignal::new(0.0),
-            shown_ms: RwSignal::new(None),
+            shown_ms: RwSignal::new([None; 3]),
         }
     }
 

@@ -22,11 +22,20 @@ fn change(v: i64) -> Cell {
 }
 
 /// Every type: count, shallow and retained bytes, unreachable instances.
-pub fn types_table(rows: &[TypeRow]) -> Table {
+/// `pending`: the dominator tree is still being computed, so the retained and unreachable
+/// columns are empty and say so in their titles (a sort on them waits for the figures).
+pub fn types_table(rows: &[TypeRow], pending: bool) -> Table {
+    let mut cols = types_cols();
+    if pending {
+        for c in &mut cols[3..] {
+            c.label.push_str(" (computing…)");
+        }
+    }
+    let tree = |v: u64| if pending { Cell::Num(None) } else { nu(v) };
     Table {
         id: "heap-types",
         title: "Types".into(),
-        cols: types_cols(),
+        cols,
         rows: rows
             .iter()
             .map(|r| {
@@ -34,8 +43,8 @@ pub fn types_table(rows: &[TypeRow]) -> Table {
                     t(r.name.clone()),
                     nu(r.count),
                     nu(r.bytes),
-                    nu(r.retained_bytes),
-                    nu(r.unreachable_count),
+                    tree(r.retained_bytes),
+                    tree(r.unreachable_count),
                 ]
             })
             .collect(),
@@ -253,11 +262,14 @@ mod tests {
 
     #[test]
     fn the_types_table_sorts_and_filters_by_name() {
-        let t = types_table(&[
-            row("System.String", 3, 90, 90),
-            row("System.Byte[]", 1, 500, 500),
-            row("MyApp.Cache", 1, 24, 700),
-        ]);
+        let t = types_table(
+            &[
+                row("System.String", 3, 90, 90),
+                row("System.Byte[]", 1, 500, 500),
+                row("MyApp.Cache", 1, 24, 700),
+            ],
+            false,
+        );
         let st = SortFilter {
             sort: Some(Sort {
                 column: "bytes".into(),
@@ -269,6 +281,33 @@ mod tests {
         let names: Vec<String> = order.iter().map(|&r| t.shown(r, 0)).collect();
         assert_eq!(names, ["System.Byte[]", "System.String"]);
         assert_eq!(t.shown(2, 3), "700 B");
+    }
+
+    #[test]
+    fn a_types_table_before_the_tree_leaves_retained_empty_and_says_why() {
+        let rows = [row("A", 2, 90, 0), row("B", 1, 500, 0)];
+        let t = types_table(&rows, true);
+        assert_eq!(t.cols[3].label, "Retained (computing…)");
+        assert_eq!(t.cols[4].label, "Unreachable (computing…)");
+        assert_eq!(t.cols[1].label, "Count");
+        assert_eq!(
+            (t.shown(0, 1).as_str(), t.shown(0, 2).as_str()),
+            ("2", "90 B")
+        );
+        assert_eq!((t.shown(0, 3).as_str(), t.shown(0, 4).as_str()), ("", ""));
+        // A sort on retained waits: the rows keep the order the worker gave them.
+        let st = SortFilter {
+            sort: Some(Sort {
+                column: "retained_bytes".into(),
+                desc: true,
+            }),
+            text: String::new(),
+        };
+        assert_eq!(t.view(&st), [0, 1]);
+        // The same rows once the tree is known: the figures, the plain titles.
+        let t = types_table(&rows, false);
+        assert_eq!(t.cols[3].label, "Retained");
+        assert_eq!(t.shown(1, 3), "0 B");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::format::{bytes, thousands};
 use crate::loader::heap as worker;
 use crate::loader::other;
-use crate::protocol::heap::{HeapDiff, HeapSummary, Paths};
+use crate::protocol::heap::{HeapDiff, HeapStage, HeapSummary, Paths};
 use crate::state::use_app;
 use crate::tables::heap::{self as tables, skews, Skews};
 use crate::widgets::table_panel::TablePanel;
@@ -75,11 +75,44 @@ fn Snapshot(s: Arc<HeapSummary>) -> impl IntoView {
             .collect()
     };
     let with_bytes = |n: u64| format!("{} ({})", thousands(n as f64), bytes(n as f64));
-    let shown = app.heap.shown_ms.get_untracked().unwrap_or(0.0);
-    let timing = format!(
-        "Read in {:.0} ms, dominator tree in {:.0} ms, tables in {:.0} ms; shown {:.0} ms after opening.",
-        s.read_ms, s.dominators_ms, s.types_ms, shown
-    );
+    let shown = app.heap.shown_ms.get_untracked();
+    let after = |i: usize| {
+        shown[i].map_or(String::new(), |ms| {
+            format!(", shown {ms:.0} ms after opening")
+        })
+    };
+    let pending = s.stage < HeapStage::Retained;
+    let timing = match s.stage {
+        HeapStage::Types => format!(
+            "Read in {:.0} ms, types counted in {:.0} ms{}; computing the dominator tree (retained bytes)…",
+            s.read_ms, s.types_ms, after(0)
+        ),
+        HeapStage::Retained => format!(
+            "Read in {:.0} ms{}; dominator tree in {:.0} ms, tables in {:.0} ms{}; computing the root categories…",
+            s.read_ms, after(0), s.dominators_ms, s.types_ms, after(1)
+        ),
+        HeapStage::Complete => format!(
+            "Read in {:.0} ms{}; dominator tree in {:.0} ms, tables in {:.0} ms{}; root categories in {:.0} ms{}.",
+            s.read_ms, after(0), s.dominators_ms, s.types_ms, after(1), s.roots_ms, after(2)
+        ),
+    };
+    // A figure that needs the dominator tree, while it is computed.
+    let tree_fact = |id: &'static str,
+                     label: &'static str,
+                     help: &'static str,
+                     value: String,
+                     raw: u64,
+                     w: Vec<String>| {
+        if pending {
+            view! {
+                <dt title=help>{label}</dt>
+                <dd class="num pending" id=id>"computing…"</dd>
+            }
+            .into_any()
+        } else {
+            fact(id, label, help, value, raw, w).into_any()
+        }
+    };
     let mut who = Vec::new();
     if let Some(p) = &s.process_name {
         who.push(format!("process {p}"));
@@ -131,9 +164,9 @@ fn Snapshot(s: Arc<HeapSummary>) -> impl IntoView {
                 {fact("heap-edges", "Edges", "References between nodes.", thousands(s.edges as f64), s.edges, vec![])}
                 {fact("heap-bytes", "Bytes", "The sum of the nodes' sizes (shallow bytes).", with_bytes(s.total_bytes), s.total_bytes, warn(Skews::Bytes))}
                 {fact("heap-types-count", "Types", "Distinct type names.", thousands(s.types as f64), s.types, vec![])}
-                {fact("heap-unreachable-nodes", "Unreachable nodes", tables::UNREACHABLE, thousands(s.unreachable_nodes as f64), s.unreachable_nodes, warn(Skews::Unreachable))}
-                {fact("heap-unreachable-bytes", "Unreachable bytes", tables::UNREACHABLE, with_bytes(s.unreachable_bytes), s.unreachable_bytes, vec![])}
-                {fact("heap-retained-root", "Retained by the root", tables::RETAINED, with_bytes(s.root.as_ref().map_or(0, |r| r.retained_bytes)), s.root.as_ref().map_or(0, |r| r.retained_bytes), warn(Skews::Retained))}
+                {tree_fact("heap-unreachable-nodes", "Unreachable nodes", tables::UNREACHABLE, thousands(s.unreachable_nodes as f64), s.unreachable_nodes, warn(Skews::Unreachable))}
+                {tree_fact("heap-unreachable-bytes", "Unreachable bytes", tables::UNREACHABLE, with_bytes(s.unreachable_bytes), s.unreachable_bytes, vec![])}
+                {tree_fact("heap-retained-root", "Retained by the root", tables::RETAINED, with_bytes(s.root.as_ref().map_or(0, |r| r.retained_bytes)), s.root.as_ref().map_or(0, |r| r.retained_bytes), warn(Skews::Retained))}
                 {fact("heap-pointer", "Pointer size", "Bytes of a pointer in the process (4: 32-bit, 8: 64-bit).", format!("{} bytes", s.pointer_size), s.pointer_size as u64, vec![])}
             </dl>
             {(!s.warnings.is_empty()).then(|| view! {
@@ -141,13 +174,14 @@ fn Snapshot(s: Arc<HeapSummary>) -> impl IntoView {
                     {s.warnings.iter().map(|w| view! { <li>"⚠ " {w.clone()}</li> }).collect_view()}
                 </ul>
             })}
-            <p class="muted" id="heap-timing">{timing}</p>
+            <p class="muted" id="heap-timing" data-stage=format!("{:?}", s.stage).to_lowercase()>{timing}</p>
             <Diff />
-            <TablePanel table=tables::types_table(&s.type_rows) id="heap-types" state=TableState::in_url("heap") />
+            <TablePanel table=tables::types_table(&s.type_rows, pending) id="heap-types" state=TableState::in_url("heap") />
             <PathsPanel names=names />
             <h2 title=tables::RETAINED>"Dominator tree"</h2>
             <p class="muted">"Each object under the one it is kept alive by alone (its immediate dominator), largest retained first. Expand a node for what it keeps alive."</p>
-            <div id="heap-tree" class="heap-tree">
+            {pending.then(|| view! { <p class="muted pending" id="heap-tree-pending">"Computing the dominator tree…"</p> })}
+            <div id="heap-tree" class="heap-tree" hidden=pending>
                 {root.map(|r| view! {
                     <div class="heap-node" data-node=r.node.to_string()>
                         <span class="heap-type">{r.type_name.clone()}</span>
@@ -156,7 +190,11 @@ fn Snapshot(s: Arc<HeapSummary>) -> impl IntoView {
                     {level(r.node)}
                 })}
             </div>
-            <TablePanel table=tables::categories_table(&s.categories, s.shared_retained_bytes) id="heap-roots" state=TableState::in_url("hroot") />
+            {if s.stage < HeapStage::Complete {
+                view! { <p class="muted pending" id="heap-roots-pending">"Root categories: computing…"</p> }.into_any()
+            } else {
+                view! { <TablePanel table=tables::categories_table(&s.categories, s.shared_retained_bytes) id="heap-roots" state=TableState::in_url("hroot") /> }.into_any()
+            }}
             {s.generations.as_ref().map(|g| view! {
                 <TablePanel table=tables::generations_table(g) id="heap-generations" state=TableState::in_url("hgen") />
             })}

@@ -123,7 +123,9 @@ pub fn run_worker() {
         {
             // This is the heap worker (see `super::heap`).
             wasm_bindgen_futures::spawn_local(async move {
-                post(&reply, &super::heap::serve(&data).await);
+                let early = |m: &ToUi| post(&reply, m);
+                let answer = super::heap::serve(&data, &early).await;
+                post(&reply, &answer);
             });
             return;
         }

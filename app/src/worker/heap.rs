@@ -5,11 +5,11 @@
 //! paths to the root on request, and the difference with a second snapshot.
 
 use gcscope_core::container::{heap_input, heap_input_message, HeapInput, MAX_SNAPSHOT_BYTES};
-use gcscope_core::heap::{diff, Snapshot};
+use gcscope_core::heap::{diff, shallow_types, HeapGraph, Snapshot};
 
 use crate::protocol::heap::{
-    CategoryRow, DiffRow, DomNode, GenerationRow, HeapAnswer, HeapDiff, HeapRequest, HeapSummary,
-    PathGroup, Paths, TypeRow, MAX_CHILDREN, MAX_PATH_GROUPS,
+    CategoryRow, DiffRow, DomNode, GenerationRow, HeapAnswer, HeapDiff, HeapRequest, HeapStage,
+    HeapSummary, PathGroup, Paths, TypeRow, MAX_CHILDREN, MAX_PATH_GROUPS,
 };
 
 /// The snapshot shown (A) and the one it is compared with (B), read.
@@ -40,8 +40,16 @@ pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
 
 impl Kept {
     /// Reads `file` as snapshot A (`compare`: B) and answers its summary (or the difference).
-    /// `now` is a clock in ms, for the summary's timings.
-    pub fn open(&mut self, req: &HeapRequest, file: Vec<u8>, now: &dyn Fn() -> f64) -> HeapAnswer {
+    /// `now` is a clock in ms, for the summary's timings. A's summary comes in stages
+    /// ([`HeapStage`]): `post` gets the earlier ones as soon as each is ready (the page shows the
+    /// types table while the dominator tree is computed), the answer is the complete one.
+    pub fn open(
+        &mut self,
+        req: &HeapRequest,
+        file: Vec<u8>,
+        now: &dyn Fn() -> f64,
+        post: &mut dyn FnMut(HeapAnswer),
+    ) -> HeapAnswer {
         let failed = |error: String| HeapAnswer::Failed {
             request: req.clone(),
             error,
@@ -63,6 +71,16 @@ impl Kept {
         };
         drop(bytes);
         let t1 = now();
+        if !compare {
+            // A's previous tree is of no more use, and its memory is wanted for this one's.
+            self.a = None;
+            self.b = None;
+            let mut s = shallow_summary(&graph, &name, file_size);
+            s.read_ms = t1 - t0;
+            s.types_ms = now() - t1;
+            post(HeapAnswer::Summary(Box::new(s)));
+        }
+        let t1 = now();
         let snap = Snapshot::new(graph);
         let t2 = now();
         if compare {
@@ -73,8 +91,11 @@ impl Kept {
         s.read_ms = t1 - t0;
         s.dominators_ms = t2 - t1;
         s.types_ms = now() - t2;
+        post(HeapAnswer::Summary(Box::new(s.clone())));
+        let t3 = now();
+        complete(&mut s, &snap);
+        s.roots_ms = now() - t3;
         self.a = Some((name, snap));
-        self.b = None;
         HeapAnswer::Summary(Box::new(s))
     }
 
@@ -176,12 +197,42 @@ fn dom_node(t: gcscope_core::heap::TreeNode) -> DomNode {
     }
 }
 
-/// The snapshot's figures and tables.
+/// What the graph alone gives, before the dominator tree ([`HeapStage::Types`]).
+pub fn shallow_summary(g: &HeapGraph, file_name: &str, file_size: f64) -> HeapSummary {
+    let type_rows: Vec<TypeRow> = shallow_types(g)
+        .into_iter()
+        .map(|r| TypeRow {
+            name: r.name,
+            count: r.count,
+            bytes: r.bytes,
+            retained_bytes: 0,
+            unreachable_count: 0,
+        })
+        .collect();
+    HeapSummary {
+        stage: HeapStage::Types,
+        file_name: file_name.into(),
+        file_size,
+        nodes: g.node_count() as u64,
+        edges: g.edge_count() as u64,
+        total_bytes: g.total_bytes(),
+        types: type_rows.len() as u64,
+        undefined_nodes: g.undefined_count() as u64,
+        pointer_size: g.pointer_size,
+        process_name: g.info.process_name.clone(),
+        process_id: g.info.process_id,
+        creation_tool: g.info.creation_tool.clone(),
+        type_rows,
+        ..HeapSummary::default()
+    }
+}
+
+/// The snapshot's figures and types table with retained bytes ([`HeapStage::Retained`]).
 pub fn summary(s: &Snapshot, file_name: &str, file_size: f64) -> HeapSummary {
     let t = s.totals();
     let g = &s.graph;
-    let roots = s.roots();
     HeapSummary {
+        stage: HeapStage::Retained,
         file_name: file_name.into(),
         file_size,
         nodes: t.nodes,
@@ -209,34 +260,38 @@ pub fn summary(s: &Snapshot, file_name: &str, file_size: f64) -> HeapSummary {
                 unreachable_count: r.unreachable_count,
             })
             .collect(),
-        categories: roots
-            .categories
-            .into_iter()
-            .map(|c| CategoryRow {
-                category: c.category.label().into(),
-                root_nodes: c.root_nodes,
-                objects: c.objects,
-                retained_bytes: c.retained_bytes,
-                reachable_bytes: c.reachable_bytes,
-            })
-            .collect(),
-        shared_retained_bytes: roots.shared_retained_bytes,
-        generations: s.generations().map(|rows| {
-            rows.into_iter()
-                .map(|r| GenerationRow {
-                    name: r.name,
-                    count: r.count,
-                    bytes: r.bytes,
-                    outside_count: r.outside_count,
-                    outside_bytes: r.outside_bytes,
-                })
-                .collect()
-        }),
         root: s.tree_node(g.root).map(dom_node),
-        read_ms: 0.0,
-        dominators_ms: 0.0,
-        types_ms: 0.0,
+        ..HeapSummary::default()
     }
+}
+
+/// Adds the root categories and the generations to `out` ([`HeapStage::Complete`]).
+pub fn complete(out: &mut HeapSummary, s: &Snapshot) {
+    let roots = s.roots();
+    out.stage = HeapStage::Complete;
+    out.categories = roots
+        .categories
+        .into_iter()
+        .map(|c| CategoryRow {
+            category: c.category.label().into(),
+            root_nodes: c.root_nodes,
+            objects: c.objects,
+            retained_bytes: c.retained_bytes,
+            reachable_bytes: c.reachable_bytes,
+        })
+        .collect();
+    out.shared_retained_bytes = roots.shared_retained_bytes;
+    out.generations = s.generations().map(|rows| {
+        rows.into_iter()
+            .map(|r| GenerationRow {
+                name: r.name,
+                count: r.count,
+                bytes: r.bytes,
+                outside_count: r.outside_count,
+                outside_bytes: r.outside_bytes,
+            })
+            .collect()
+    });
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -260,8 +315,9 @@ mod read {
         static KEPT: RefCell<Kept> = RefCell::new(Kept::default());
     }
 
-    /// Answers `{ mode: "heap", blob?, request }`. The caller posts the answer.
-    pub async fn serve(data: &JsValue) -> ToUi {
+    /// Answers `{ mode: "heap", blob?, request }`. The caller posts the answer; `post` posts the
+    /// earlier stages of a summary (see `Kept::open`).
+    pub async fn serve(data: &JsValue, post: &dyn Fn(&ToUi)) -> ToUi {
         let get = |k: &str| js_sys::Reflect::get(data, &JsValue::from_str(k)).ok();
         let req: Result<HeapRequest, String> = get(MSG_REQUEST)
             .map(|b| js_sys::Uint8Array::new(&b).to_vec())
@@ -281,7 +337,12 @@ mod read {
         };
         let answer = match get(MSG_BLOB).and_then(|b| b.dyn_into::<Blob>().ok()) {
             Some(blob) => match read_all(&blob).await {
-                Ok(bytes) => KEPT.with(|k| k.borrow_mut().open(&req, bytes, &js_sys::Date::now)),
+                Ok(bytes) => KEPT.with(|k| {
+                    k.borrow_mut()
+                        .open(&req, bytes, &js_sys::Date::now, &mut |a| {
+                            post(&ToUi::Heap(Box::new(a)))
+                        })
+                }),
                 Err(error) => HeapAnswer::Failed {
                     request: req.clone(),
                     error,
@@ -351,6 +412,107 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Opens `file` as A, the earlier stages collected.
+    fn open_staged(file: Vec<u8>) -> (Vec<HeapSummary>, HeapSummary) {
+        let mut k = Kept::default();
+        let mut early = Vec::new();
+        let req = HeapRequest::Open {
+            file_name: "x.gcdump".into(),
+        };
+        let last = k.open(&req, file, &|| 0.0, &mut |a| match a {
+            HeapAnswer::Summary(s) => early.push(*s),
+            other => panic!("{other:?}"),
+        });
+        let HeapAnswer::Summary(last) = last else {
+            panic!("{last:?}")
+        };
+        (early, *last)
+    }
+
+    #[test]
+    fn a_snapshot_is_answered_types_first_then_retained_then_roots() {
+        // root(0) -> a(1, A, 10 bytes) -> b(2, B, 30 bytes); root -> c(3, C, 5 bytes);
+        // d(4, A, 7 bytes) referenced by no one.
+        let types = vec![ty("[root]"), ty("A"), ty("B"), ty("C")];
+        let nodes = vec![
+            (0u32, 0u32, vec![1u32, 3]),
+            (1, 10, vec![2]),
+            (2, 30, vec![]),
+            (3, 5, vec![]),
+            (1, 7, vec![]),
+        ];
+        let file = gcscope_core::heap::write_gcdump(&HeapGraph::from_nodes(types, 0, &nodes));
+        let (early, last) = open_staged(file);
+        let stages: Vec<HeapStage> = early.iter().map(|s| s.stage).collect();
+        assert_eq!(stages, [HeapStage::Types, HeapStage::Retained]);
+        assert_eq!(last.stage, HeapStage::Complete);
+        let row = |s: &HeapSummary, name: &str| {
+            let r = s.type_rows.iter().find(|r| r.name == name).unwrap();
+            (r.count, r.bytes, r.retained_bytes, r.unreachable_count)
+        };
+        // Before the tree: the graph's figures, nothing of the tree's.
+        let first = &early[0];
+        assert_eq!(
+            (first.nodes, first.edges, first.total_bytes, first.types),
+            (5, 3, 52, 4)
+        );
+        assert_eq!(row(first, "A"), (2, 17, 0, 0));
+        assert_eq!(row(first, "B"), (1, 30, 0, 0));
+        assert!(first.root.is_none() && first.categories.is_empty());
+        // With the tree: a keeps b alive; d is unreachable.
+        let second = &early[1];
+        assert_eq!(row(second, "A"), (2, 17, 40, 1));
+        assert_eq!((second.unreachable_nodes, second.unreachable_bytes), (1, 7));
+        assert_eq!(second.root.as_ref().map(|r| r.retained_bytes), Some(45));
+        assert!(second.categories.is_empty());
+        // The last adds the root categories and changes nothing before.
+        assert_eq!(last.categories.len(), 6);
+        let mut without = last.clone();
+        without.stage = HeapStage::Retained;
+        without.categories = Vec::new();
+        without.shared_retained_bytes = 0;
+        without.generations = None;
+        assert_eq!(&without, second);
+    }
+
+    #[test]
+    fn the_first_stage_has_the_readmes_totals() {
+        // `../shared` of the checkout, found from any depth (a worktree sits one level deeper).
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .find_map(|a| {
+                std::fs::read(a.join("shared/heapdumps/gcdumpanalyze-test1.gcdump")).ok()
+            });
+        let Some(file) = file else {
+            eprintln!("skipped: no gcdumpanalyze-test1.gcdump");
+            return;
+        };
+        let (early, last) = open_staged(file);
+        let first = &early[0];
+        assert_eq!(first.stage, HeapStage::Types);
+        // ../shared/heapdumps/README.md: nodes, edges, total bytes, top type by bytes.
+        assert_eq!(
+            (first.nodes, first.edges, first.total_bytes),
+            (46_645, 82_475, 3_339_490)
+        );
+        let top = &first.type_rows[0];
+        assert_eq!(
+            (top.name.as_str(), top.count, top.bytes),
+            ("System.String", 6_913, 518_562)
+        );
+        let counts = |s: &HeapSummary| {
+            let mut v: Vec<(String, u64, u64)> = s
+                .type_rows
+                .iter()
+                .map(|r| (r.name.clone(), r.count, r.bytes))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(counts(first), counts(&last));
+        assert_eq!(first.types, last.types);
     }
 
     #[test]

@@ -294,6 +294,74 @@ fn spread_masks(g: &HeapGraph, starts: &[u32], mask: &mut [u8]) {
     }
 }
 
+fn undefined_type() -> super::graph::TypeEntry {
+    super::graph::TypeEntry {
+        name: String::from("UNDEFINED"),
+        module: None,
+        size: 0,
+    }
+}
+
+/// Each type-table entry's group (entries that share a name are one group) and the group names,
+/// in name order.
+fn group_types(types: &[super::graph::TypeEntry]) -> (Vec<u32>, Vec<String>) {
+    let mut by_name: BTreeMap<&str, u32> = BTreeMap::new();
+    for t in types {
+        by_name.entry(t.name.as_str()).or_insert(0);
+    }
+    let mut group_names = Vec::with_capacity(by_name.len());
+    for (i, (name, g)) in by_name.iter_mut().enumerate() {
+        *g = i as u32;
+        group_names.push(String::from(*name));
+    }
+    let type_group = types
+        .iter()
+        .map(|t| by_name.get(t.name.as_str()).copied().unwrap_or(0))
+        .collect();
+    (type_group, group_names)
+}
+
+/// Per type group: instances and shallow bytes (a node whose type is outside the table counts
+/// in group 0).
+fn count_groups(g: &HeapGraph, type_group: &[u32], groups: usize) -> (Vec<u64>, Vec<u64>) {
+    let mut count = vec![0u64; groups];
+    let mut bytes = vec![0u64; groups];
+    for (&t, &size) in g.node_type.iter().zip(&g.node_size) {
+        let k = type_group.get(t as usize).copied().unwrap_or(0) as usize;
+        count[k] += 1;
+        bytes[k] += size as u64;
+    }
+    (count, bytes)
+}
+
+/// What the graph alone says, before its dominator tree: each type's count and shallow bytes
+/// (`retained_bytes` and `unreachable_count` 0, largest shallow bytes first), as
+/// [`Snapshot::types`] counts them, for a viewer to show while the tree is computed.
+pub fn shallow_types(g: &HeapGraph) -> Vec<TypeRow> {
+    let undefined = [undefined_type()];
+    let types = if g.types.is_empty() {
+        &undefined[..]
+    } else {
+        &g.types[..]
+    };
+    let (type_group, names) = group_types(types);
+    let (count, bytes) = count_groups(g, &type_group, names.len());
+    let mut rows: Vec<TypeRow> = names
+        .into_iter()
+        .enumerate()
+        .filter(|&(k, _)| count[k] > 0)
+        .map(|(k, name)| TypeRow {
+            name,
+            count: count[k],
+            bytes: bytes[k],
+            retained_bytes: 0,
+            unreachable_count: 0,
+        })
+        .collect();
+    rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));
+    rows
+}
+
 fn is_pseudo(name: &str) -> bool {
     name.starts_with('[') && name.ends_with(']')
 }
@@ -308,27 +376,10 @@ impl Snapshot {
         // A node whose type is outside the table (a graph built by hand) counts as the first
         // type, so there must be one.
         if graph.types.is_empty() {
-            graph.types.push(super::graph::TypeEntry {
-                name: String::from("UNDEFINED"),
-                module: None,
-                size: 0,
-            });
+            graph.types.push(undefined_type());
         }
         let dominators = Dominators::compute(&graph);
-        let mut by_name: BTreeMap<&str, u32> = BTreeMap::new();
-        for t in &graph.types {
-            by_name.entry(t.name.as_str()).or_insert(0);
-        }
-        let mut group_names = Vec::with_capacity(by_name.len());
-        for (i, (name, g)) in by_name.iter_mut().enumerate() {
-            *g = i as u32;
-            group_names.push(String::from(*name));
-        }
-        let type_group = graph
-            .types
-            .iter()
-            .map(|t| by_name.get(t.name.as_str()).copied().unwrap_or(0))
-            .collect();
+        let (type_group, group_names) = group_types(&graph.types);
         Snapshot {
             graph,
             dominators,
@@ -427,15 +478,11 @@ impl Snapshot {
     pub fn types(&self) -> Vec<TypeRow> {
         let g = &self.graph;
         let groups = self.group_names.len();
-        let mut count = vec![0u64; groups];
-        let mut bytes = vec![0u64; groups];
+        let (count, bytes) = count_groups(g, &self.type_group, groups);
         let mut unreachable = vec![0u64; groups];
         for v in 0..g.node_count() as u32 {
-            let k = self.group(v);
-            count[k] += 1;
-            bytes[k] += g.node_size[v as usize] as u64;
             if !self.dominators.reachable(v) {
-                unreachable[k] += 1;
+                unreachable[self.group(v)] += 1;
             }
         }
         let retained = self.type_retained();
