@@ -572,7 +572,7 @@ mod tests {
             let req = HeapRequest::Open {
                 file_name: format!("app.{how}"),
             };
-            match Kept::default().open(&req, file, &|| 0.0) {
+            match Kept::default().open(&req, file, &|| 0.0, &mut |_| {}) {
                 HeapAnswer::Summary(s) => {
                     assert_eq!((s.nodes, s.total_bytes), (3, 40), "{how}")
                 }
