@@ -76,6 +76,9 @@ export async function openApp(browser, base, query = '', { viewport = { width: 1
     if (!u.startsWith(base) && !u.startsWith('blob:') && !u.startsWith('data:')) problems.push(`external request: ${u}`);
   });
   await page.goto(base + query);
+  // 'load' can fire before the app's wasm has arrived (Firefox): a test that navigates on at once
+  // would abort that fetch and see the page it leaves report it. The app's root means it runs.
+  await page.locator('#drop-zone').waitFor({ timeout: 30_000 });
   return { page, context, problems, violations, warnings };
 }
 
