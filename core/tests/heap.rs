@@ -8,26 +8,9 @@ use gcscope_core::heap::{
     NONE,
 };
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
 
-fn heapdumps() -> Option<PathBuf> {
-    // `../shared` of the checkout, found from any depth (a worktree sits one level deeper).
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let found = here
-        .ancestors()
-        .map(|a| a.join("shared/heapdumps"))
-        .find(|d| d.join("README.md").is_file());
-    let dir = found.unwrap_or_else(|| here.join("../../shared/heapdumps"));
-    if dir.join("README.md").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: {} not found (the shared heap dumps are absent)",
-            dir.display()
-        );
-        None
-    }
-}
+mod common;
+use common::heapdumps;
 
 fn read(name: &str) -> Option<Vec<u8>> {
     Some(std::fs::read(heapdumps()?.join(name)).expect("read dump"))

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{deflated_zip, stored_zip};
+use common::{deflated_zip, heapdumps, stored_zip};
 use gcscope_core::container::{heap_input, HeapInput, Kind, MAX_SNAPSHOT_BYTES};
 use gcscope_core::error::ErrorKind;
 use gcscope_core::heap::Snapshot;
@@ -21,24 +21,6 @@ const DUMPS: &[(&str, u64, u64)] = &[
     ("perfview-test2-netfx.gcdump", 140_391, 4_147_128),
     ("perfview-test1-js.gcdump", 6_482, 1_009_270),
 ];
-
-/// `../shared/heapdumps` beside the repository, or under `$GCSCOPE_SHARED` (a checkout elsewhere,
-/// such as a git worktree, names the shared folder so).
-fn heapdumps() -> Option<PathBuf> {
-    let dir = match std::env::var_os("GCSCOPE_SHARED") {
-        Some(s) => PathBuf::from(s).join("heapdumps"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/heapdumps"),
-    };
-    if dir.join("README.md").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: {} not found (the shared heap dumps are absent)",
-            dir.display()
-        );
-        None
-    }
-}
 
 fn read(name: &str) -> Option<Vec<u8>> {
     Some(std::fs::read(heapdumps()?.join(name)).expect("read dump"))

@@ -12,9 +12,33 @@ use gcscope_core::{event::Event, DecodeStats, TraceReader};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// `../shared` relative to the repository root, or None (tests then skip with a message).
+/// The shared test data: `$GCSCOPE_SHARED` where set (a checkout elsewhere, such as a git
+/// worktree, names it so), else `../shared` beside the repository.
+fn shared_root() -> PathBuf {
+    match std::env::var_os("GCSCOPE_SHARED") {
+        Some(s) => PathBuf::from(s),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+/// The shared heap dumps (`heapdumps/`, with the README of their totals), or None (tests then
+/// skip with a message).
+pub fn heapdumps() -> Option<PathBuf> {
+    let dir = shared_root().join("heapdumps");
+    if dir.join("README.md").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping: {} not found (the shared heap dumps are absent)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// The shared reference traces' root, or None (tests then skip with a message).
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    let dir = shared_root();
     if dir.join("traces").is_dir() {
         Some(dir)
     } else {
