@@ -34,6 +34,13 @@ fn dump(name: &str) -> Option<String> {
     }
 }
 
+/// The row of type `name` in a `--json` answer's `types` (a snapshot's or a diff's).
+fn type_named(v: &Value, name: &str) -> Value {
+    let types = v["types"].as_array().expect("a types array");
+    let row = types.iter().find(|t| t["name"] == name);
+    row.unwrap_or_else(|| panic!("no type {name}")).clone()
+}
+
 fn json_of(args: &[&str]) -> Value {
     let out = gcscope(args);
     assert!(
@@ -54,7 +61,7 @@ fn heap_json_has_the_readmes_totals() {
     assert_eq!(v["edges"], 82_475);
     assert_eq!(v["total_bytes"], 3_339_490);
     let types = v["types"].as_array().unwrap();
-    let s = types.iter().find(|t| t["name"] == "System.String").unwrap();
+    let s = type_named(&v, "System.String");
     assert_eq!(
         (s["count"].as_u64(), s["bytes"].as_u64()),
         (Some(6_913), Some(518_562))
@@ -83,13 +90,7 @@ fn heap_subcommands_run() {
     let p = json_of(&["heap", "paths", &b, "--type", "System.String", "--json"]);
     assert_eq!(p["instances"], 4_230);
     let d = json_of(&["heap", "diff", &a, &b, "--json"]);
-    let s = d["types"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "System.String")
-        .unwrap()
-        .clone();
+    let s = type_named(&d, "System.String");
     assert_eq!(s["count_change"], 4_230 - 4_174);
     assert_eq!(s["bytes_change"], 292_088 - 285_248);
     let out = gcscope(&["heap", "paths", &b, "--type", "NoSuchType"]);
@@ -226,13 +227,7 @@ fn every_heap_subcommand_reads_wrapped_snapshots() {
     assert!(stdout_of(&["heap", "diff", &a_zip, &b_gz, "--json"]) == want);
     assert!(stdout_of(&["heap", "diff", &a_gz, &b_zip, "--json"]) == want);
     let d: Value = serde_json::from_slice(&want).unwrap();
-    let s = d["types"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "System.String")
-        .unwrap()
-        .clone();
+    let s = type_named(&d, "System.String");
     // The README's String counts of the pair.
     assert_eq!(s["count_change"], 4_230 - 4_174);
 }
