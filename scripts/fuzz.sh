@@ -11,9 +11,9 @@
 # (pinned). Each target starts from the committed minimized corpus (fuzz/corpus/TARGET, read only)
 # and the seeds from the committed fixtures (and ../shared when present), written by
 # fuzz/examples/seeds.rs; what it adds and any findings stay under $FUZZ_DIR (default target/fuzz,
-# not committed). Exit status 1 if any target found a crash, leak, OOM or timeout; each finding is
-# copied to $FUZZ_DIR/findings/ and goes into fuzz/regressions/TARGET/, which
-# core/tests/fuzz_regressions.rs replays.
+# not committed). Exit status 1 if any target found a crash, leak, OOM or timeout, or could not run
+# (a build error); each finding is copied to $FUZZ_DIR/findings/ and goes into
+# fuzz/regressions/TARGET/, which core/tests/fuzz_regressions.rs replays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -55,6 +55,9 @@ cargo run --quiet --release --manifest-path fuzz/Cargo.toml --example seeds -- "
 
 total_execs=0
 findings=0
+# Targets that stopped without an artifact (a build error, a full disk): not findings, but the
+# step fails on them too, since the target was not fuzzed.
+failed=0
 for t in "${TARGETS[@]}"; do
   mkdir -p "$FUZZ_DIR/corpus/$t" "$FUZZ_DIR/artifacts/$t"
   log="$FUZZ_DIR/$t.log"
@@ -78,8 +81,8 @@ for t in "${TARGETS[@]}"; do
   elif [ "$status" -ne 0 ]; then
     echo "fuzz.sh: $t failed without an artifact; last lines of its log:"
     tail -20 "$log"
-    findings=$((findings + 1))
+    failed=$((failed + 1))
   fi
 done
-echo "fuzz.sh: total $total_execs executions, $findings findings"
-[ "$findings" -eq 0 ]
+echo "fuzz.sh: total $total_execs executions, $findings findings, $failed targets failed to run"
+[ "$findings" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -29,6 +29,9 @@ trap timings EXIT
 
 scripts/setup.sh
 source scripts/env.sh
+# A run from a clean clone gains nothing from incremental caches, and they are gigabytes of disk
+# (CI's ran out once, in the fuzzing step).
+export CARGO_INCREMENTAL=0
 
 if [ ! -d ../shared ]; then
   echo "note: ../shared is absent: tests that compare with TraceEvent's reference traces will say so and skip"
