@@ -176,36 +176,6 @@ pub struct Callers {
     pub error: Option<String>,
 }
 
-/// For each GC start in `starts` (any order), the index in `triggers` (times, any order) of the
-/// last trigger at or before it and after the previous GC's start: the rule of
-/// `worker::stacks::Kept::trigger`, for every GC in one pass over both sorted.
-pub fn match_triggers(triggers: &[f64], starts: &[f64]) -> Vec<Option<usize>> {
-    let mut t: Vec<usize> = (0..triggers.len()).collect();
-    // By time; of equal times the later event (the one `max_by` keeps).
-    t.sort_by(|&a, &b| triggers[a].total_cmp(&triggers[b]).then(a.cmp(&b)));
-    let mut g: Vec<usize> = (0..starts.len()).collect();
-    g.sort_by(|&a, &b| starts[a].total_cmp(&starts[b]));
-    let mut out = vec![None; starts.len()];
-    let mut next = 0usize;
-    // The latest start so far, and the latest before it (GCs that start at one instant share it).
-    let (mut latest, mut before): (Option<f64>, Option<f64>) = (None, None);
-    for &gi in &g {
-        let start = starts[gi];
-        if latest.is_none_or(|l| l < start) {
-            before = latest;
-            latest = Some(start);
-        }
-        while next < t.len() && triggers[t[next]] <= start {
-            next += 1;
-        }
-        out[gi] = next
-            .checked_sub(1)
-            .map(|k| t[k])
-            .filter(|&k| before.is_none_or(|a| triggers[k] > a));
-    }
-    out
-}
-
 /// What the page asks for.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StacksRequest {
@@ -356,49 +326,6 @@ mod tests {
             exclusive: 0,
             count: 1,
         }
-    }
-
-    /// The detail panel's rule, one GC at a time (`Kept::trigger` with the `after_ms` the
-    /// detail panel computes): the oracle for the one-pass matching.
-    fn brute(triggers: &[f64], starts: &[f64]) -> Vec<Option<f64>> {
-        starts
-            .iter()
-            .map(|&s| {
-                let after = starts.iter().copied().filter(|&t| t < s).reduce(f64::max);
-                triggers
-                    .iter()
-                    .copied()
-                    .filter(|&t| t <= s && after.is_none_or(|a| t > a))
-                    .reduce(f64::max)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn one_pass_matching_is_the_detail_panels_rule() {
-        // A small generator (xorshift), times on a coarse grid so ties happen: equal GC starts,
-        // triggers at a GC's start, several triggers between two GCs, GCs with none.
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
-        for _ in 0..500 {
-            let triggers: Vec<f64> = (0..next(12)).map(|_| next(30) as f64).collect();
-            let starts: Vec<f64> = (0..next(10)).map(|_| next(30) as f64).collect();
-            let got: Vec<Option<f64>> = match_triggers(&triggers, &starts)
-                .into_iter()
-                .map(|i| i.map(|i| triggers[i]))
-                .collect();
-            assert_eq!(got, brute(&triggers, &starts), "{triggers:?} {starts:?}");
-        }
-        // By hand: GC at 10 takes the trigger at 9 (not 3); GC at 20 has none after 10.
-        assert_eq!(
-            match_triggers(&[3.0, 9.0, 25.0], &[20.0, 10.0, 30.0]),
-            [None, Some(1), Some(2)]
-        );
     }
 
     /// The callers' request and answer stay a few bytes a GC (docs/design/app.md).

@@ -9,15 +9,16 @@
 
 use gcscope_core::clr::enums::GcAllocationKind;
 use gcscope_core::findings::stacks::FindingStacks;
+use gcscope_core::stacks::caller::{caller, match_triggers};
 use gcscope_core::stacks::speedscope;
 use gcscope_core::stacks::view::{
-    caller, folded, CallTree, Frames, SampleKind, Selection, StackSamples, Which,
+    folded, CallTree, Frames, SampleKind, Selection, StackSamples, Which,
 };
 use gcscope_core::stacks::{StackTable, MISSING_STACK, NO_STACK};
 
 use crate::protocol::stacks::{
-    match_triggers, prune, CallerOf, Callers, CallersAsk, Export, ExportKind, Heap, Node,
-    StackEvent, StackTree, StacksRequest, TriggerAsk, TriggerStack, MAX_NODES,
+    prune, CallerOf, Callers, CallersAsk, Export, ExportKind, Heap, Node, StackEvent, StackTree,
+    StacksRequest, TriggerAsk, TriggerStack, MAX_NODES,
 };
 use crate::protocol::ToUi;
 

@@ -15,6 +15,7 @@
 //! (about 24 bytes in a `BTreeMap` node), so about `36 + 8 d` bytes; the current region's map
 //! adds 4 bytes per id the region defines, and is emptied at each sequence point.
 
+pub mod caller;
 pub mod methods;
 pub mod speedscope;
 pub mod view;

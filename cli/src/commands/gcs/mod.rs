@@ -1,14 +1,19 @@
 //! `gcscope gcs FILE`: one row per GC, as a table, JSON (every figure) or CSV (every scalar figure),
 //! printed as the trace is read: each row goes out as soon as the model settles it and is dropped
 //! (`ModelBuilder::drain_completed`), so the largest trace prints in bounded memory. The filters
-//! apply to each row as it settles.
+//! apply to each row as it settles. `--callers` names each GC's caller from its GCTriggered
+//! stack ([`callers`]), after a first read for the stacks.
 
+mod callers;
+
+use std::cell::RefCell;
 use std::io::Write;
 use std::sync::mpsc;
 
 use gcscope_core::gc::definitions::{gc_field, GC_FIELDS};
 use gcscope_core::gc::{Gc, Generations};
 use serde::ser::{SerializeSeq, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::args::{Input, JsonCsvOpts};
@@ -19,6 +24,7 @@ use crate::output::json_array;
 use crate::output::stdout::Out;
 use crate::output::table::{self, Align, StreamingTable};
 use crate::output::typed_rows::{typed_cell, Column, Kind, Writer};
+use callers::{CallerCell, Callers};
 
 /// `gcscope gcs`' options.
 #[derive(clap::Args, Debug, Clone)]
@@ -34,6 +40,10 @@ pub struct Opts {
     /// Only GCs with this trigger, by name or number ('induced': all induced GCs)
     #[arg(long, value_name = "R")]
     pub reason: Option<String>,
+    /// Name each GC's caller: the first frame above the runtime's own on its GCTriggered
+    /// stack (a column of the table and the CSV, `caller` in --json; one trace; reads the file twice)
+    #[arg(long)]
+    pub callers: bool,
     #[command(flatten)]
     pub many: ManyOpts,
 }
@@ -76,6 +86,12 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
                 .into(),
         );
     }
+    if opts.callers {
+        return Err(
+            "--callers names one trace's callers: give one file, as a table, --json or --csv"
+                .into(),
+        );
+    }
     let filter = Filter::from_opts(opts);
     let Some(format) = opts.many.format(opts.out.csv) else {
         return each_trace(files, |f| {
@@ -85,6 +101,7 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
                 input: &input,
                 filter: &filter,
                 drain_every: DRAIN_EVERY,
+                callers: None,
             };
             human(&source, out)?;
             let _ = writeln!(out);
@@ -101,8 +118,9 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
             input: &input,
             filter: &filter,
             drain_every: DRAIN_EVERY,
+            callers: None,
         };
-        each_row(&source, &mut |gc| {
+        each_row(&source, &mut |(gc, _)| {
             if failed.is_some() {
                 return;
             }
@@ -132,10 +150,15 @@ fn write_table<W: Write>(opts: &Opts, files: &[String], out: &mut Out<W>) -> Res
 /// The rows of `opts`' trace in its format, taken from the model every `drain_every` events.
 fn write<W: Write + Send>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Result<(), String> {
     let filter = Filter::from_opts(opts);
+    let callers = match opts.callers {
+        true => Some(RefCell::new(Callers::read(&opts.out.input)?)),
+        false => None,
+    };
     let source = RowSource {
         input: &opts.out.input,
         filter: &filter,
         drain_every,
+        callers,
     };
     if opts.out.json {
         json(&source, out)
@@ -146,22 +169,29 @@ fn write<W: Write + Send>(opts: &Opts, drain_every: u32, out: &mut Out<W>) -> Re
     }
 }
 
-/// Where the rows come from: a trace, a filter, and how often settled rows are taken.
+/// Where the rows come from: a trace, a filter, how often settled rows are taken, and the
+/// callers to name them with (`--callers`).
 struct RowSource<'a> {
     input: &'a Input,
     filter: &'a Filter,
     drain_every: u32,
+    callers: Option<RefCell<Callers>>,
 }
+
+/// A GC and, with `--callers`, its caller.
+type Row = (Gc, Option<CallerCell>);
 
 /// Hands every row of the trace that passes the filter to `row`, in GC order, each as soon as it
 /// is final; returns how many rows the trace has (filtered or not).
-fn each_row(source: &RowSource<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, String> {
+fn each_row(source: &RowSource<'_>, row: &mut dyn FnMut(Row)) -> Result<usize, String> {
     let filter = source.filter;
     let mut total = 0;
     let mut emit = |gc: Gc| {
         total += 1;
+        // Every row, kept or not: a GC's trigger is found after the previous GC's start.
+        let caller = source.callers.as_ref().map(|c| c.borrow_mut().of(&gc));
         if filter.keep(&gc) {
-            row(gc);
+            row((gc, caller));
         }
     };
     // The rows still held at the end are the ones not handed out yet: the last of the trace.
@@ -173,7 +203,7 @@ fn each_row(source: &RowSource<'_>, row: &mut dyn FnMut(Gc)) -> Result<usize, St
 }
 
 /// The rows [`on_writer`] hands its writer, in GC order.
-type RowStream = std::iter::Peekable<mpsc::IntoIter<Gc>>;
+type RowStream = std::iter::Peekable<mpsc::IntoIter<Row>>;
 
 /// Rows waiting for the writing thread (see [`on_writer`]): enough to ride over a burst of GCs,
 /// few enough to stay a bounded few MB with per-heap histories.
@@ -194,7 +224,7 @@ fn on_writer<W: Write + Send>(
     write: impl FnOnce(RowStream, &mut Out<W>) -> Result<(), String> + Send,
 ) -> Result<(), String> {
     std::thread::scope(|s| {
-        let (tx, rx) = mpsc::sync_channel::<Gc>(ROWS_IN_FLIGHT);
+        let (tx, rx) = mpsc::sync_channel::<Row>(ROWS_IN_FLIGHT);
         let (read_ok_tx, read_ok) = mpsc::sync_channel::<bool>(1);
         let writer = s.spawn(move || {
             let mut rows = rx.into_iter().peekable();
@@ -204,8 +234,8 @@ fn on_writer<W: Write + Send>(
             write(rows, out)
         });
         // A writer that stopped (an error, a closed pipe) drops its end: the rest are not sent.
-        let read = each_row(source, &mut |gc| {
-            let _ = tx.send(gc);
+        let read = each_row(source, &mut |r| {
+            let _ = tx.send(r);
         });
         drop(tx);
         let _ = read_ok_tx.send(read.is_ok());
@@ -238,20 +268,40 @@ fn json_on<W: Write + Send>(
 ) -> Result<(), String> {
     on_writer(source, out, |gcs, out| {
         if jobs > 1 {
-            let chunks = json_array::chunks_of(gcs, chunk);
-            let make = |rows: Vec<Gc>| json_array::pretty(&rows);
+            let chunks = json_array::chunks_of(gcs.map(RowJson), chunk);
+            let make = |rows: Vec<RowJson>| json_array::pretty(&rows);
             json_array::write(out, jobs, chunks, make, Out::closed).map_err(|e| e.to_string())?;
         } else {
             let mut ser = serde_json::Serializer::pretty(&mut *out);
             let mut seq = ser.serialize_seq(None).map_err(|e| e.to_string())?;
-            for gc in gcs {
-                seq.serialize_element(&gc).map_err(|e| e.to_string())?;
+            for r in gcs {
+                seq.serialize_element(&RowJson(r))
+                    .map_err(|e| e.to_string())?;
             }
             seq.end().map_err(|e| e.to_string())?;
         }
         let _ = out.write_all(b"\n");
         Ok(())
     })
+}
+
+/// A row as `--json` writes it: the GC's fields, then `caller` where `--callers` named one (the
+/// GC alone otherwise, so the text without `--callers` is the model's rows serialized).
+struct RowJson(Row);
+
+impl Serialize for RowJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct WithCaller<'a> {
+            #[serde(flatten)]
+            gc: &'a Gc,
+            caller: &'a CallerCell,
+        }
+        match &self.0 {
+            (gc, None) => gc.serialize(s),
+            (gc, Some(caller)) => WithCaller { gc, caller }.serialize(s),
+        }
+    }
 }
 
 struct Filter {
@@ -337,18 +387,30 @@ fn human_row(g: &Gc) -> Vec<String> {
 }
 
 /// The table: aligned to its widest cells when it has up to [`StreamingTable::HELD`] rows, held
-/// until then; a longer one prints as it goes (see [`StreamingTable`]).
+/// until then; a longer one prints as it goes (see [`StreamingTable`]). With `--callers`, a last
+/// column names each GC's caller.
 fn human<W: Write>(source: &RowSource<'_>, out: &mut Out<W>) -> Result<(), String> {
-    let mut t = StreamingTable::new(&HEADERS);
+    let mut headers = HEADERS.to_vec();
+    if source.callers.is_some() {
+        headers.push(("Caller", Align::Left));
+    }
+    let mut t = StreamingTable::new(&headers);
     let mut shown = 0;
-    let total = each_row(source, &mut |g| {
+    let total = each_row(source, &mut |(g, caller)| {
         shown += 1;
-        let _ = out.write_all(t.row(human_row(&g)).as_bytes());
+        let mut cells = human_row(&g);
+        if let Some(c) = caller {
+            cells.push(table::clip(&c.text(), CALLER_WIDTH));
+        }
+        let _ = out.write_all(t.row(cells).as_bytes());
     })?;
     let _ = out.write_all(t.finish().as_bytes());
     let _ = out.write_all(footer(shown, total).as_bytes());
     Ok(())
 }
+
+/// The Caller cell's width in the table: a method's full signature is in `--json` and `--csv`.
+const CALLER_WIDTH: usize = 70;
 
 fn footer(shown: usize, total: usize) -> String {
     format!(
@@ -443,24 +505,31 @@ fn at<'a>(v: &'a Value, keys: &[String]) -> Option<&'a Value> {
     })
 }
 
-/// One GC's CSV line, cells in the order of `cols` ([`keys`] of [`csv_columns`]' pointers).
-fn csv_row(g: Gc, cols: &[Vec<String>]) -> Result<String, String> {
+/// One GC's CSV line, cells in the order of `cols` ([`keys`] of [`csv_columns`]' pointers), then
+/// its caller's with `--callers`.
+fn csv_row((g, caller): Row, cols: &[Vec<String>]) -> Result<String, String> {
     let v = cell_value(g)?;
-    let cells: Vec<String> = cols.iter().map(|k| cell(at(&v, k))).collect();
+    let mut cells: Vec<String> = cols.iter().map(|k| cell(at(&v, k))).collect();
+    if let Some(c) = caller {
+        cells.push(c.text());
+    }
     Ok(table::csv_line(&cells))
 }
 
 fn csv<W: Write + Send>(source: &RowSource<'_>, out: &mut Out<W>) -> Result<(), String> {
     let cols = csv_columns();
-    let names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
+    let mut names: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
+    if source.callers.is_some() {
+        names.push("caller".into());
+    }
     let cols: Vec<Vec<String>> = cols.iter().map(|(_, p)| keys(p)).collect();
     on_writer(source, out, |gcs, out| {
         let _ = out.write_all(table::csv_line(&names).as_bytes());
-        for g in gcs {
+        for r in gcs {
             if out.closed() {
                 break;
             }
-            let _ = out.write_all(csv_row(g, &cols)?.as_bytes());
+            let _ = out.write_all(csv_row(r, &cols)?.as_bytes());
         }
         Ok(())
     })

@@ -28,7 +28,7 @@ fn csv_at_once(gcs: &[&Gc]) -> String {
     let cols: Vec<Vec<String>> = cols.iter().map(|(_, p)| keys(p)).collect();
     let mut out = table::csv_line(&names);
     for g in gcs {
-        out.push_str(&csv_row((*g).clone(), &cols).unwrap());
+        out.push_str(&csv_row(((*g).clone(), None), &cols).unwrap());
     }
     out
 }
@@ -252,6 +252,7 @@ fn streamed_rows_are_the_models_rows_on_every_trace() {
                         input: &o.out.input,
                         filter: &filter,
                         drain_every: DRAIN_EVERY,
+                        callers: None,
                     };
                     for (jobs, chunk) in [(2, 1), (3, 7), (2, JSON_CHUNK_ROWS)] {
                         let mut out = Out::to(Vec::new());
