@@ -1,5 +1,5 @@
 //! The GC table's Caller column: each GC's trigger caller (the first frame of its GCTriggered
-//! stack above the runtime's own, core's `stacks::view::caller`), as the stacks worker answered
+//! stack above the runtime's own, core's `stacks::caller::caller`), as the stacks worker answered
 //! for every GC at once (`protocol::stacks::Callers`), looked up by GC number for the cells, the
 //! sort and the text filter.
 

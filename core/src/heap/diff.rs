@@ -1,6 +1,7 @@
 //! What changed between two snapshots of one process, type by type.
 
-use super::analysis::{Snapshot, TypeRow};
+use super::analysis::Snapshot;
+use super::type_table::TypeRow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -1,5 +1,6 @@
 //! The heap graph a snapshot holds: typed, sized nodes and their references, in flat arrays.
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -148,4 +149,32 @@ impl HeapGraph {
         g.stated_total_bytes = g.total_bytes() as i64;
         g
     }
+}
+
+/// The type every node of a graph with an empty type table counts as.
+pub(super) fn undefined_type() -> TypeEntry {
+    TypeEntry {
+        name: String::from("UNDEFINED"),
+        module: None,
+        size: 0,
+    }
+}
+
+/// Each type-table entry's group (entries that share a name are one group) and the group names,
+/// in name order.
+pub(super) fn group_types(types: &[TypeEntry]) -> (Vec<u32>, Vec<String>) {
+    let mut by_name: BTreeMap<&str, u32> = BTreeMap::new();
+    for t in types {
+        by_name.entry(t.name.as_str()).or_insert(0);
+    }
+    let mut group_names = Vec::with_capacity(by_name.len());
+    for (i, (name, g)) in by_name.iter_mut().enumerate() {
+        *g = i as u32;
+        group_names.push(String::from(*name));
+    }
+    let type_group = types
+        .iter()
+        .map(|t| by_name.get(t.name.as_str()).copied().unwrap_or(0))
+        .collect();
+    (type_group, group_names)
 }

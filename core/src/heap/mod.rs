@@ -10,6 +10,9 @@ mod dominators;
 mod events;
 mod gcdump;
 mod graph;
+mod paths;
+mod roots;
+mod type_table;
 mod write;
 
 pub use analysis::*;
@@ -18,4 +21,7 @@ pub use dominators::{Dominators, NONE};
 pub use events::{HeapWalk, HeapWalkBuilder, WalkReport};
 pub use gcdump::{looks_like_gcdump, read_gcdump, DOTNET_GCDUMP_NODE_CAP};
 pub use graph::{HeapGraph, Segment, SnapshotInfo, TypeEntry};
+pub use paths::*;
+pub use roots::*;
+pub use type_table::*;
 pub use write::{write_gcdump, CREATION_TOOL};
