@@ -1,6 +1,7 @@
 //! Heap walks built from hand-made events: payloads written field by field from the manifest's
 //! layouts, graphs checked against what the construction puts in them.
 
+use super::assemble::type_name;
 use super::*;
 use crate::heap::{read_gcdump, write_gcdump, RootCategory, Snapshot};
 use alloc::vec;
