@@ -20,6 +20,7 @@
 
 pub mod buffer;
 pub mod catalog;
+mod counters;
 pub mod guid;
 pub mod interleave;
 pub mod kernel;
@@ -28,6 +29,7 @@ pub mod lz77;
 pub mod names;
 pub mod part;
 pub mod record;
+mod records;
 pub mod stackwalk;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -45,108 +47,8 @@ use interleave::{Held, HeldBuffer, Window};
 use logfile::LogfileHeader;
 use record::Source;
 
-/// What the decoder counted, in its own units (buffers, record timestamps); [`Decoder::update_stats`]
-/// brings them into the reader's [`DecodeStats`].
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Counters {
-    /// Records decoded (delivered or skipped by the filter).
-    pub events: u64,
-    /// Of those, the ones the consumer's filter skipped.
-    pub filtered_events: u64,
-    /// Buffers read.
-    pub buffers: u64,
-    /// Records that could not be read: the rest of a buffer after an unreadable record.
-    pub skipped_records: u64,
-    /// Buffers whose records stopped early because one could not be read.
-    pub damaged_buffers: u64,
-    /// Events delivered after a later one (see [`interleave`]).
-    pub out_of_order: u64,
-    /// Smallest and largest record timestamps seen.
-    pub first_timestamp: Option<i64>,
-    pub last_timestamp: Option<i64>,
-    /// The filtered records per process, by process id (sorted): in a machine-wide trace each
-    /// process's model is charged its own (see `gc::ProcessRouter`). At most [`MAX_FILTERED_PIDS`]
-    /// processes; the records of later ones are counted in `filtered_events` only.
-    pub filtered_by_pid: Vec<PidFiltered>,
-}
-
-/// The most processes whose filtered records are counted apart (a trace's processes are far
-/// fewer; the bound keeps a hostile file's memory small).
-pub const MAX_FILTERED_PIDS: usize = 4096;
-
-/// The records of one process that the consumer's filter skipped.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PidFiltered {
-    pub process_id: u32,
-    pub events: u64,
-    /// Of them, the runtime providers' records.
-    pub runtime_events: u64,
-    pub first_timestamp: i64,
-    pub last_timestamp: i64,
-}
-
-impl PidFiltered {
-    fn add(&mut self, o: &PidFiltered) {
-        self.events += o.events;
-        self.runtime_events += o.runtime_events;
-        self.first_timestamp = self.first_timestamp.min(o.first_timestamp);
-        self.last_timestamp = self.last_timestamp.max(o.last_timestamp);
-    }
-}
-
-impl Counters {
-    /// Counts a filtered record of process `pid`.
-    #[inline]
-    fn filtered(&mut self, pid: u32, runtime: bool, timestamp: i64) {
-        self.filtered_events += 1;
-        let one = PidFiltered {
-            process_id: pid,
-            events: 1,
-            runtime_events: u64::from(runtime),
-            first_timestamp: timestamp,
-            last_timestamp: timestamp,
-        };
-        self.add_pid(&one);
-    }
-
-    fn add_pid(&mut self, o: &PidFiltered) {
-        match self
-            .filtered_by_pid
-            .binary_search_by_key(&o.process_id, |p| p.process_id)
-        {
-            Ok(i) => self.filtered_by_pid[i].add(o),
-            Err(i) if self.filtered_by_pid.len() < MAX_FILTERED_PIDS => {
-                self.filtered_by_pid.insert(i, *o)
-            }
-            Err(_) => {}
-        }
-    }
-}
-
-impl Counters {
-    /// Adds what another reading counted (a part's, see [`part`]).
-    pub fn add(&mut self, o: &Counters) {
-        self.events += o.events;
-        self.filtered_events += o.filtered_events;
-        self.buffers += o.buffers;
-        self.skipped_records += o.skipped_records;
-        self.damaged_buffers += o.damaged_buffers;
-        self.out_of_order += o.out_of_order;
-        let min = |a: Option<i64>, b: Option<i64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let max = |a: Option<i64>, b: Option<i64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-        self.first_timestamp = min(self.first_timestamp, o.first_timestamp);
-        self.last_timestamp = max(self.last_timestamp, o.last_timestamp);
-        for p in &o.filtered_by_pid {
-            self.add_pid(p);
-        }
-    }
-}
+pub use counters::{Counters, PidFiltered, MAX_FILTERED_PIDS};
+pub(crate) use records::read_records;
 
 /// The .etl decoder: buffer framing, decompression, records, names and the merge window.
 pub struct Decoder {
@@ -623,99 +525,6 @@ impl Decoder {
         self.header = Some(lh);
         Ok(())
     }
-}
-
-/// Reads the records of one buffer (after its logfile header, if it is a file's first) into `held`,
-/// counting every record in `catalog` and `counters`. A record that cannot be read ends the buffer
-/// (counted as damaged, unless `salvaging` the cut-off last buffer of the file, whose last record is
-/// cut rather than damaged). The sequential decoder and the parts ([`part`]) both read buffers here.
-/// With `stacks`, the buffer's stacks are matched to its events and interned ([`stackwalk`]).
-pub(crate) fn read_records(
-    catalog: &mut Catalog,
-    counters: &mut Counters,
-    records: &[u8],
-    salvaging: bool,
-    held: &mut HeldBuffer,
-    stacks: Option<&mut StackTable>,
-) {
-    let keep = stacks.is_some();
-    let mut pending: Vec<stackwalk::Pending> = Vec::new();
-    let mut unmatched = 0u64;
-    let mut pos = 0usize;
-    while pos < records.len() {
-        let Ok(r) = record::parse(records, pos) else {
-            // The buffers are framed independently: skip the rest of this one.
-            if !salvaging {
-                counters.damaged_buffers += 1;
-                counters.skipped_records += 1;
-            }
-            break;
-        };
-        counters.events += 1;
-        counters.first_timestamp = Some(
-            counters
-                .first_timestamp
-                .map_or(r.timestamp, |t| t.min(r.timestamp)),
-        );
-        counters.last_timestamp = Some(
-            counters
-                .last_timestamp
-                .map_or(r.timestamp, |t| t.max(r.timestamp)),
-        );
-        if keep
-            && r.source
-                == (Source::Kernel {
-                    hook: stackwalk::STACK_WALK,
-                })
-        {
-            let p = &records[r.payload_start..r.payload_start + r.payload_len];
-            let found = stackwalk::parse(p, r.pointer_size).and_then(|(ts, thread, at, len)| {
-                let i = stackwalk::find(held, &pending, ts, thread)?;
-                Some(stackwalk::Pending {
-                    event: i,
-                    start: (r.payload_start + at) as u32,
-                    len: len as u32,
-                    pointer_size: r.pointer_size,
-                })
-            });
-            match found {
-                Some(p) => pending.push(p),
-                None => unmatched += 1,
-            }
-        }
-        let entry = catalog.lookup(&r.source, r.version);
-        let e = catalog.entry(entry);
-        if e.deliver {
-            if let (true, Some(s)) = (keep, r.stack) {
-                pending.push(stackwalk::Pending {
-                    event: held.events.len() as u32,
-                    start: s.start as u32,
-                    len: s.len as u32,
-                    pointer_size: s.pointer_size,
-                });
-            }
-            // Payload positions in `records` for now: copied once the buffer is done.
-            held.events.push(Held {
-                timestamp: r.timestamp,
-                entry,
-                thread_id: r.thread_id,
-                process_id: r.process_id,
-                pointer_size: r.pointer_size,
-                payload_start: r.payload_start as u32,
-                payload_len: r.payload_len as u32,
-                tick: crate::sort::NO_TICK,
-                stack: crate::stacks::NO_STACK,
-            });
-        } else {
-            counters.filtered(r.process_id, e.runtime, r.timestamp);
-        }
-        pos += (r.size + 7) & !7;
-    }
-    if let Some(table) = stacks {
-        table.add_unmatched(unmatched);
-        stackwalk::intern(table, held, &mut pending, records);
-    }
-    held.take_payloads(records);
 }
 
 /// Hands one held event to the sink.
