@@ -2,15 +2,11 @@
 //! one-line errors with the exit status scripts tell apart, shell completions, and `gcs` output
 //! streamed as the trace is read.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn gcscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
+use common::gcscope;
+use std::path::PathBuf;
+use std::process::Command;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).expect("UTF-8")

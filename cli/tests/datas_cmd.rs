@@ -2,17 +2,12 @@
 //! 10 traces, against TraceEvent's reading of them (its copy of each GC's GCGlobalHeapHistory and
 //! its count of GCDynamicEvent) and the runtime's own settings.
 
+mod common;
+
+use common::gcscope;
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
-
-fn gcscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
 
 fn fixture(rt: &str, w: &str) -> (PathBuf, Value) {
     let base = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -3,15 +3,10 @@
 //! default (said on stderr with the others), `--pid N`, `--process NAME`, and a clear error for a
 //! process that is not there.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn gcscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
+use common::gcscope;
+use std::path::PathBuf;
 
 /// `gcscope ARGS`, which must succeed (stderr in the message if not).
 fn gcscope_ok(args: &[&str]) -> std::process::Output {

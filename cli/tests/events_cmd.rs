@@ -1,15 +1,10 @@
 //! `gcscope events` end to end: the binary on a reference trace, JSON and table output, and the
 //! error messages for files that are not traces.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn gcscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
+use common::gcscope;
+use std::path::PathBuf;
 
 fn shared() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");

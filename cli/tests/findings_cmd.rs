@@ -3,17 +3,12 @@
 //! that selects exactly the GCs TraceEvent says paused longer; a goal that turns a warning into
 //! info), and command-line mistakes exiting 2.
 
+mod common;
+
+use common::gcscope;
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
-
-fn gcscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
 
 fn trace(rt: &str, w: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

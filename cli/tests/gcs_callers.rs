@@ -2,26 +2,15 @@
 //! reading of the fixture's GCTriggered stacks (`conserve.stacks.json`) and its GC list
 //! (`conserve.traceevent.json`), with the rule written here from its words.
 
+mod common;
+
+use common::gcscope;
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
-fn gcscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
-
 fn stdout_of(args: &[&str]) -> String {
-    let out = gcscope(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
+    String::from_utf8(common::ok_stdout(args)).expect("UTF-8")
 }
 
 fn fixture(rt: &str, file: &str) -> String {
@@ -232,19 +221,9 @@ fn the_table_and_the_csv_carry_the_same_callers() {
     assert_eq!(stripped, plain);
 }
 
-/// `../shared/traces/perfview/NAME`, or under `$GCSCOPE_SHARED`; None (the test skips) without it.
+/// `traces/perfview/NAME` in the shared test data, or None (the test skips).
 fn shared_trace(name: &str) -> Option<String> {
-    let shared = match std::env::var_os("GCSCOPE_SHARED") {
-        Some(s) => PathBuf::from(s),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    };
-    let p = shared.join("traces/perfview").join(name);
-    if p.is_file() {
-        Some(p.to_string_lossy().into_owned())
-    } else {
-        eprintln!("skipping: {} not found (../shared is absent)", p.display());
-        None
-    }
+    common::shared_file("traces/perfview", name)
 }
 
 #[test]

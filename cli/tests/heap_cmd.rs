@@ -3,35 +3,17 @@
 //! `gzip` and `zip` tools, under names that say nothing); and a trace command given a .gcdump
 //! points at `gcscope heap`.
 
+mod common;
+
+use common::gcscope;
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn gcscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
-
-/// `../shared/heapdumps/NAME` beside the repository, or under `$GCSCOPE_SHARED` (a checkout
-/// elsewhere, such as a git worktree, names the shared folder so).
+/// `heapdumps/NAME` in the shared test data, or None (the test skips).
 fn dump(name: &str) -> Option<String> {
-    let shared = match std::env::var_os("GCSCOPE_SHARED") {
-        Some(s) => PathBuf::from(s),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    };
-    let p = shared.join("heapdumps").join(name);
-    if p.is_file() {
-        Some(p.to_string_lossy().into_owned())
-    } else {
-        eprintln!(
-            "skipping: {} not found (the shared heap dumps are absent)",
-            p.display()
-        );
-        None
-    }
+    common::shared_file("heapdumps", name)
 }
 
 /// The row of type `name` in a `--json` answer's `types` (a snapshot's or a diff's).
@@ -161,16 +143,6 @@ fn wrapped(dir: &std::path::Path, dump: &str, name: &str) -> Option<[String; 3]>
     ])
 }
 
-fn stdout_of(args: &[&str]) -> Vec<u8> {
-    let out = gcscope(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 #[test]
 fn wrapped_snapshots_read_as_the_file_itself() {
     for &(file, nodes, bytes) in DUMPS {
@@ -179,7 +151,7 @@ fn wrapped_snapshots_read_as_the_file_itself() {
         let Some([bare, gz, zip]) = wrapped(&dir, &f, "app.gcdump") else {
             return;
         };
-        let want = stdout_of(&["heap", &bare, "--json"]);
+        let want = common::ok_stdout(&["heap", &bare, "--json"]);
         let v: Value = serde_json::from_slice(&want).unwrap();
         assert_eq!(
             (v["nodes"].as_u64(), v["total_bytes"].as_u64()),
@@ -187,9 +159,13 @@ fn wrapped_snapshots_read_as_the_file_itself() {
             "{file}"
         );
         for w in [&gz, &zip] {
-            assert!(stdout_of(&["heap", w, "--json"]) == want, "{file}: {w}");
             assert!(
-                stdout_of(&["heap", w, "--top", "5"]) == stdout_of(&["heap", &bare, "--top", "5"]),
+                common::ok_stdout(&["heap", w, "--json"]) == want,
+                "{file}: {w}"
+            );
+            assert!(
+                common::ok_stdout(&["heap", w, "--top", "5"])
+                    == common::ok_stdout(&["heap", &bare, "--top", "5"]),
                 "{file}: {w}, the table"
             );
         }
@@ -218,14 +194,14 @@ fn every_heap_subcommand_reads_wrapped_snapshots() {
             let with = |file: &str| {
                 let mut args = sub.clone();
                 args.insert(2, file);
-                stdout_of(&args)
+                common::ok_stdout(&args)
             };
             assert!(with(w) == with(bare), "{sub:?} {w}");
         }
     }
-    let want = stdout_of(&["heap", "diff", &a, &b, "--json"]);
-    assert!(stdout_of(&["heap", "diff", &a_zip, &b_gz, "--json"]) == want);
-    assert!(stdout_of(&["heap", "diff", &a_gz, &b_zip, "--json"]) == want);
+    let want = common::ok_stdout(&["heap", "diff", &a, &b, "--json"]);
+    assert!(common::ok_stdout(&["heap", "diff", &a_zip, &b_gz, "--json"]) == want);
+    assert!(common::ok_stdout(&["heap", "diff", &a_gz, &b_zip, "--json"]) == want);
     let d: Value = serde_json::from_slice(&want).unwrap();
     let s = type_named(&d, "System.String");
     // The README's String counts of the pair.

@@ -1,17 +1,12 @@
 //! The insights subcommands end to end on the committed fixtures, checked against the fixtures'
 //! independent references (TraceEvent's event counts, the runtime's own numbers).
 
+mod common;
+
+use common::gcscope;
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
-
-fn gcscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
 
 fn fixture(rt: &str, w: &str, ext: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

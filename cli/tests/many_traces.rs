@@ -4,21 +4,17 @@
 //! TraceEvent; the Parquet file is read back with the parquet crate's own reader. (The DuckDB
 //! check of the same Parquet is `scripts/duckdb-check.sh`.)
 
+mod common;
+
+use common::gcscope;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use serde_json::Value;
-
-fn gcscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gcscope"))
-        .args(args)
-        .output()
-        .expect("run gcscope")
-}
 
 fn ok(out: Output) -> String {
     assert!(
