@@ -74,7 +74,11 @@ fn read_baseline(path: &std::path::Path) -> Baseline {
             counts.insert(name.to_string(), n.trim().parse().expect("count"));
         } else if let Some(e) = line.strip_prefix("EVENT ") {
             let (msec, rest) = e.split_once(": ").expect("EVENT time");
-            let (name, fields) = rest.split_once(' ').expect("EVENT name");
+            // A name may hold a space ("Windows Kernel/..."): the fields start at PID.
+            let (name, fields) = match rest.find(" PID=") {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => rest.split_once(' ').expect("EVENT name"),
+            };
             let attrs = fields
                 .split("; ")
                 .filter_map(|kv| kv.split_once('='))
@@ -355,5 +359,35 @@ fn first_events_match_traceevent() {
              GC names without a payload layout: {unrendered:?}"
         );
         assert!(headers > 0);
+    }
+}
+
+/// Every kernel event name of the groups the stacks and the processes are read from (Process,
+/// Thread, Image, StackWalk) in the baseline's events is one we report. (Their times and processes
+/// are not compared: TraceEvent fills a classic kernel record's process from its payload and its
+/// own thread table.) The image loads that the kernel logs under the process group (HookId
+/// 0x030a) are TraceEvent's Image/Load, and its Image/Unload is the image group's opcode 2: the
+/// stacks' native frames are named from them.
+#[test]
+fn kernel_events_are_named_as_traceevent_names_them() {
+    for &trace in TRACES {
+        let Some(ours) = decode_trace(trace) else {
+            return;
+        };
+        let shared = common::shared_dir().unwrap();
+        let b = read_baseline(&shared.join(format!("traces/perfview/{trace}.baseline.txt")));
+        let names: std::collections::BTreeSet<&str> = b
+            .events
+            .iter()
+            .map(|e| e.name.as_str())
+            .filter(|n| {
+                ["Process/", "Thread/", "Image/", "StackWalk/"]
+                    .iter()
+                    .any(|g| n.starts_with(&format!("Windows Kernel/{g}")))
+            })
+            .collect();
+        let missing: Vec<&&str> = names.iter().filter(|n| !ours.contains_key(**n)).collect();
+        assert!(missing.is_empty(), "{trace}: not ours: {missing:?}");
+        eprintln!("{trace}: {} kernel event names, all ours", names.len());
     }
 }

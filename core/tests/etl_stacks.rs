@@ -244,6 +244,81 @@ fn stackwalk_events_give_their_events_the_known_stacks() {
     assert_eq!(got_sorted, want);
 }
 
+/// A ClrStack/Walk payload: ClrInstanceID, two reserved bytes, FrameCount, the frames.
+fn clr_walk(frames: &[u64]) -> Vec<u8> {
+    let mut p = vec![7, 0, 0, 0];
+    p.extend_from_slice(&(frames.len() as u32).to_le_bytes());
+    for f in frames {
+        p.extend_from_slice(&f.to_le_bytes());
+    }
+    p
+}
+
+#[test]
+fn clr_stack_walks_give_the_previous_event_of_their_thread_its_stack() {
+    let mut w = EtlWriter::new(Options {
+        processors: 1,
+        buffer_size: 64 * 1024,
+        ..Options::default()
+    });
+    let mut ts = 1_000_000i64;
+    let mut next = || {
+        ts += 10;
+        ts
+    };
+    let tick = |n: u64| allocation_tick_v4(n, 0, 1, "T", 0, 0x5000, 24, 8);
+    let (t1, t2, t3, t4) = (tick(100), tick(200), tick(400), tick(800));
+    let (w0, w1) = (clr_walk(STACKS[0]), clr_walk(STACKS[1]));
+    let gc_start = [0u8; 16];
+    // Tick 100 on thread 100, a tick of thread 101 in between, then thread 100's walk: STACKS[0].
+    w.event(0, &ev(true, 10, next(), 100, &t1));
+    w.event(0, &ev(true, 10, next(), 101, &t2));
+    w.event(0, &ev(true, 82, next(), 100, &w0));
+    // Thread 101's walk after that: its tick 200 gets STACKS[1].
+    w.event(0, &ev(true, 82, next(), 101, &w1));
+    // Tick 400, then a GCStart of the same thread (not delivered to the stacks), then a walk: the
+    // walk is the GCStart's, so tick 400 keeps no stack and the walk is unmatched.
+    w.event(0, &ev(true, 10, next(), 100, &t3));
+    w.event(0, &ev(true, 1, next(), 100, &gc_start));
+    w.event(0, &ev(true, 82, next(), 100, &w0));
+    // Tick 800 with a kernel walk first, then a CLR walk: the kernel's (STACKS[2]) is kept.
+    let t = next();
+    w.event(0, &ev(true, 10, t, 101, &t4));
+    w.kernel(
+        0,
+        0x1820,
+        2,
+        PID,
+        101,
+        next(),
+        &stackwalk(t, 101, STACKS[2]),
+    );
+    w.event(0, &ev(true, 82, next(), 101, &w0));
+    // A walk whose frame count runs past its payload: malformed, unmatched.
+    w.event(0, &ev(true, 10, next(), 100, &t1));
+    let mut short = clr_walk(STACKS[0]);
+    short.truncate(short.len() - 4);
+    w.event(0, &ev(true, 82, next(), 100, &short));
+    let bytes = w.finish();
+
+    let (sums, _, table) = read(&bytes);
+    let value_of = |frames: &[u64]| {
+        sums.stacks
+            .iter()
+            .find(|s| table.addresses(s.stack) == Some(frames))
+            .map(|s| (s.value, s.count))
+    };
+    assert_eq!(value_of(STACKS[0]), Some((100, 1)));
+    assert_eq!(value_of(STACKS[1]), Some((200, 1)));
+    assert_eq!(value_of(STACKS[2]), Some((800, 1)));
+    assert_eq!(sums.no_stack.value, 400 + 100, "tick 400 and the last tick");
+    assert_eq!(
+        table.unmatched(),
+        3,
+        "the GCStart's, the redundant and the cut walk"
+    );
+}
+
 #[test]
 fn without_keeping_stacks_etl_events_have_none() {
     let bytes = trace(10, 64 * 1024);
@@ -275,13 +350,35 @@ fn etl_stacks_decode_the_same_in_parts() {
     assert!(kept.len() >= 4, "{}", kept.len());
 }
 
-/// PerfView's .NET 4.5.2 traces (../shared): every StackWalk/Stack event is accounted for; each
-/// event given a stack by a walk has, among the file's walks as the test reads their raw payloads,
-/// one of its timestamp and thread with exactly those frames; and the others are the events with
-/// a stack trace extended item, as many as a separate reading of the raw records counts (655 and
-/// 1070, by a Python script that decompressed the buffers and walked the EVENT_HEADER items). (Their
-/// GC events' stacks are the CLR's own ClrStack/Walk events and the kernel's cached stack keys,
-/// which are not read: see `etl::stackwalk`.)
+/// The frames of a stack record's payload from `at`: whole pointers of `ptr` bytes.
+fn raw_frames(p: &[u8], ptr: usize) -> Vec<u64> {
+    p.chunks_exact(ptr)
+        .map(|c| {
+            let mut a = [0u8; 8];
+            a[..ptr].copy_from_slice(c);
+            u64::from_le_bytes(a)
+        })
+        .collect()
+}
+
+/// A delivered event as the PerfView test keeps it: for a ClrStack/Walk, its frames; whether it
+/// is a kernel stack record (group 0x18).
+struct Delivered {
+    timestamp: i64,
+    thread: u64,
+    stack: u32,
+    clr_walk: Option<Vec<u64>>,
+    kernel_stack: bool,
+}
+
+/// PerfView's .NET 4.5.2 traces (../shared), every event delivered in time order: each event
+/// given a stack has, as the test reads the raw payloads, either a StackWalk/Stack of its
+/// timestamp and thread with exactly those frames, or a ClrStack/Walk with exactly those frames
+/// as the next event of its thread (kernel stack records aside), or it is one of the events with a
+/// stack trace extended item, as many as a separate reading of the raw records counts (655 and
+/// 1070, by a Python script that decompressed the buffers and walked the EVENT_HEADER items).
+/// Every walk of either kind is accounted for: it gave its event a stack or is counted as
+/// unmatched. (The kernel's cached stack keys are not read: see `etl::stackwalk`.)
 #[test]
 fn perfview_stackwalks_match_their_events_raw_bytes() {
     let Some(shared) = common::shared_dir() else {
@@ -292,58 +389,70 @@ fn perfview_stackwalks_match_their_events_raw_bytes() {
         let mut r = TraceReader::new();
         r.set_keep_stacks(true);
         let mut walks: Vec<(i64, u64, Vec<u64>)> = Vec::new();
-        let mut stacked: Vec<(i64, u64, u32)> = Vec::new();
+        let mut events: Vec<Delivered> = Vec::new();
         let mut sink = |e: &Event<'_>| {
+            let kernel_stack = e.provider == "Windows Kernel" && e.event_id >> 8 == 0x18;
+            let ptr = e.pointer_size as usize;
             if e.provider == "Windows Kernel" && e.event_id == 0x1820 && e.payload.len() >= 16 {
                 let p = e.payload;
                 let ts = i64::from_le_bytes(p[0..8].try_into().unwrap());
                 let tid = u32::from_le_bytes(p[12..16].try_into().unwrap());
-                let ptr = e.pointer_size as usize;
-                let frames = p[16..]
-                    .chunks_exact(ptr)
-                    .map(|c| {
-                        let mut a = [0u8; 8];
-                        a[..ptr].copy_from_slice(c);
-                        u64::from_le_bytes(a)
-                    })
-                    .collect();
-                walks.push((ts, u64::from(tid), frames));
+                walks.push((ts, u64::from(tid), raw_frames(&p[16..], ptr)));
             }
-            if e.stack != NO_STACK {
-                stacked.push((e.timestamp, e.thread_id, e.stack));
-            }
+            let clr = (e.provider == "Microsoft-Windows-DotNETRuntime"
+                && e.event_id == 82
+                && e.payload.len() >= 8)
+                .then(|| {
+                    let n = u32::from_le_bytes(e.payload[4..8].try_into().unwrap()) as usize;
+                    raw_frames(&e.payload[8..8 + n * ptr], ptr)
+                });
+            events.push(Delivered {
+                timestamp: e.timestamp,
+                thread: e.thread_id,
+                stack: e.stack,
+                clr_walk: clr,
+                kernel_stack,
+            });
         };
         r.push(&bytes, &mut sink).unwrap();
         r.finish(&mut sink).unwrap();
         let table = r.take_stacks().unwrap();
         assert!(!walks.is_empty(), "{name}: the trace has StackWalk events");
-        let mut by_walk = 0u64;
-        for &(ts, tid, id) in &stacked {
+        let clr_walks = events.iter().filter(|e| e.clr_walk.is_some()).count() as u64;
+        assert!(clr_walks > 0, "{name}: the trace has ClrStack/Walk events");
+        let (mut by_walk, mut by_clr, mut stacked) = (0u64, 0u64, 0u64);
+        for (i, d) in events.iter().enumerate() {
+            let (ts, tid, id) = (d.timestamp, d.thread, d.stack);
+            if id == NO_STACK {
+                continue;
+            }
+            stacked += 1;
             let frames = table.addresses(id).unwrap();
-            let walk = walks.iter().find(|(t, th, _)| (*t, *th) == (ts, tid));
-            if let Some((_, _, f)) = walk {
-                assert_eq!(
-                    f.as_slice(),
-                    frames,
-                    "{name}: the event at {ts} on thread {tid}"
-                );
+            if let Some((_, _, f)) = walks.iter().find(|(t, th, _)| (*t, *th) == (ts, tid)) {
+                assert_eq!(f.as_slice(), frames, "{name}: the event at {ts} on {tid}");
                 by_walk += 1;
+                continue;
+            }
+            let next = events[i + 1..]
+                .iter()
+                .find(|e| e.thread == tid && !e.kernel_stack)
+                .and_then(|e| e.clr_walk.as_ref());
+            if let Some(f) = next.filter(|f| f.as_slice() == frames) {
+                assert!(!f.is_empty() || frames.is_empty());
+                by_clr += 1;
             }
         }
+        assert_eq!(stacked - by_walk - by_clr, items, "{name}: extended items");
         assert_eq!(
-            stacked.len() as u64 - by_walk,
-            items,
-            "{name}: extended items"
-        );
-        assert_eq!(
-            by_walk + table.unmatched(),
-            walks.len() as u64,
+            by_walk + by_clr + table.unmatched(),
+            walks.len() as u64 + clr_walks,
             "{name}: every walk matched one event or is counted"
         );
         eprintln!(
-            "{name}: {} walks, {} matched, {} distinct stacks",
+            "{name}: {} kernel walks, {clr_walks} CLR walks, {by_walk} + {by_clr} matched, \
+             {} unmatched, {} distinct stacks",
             walks.len(),
-            stacked.len(),
+            table.unmatched(),
             table.len()
         );
     }

@@ -131,6 +131,7 @@ const OPCODES: &[(u8, u8, &str)] = &[
     (0x0f, 46, "Sample"),
     (0x0f, 73, "CollectionStart"),
     (0x0f, 74, "CollectionEnd"),
+    (0x14, 2, "Unload"),
     (0x14, 10, "Load"),
     (0x14, 33, "KernelBase"),
 ];
@@ -143,6 +144,9 @@ pub fn kernel_event_name(hook: u16) -> String {
     };
     if hook == 0 {
         return task.to_string();
+    }
+    if hook == hooks::IMAGE_LOAD_IN_PROCESS_GROUP {
+        return "Image/Load".to_string();
     }
     let name = OPCODES
         .iter()
@@ -161,8 +165,11 @@ pub fn kernel_event_name(hook: u16) -> String {
     }
 }
 
-/// HookId of the kernel's process events (group 3): start, end, and the rundown ones.
+/// HookId of the kernel's process events (group 3): start, end, and the rundown ones; and the
+/// image load that the kernel logs in the process group ([`crate::stacks::methods`]).
 pub mod hooks {
+    pub(crate) const IMAGE_LOAD_IN_PROCESS_GROUP: u16 =
+        crate::stacks::methods::IMAGE_LOAD_IN_PROCESS_GROUP;
     pub const PROCESS_START: u16 = 0x0301;
     pub const PROCESS_STOP: u16 = 0x0302;
     pub const PROCESS_DC_START: u16 = 0x0303;
@@ -181,6 +188,8 @@ mod tests {
         assert_eq!(kernel_event_name(0x0327), "Process/Defunct");
         assert_eq!(kernel_event_name(0x0f2e), "PerfInfo/Sample");
         assert_eq!(kernel_event_name(0x140a), "Image/Load");
+        assert_eq!(kernel_event_name(0x030a), "Image/Load");
+        assert_eq!(kernel_event_name(0x1402), "Image/Unload");
         assert_eq!(kernel_event_name(0x0363), "Process/Opcode(99)");
         assert_eq!(kernel_event_name(0x4201), "Group(0x42)/Opcode(1)");
     }

@@ -24,6 +24,7 @@ pub(crate) fn read_records(
     let keep = stacks.is_some();
     let mut pending: Vec<stackwalk::Pending> = Vec::new();
     let mut unmatched = 0u64;
+    let mut last = stackwalk::LastOnThread::default();
     let mut pos = 0usize;
     while pos < records.len() {
         let Ok(r) = record::parse(records, pos) else {
@@ -66,8 +67,29 @@ pub(crate) fn read_records(
                 None => unmatched += 1,
             }
         }
+        let clr_walk = keep && is_clr_walk(&r.source);
+        if clr_walk {
+            let p = &records[r.payload_start..r.payload_start + r.payload_len];
+            let found = stackwalk::parse_clr(p, r.pointer_size).and_then(|(at, len)| {
+                let i = last.event_for_walk(r.thread_id, &pending)?;
+                Some(stackwalk::Pending {
+                    event: i,
+                    start: (r.payload_start + at) as u32,
+                    len: len as u32,
+                    pointer_size: r.pointer_size,
+                })
+            });
+            match found {
+                Some(p) => pending.push(p),
+                None => unmatched += 1,
+            }
+        }
         let entry = catalog.lookup(&r.source, r.version);
         let e = catalog.entry(entry);
+        // The record a later ClrStack/Walk on its thread belongs to: any but the stack records.
+        if keep && !clr_walk && !is_kernel_stack_record(&r.source) {
+            last.set(r.thread_id, e.deliver.then_some(held.events.len() as u32));
+        }
         if e.deliver {
             if let (true, Some(s)) = (keep, r.stack) {
                 pending.push(stackwalk::Pending {
@@ -99,4 +121,15 @@ pub(crate) fn read_records(
         stackwalk::intern(table, held, &mut pending, records);
     }
     held.take_payloads(records);
+}
+
+fn is_clr_walk(source: &Source) -> bool {
+    matches!(source, Source::Provider { guid, id, .. }
+        if *id == stackwalk::CLR_STACK_WALK && *guid == super::names::RUNTIME_GUID)
+}
+
+/// The kernel's StackWalk group (0x18): walks and stack keys, which come after the event they
+/// are for.
+fn is_kernel_stack_record(source: &Source) -> bool {
+    matches!(source, Source::Kernel { hook } if hook >> 8 == 0x18)
 }

@@ -11,6 +11,15 @@
 //!   buffer with that timestamp on that thread, the nearest one before it that has no stack yet;
 //!   one that matches none (its event was filtered out or lies in another buffer, or the payload
 //!   is malformed) is counted ([`crate::stacks::StackTable::unmatched`]).
+//! * The runtime's own ClrStack/Walk event (Microsoft-Windows-DotNETRuntime, id 82, keyword
+//!   0x40000000), which the CLR logs right after its event on the same thread: `u16
+//!   ClrInstanceID`, two reserved bytes, `u32 FrameCount`, then that many pointers, leaf first.
+//!   .NET Framework sessions with the runtime's Stack keyword carry these for the GC events. It
+//!   is matched to the record of its thread just before it in the same buffer ([`LastOnThread`]),
+//!   as TraceEvent's TraceLog attaches it to the thread's previous event. Where that record was
+//!   not delivered (filtered out), already has a stack (a kernel walk or an extended item comes
+//!   first and is kept: it holds the native frames too), lies in another buffer or the payload
+//!   is malformed, the walk is counted as unmatched.
 //! * An EVENT_HEADER's stack trace extended item (EVENT_HEADER_EXT_TYPE_STACK_TRACE32/64: a u64
 //!   MatchId, then the frames), which a session with stacks enabled for a user-mode provider
 //!   writes into the event's own record ([`super::record::StackItem`]).
@@ -27,6 +36,9 @@ use crate::stacks::StackTable;
 
 /// HookId of StackWalk/Stack.
 pub const STACK_WALK: u16 = 0x1820;
+
+/// ClrStack/Walk's event id in the runtime provider.
+pub const CLR_STACK_WALK: u16 = 82;
 
 /// How many delivered events before a StackWalk record are searched for its event: ETW writes the
 /// walk right after the event, so it is the last one of its thread, or nearly.
@@ -55,6 +67,41 @@ pub fn parse(payload: &[u8], pointer_size: u8) -> Option<(i64, u32, usize, usize
         return None;
     }
     Some((i64::from_le_bytes(ts), thread, 16, frames))
+}
+
+/// A ClrStack/Walk payload: its frames' offset in the payload and length. None where it is too
+/// short for the frame count it states.
+pub fn parse_clr(payload: &[u8], pointer_size: u8) -> Option<(usize, usize)> {
+    let count = payload.get(4..8)?;
+    let count = u32::from_le_bytes([count[0], count[1], count[2], count[3]]) as usize;
+    let len = count.checked_mul(usize::from(pointer_size.max(1)))?;
+    (len <= payload.len() - 8).then_some((8, len))
+}
+
+/// Per thread, the buffer's last record before the current one: the held event it became, or
+/// none where it was not delivered. For ClrStack/Walk, which belongs to that record. A buffer is
+/// one processor's, so it sees few threads and a list searched from its end is enough.
+#[derive(Debug, Default)]
+pub struct LastOnThread {
+    last: alloc::vec::Vec<(u32, Option<u32>)>,
+}
+
+impl LastOnThread {
+    pub fn set(&mut self, thread: u32, held: Option<u32>) {
+        match self.last.iter_mut().rev().find(|(t, _)| *t == thread) {
+            Some(slot) => slot.1 = held,
+            None => self.last.push((thread, held)),
+        }
+    }
+
+    /// The held event a ClrStack/Walk on `thread` belongs to, if it was delivered and has no
+    /// stack yet (`pending`).
+    pub fn event_for_walk(&self, thread: u32, pending: &[Pending]) -> Option<u32> {
+        let (_, held) = self.last.iter().rev().find(|(t, _)| *t == thread)?;
+        let i = (*held)?;
+        let taken = pending.iter().rev().take(SEARCH_BACK).any(|p| p.event == i);
+        (!taken).then_some(i)
+    }
 }
 
 /// The held event a StackWalk record of `timestamp` and `thread` belongs to (see the module

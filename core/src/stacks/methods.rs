@@ -39,13 +39,18 @@ use alloc::vec::Vec;
 /// The provider an .etl's kernel events are delivered under (the ETW decoder's name for the
 /// system logger, a layer above; tests/etl_stacks.rs reads images through it).
 pub(crate) const KERNEL_PROVIDER: &str = "Windows Kernel";
-/// HookIds of the kernel's Image/Load and Image/DCStart.
-const IMAGE_LOAD: u32 = 0x140a;
-const IMAGE_DC_START: u32 = 0x1403;
+/// HookIds of the kernel's image loads and Image/DCStart. The kernel logs an image load in the
+/// image group or, for an image mapped into a process, in the process group with the image's
+/// opcode (10) and payload; TraceEvent names both Image/Load.
+pub(crate) const IMAGE_LOAD: u16 = 0x140a;
+pub(crate) const IMAGE_LOAD_IN_PROCESS_GROUP: u16 = 0x030a;
+pub(crate) const IMAGE_DC_START: u16 = 0x1403;
 
 /// Whether a kernel event of `event_id` (its HookId) is one the methods read images from.
 pub(crate) fn is_image_event(event_id: u32) -> bool {
-    matches!(event_id, IMAGE_LOAD | IMAGE_DC_START)
+    [IMAGE_LOAD, IMAGE_LOAD_IN_PROCESS_GROUP, IMAGE_DC_START]
+        .iter()
+        .any(|&h| u32::from(h) == event_id)
 }
 
 /// One method's code range.
