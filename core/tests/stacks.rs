@@ -349,3 +349,60 @@ fn summing_while_reading_gives_the_sums_of_the_kept_samples() {
         TRUTH.loh_ticks + TRUTH.soh_ticks_inner + TRUTH.soh_ticks_odd + TRUTH.poh_ticks + 1
     );
 }
+
+/// A tick that comes with its digest (decoded by a part of the file, `Ticks::One`) is read from
+/// the digest: each selection sums the same as from the decoded payloads, and a builder that keeps
+/// the samples keeps the same ones, types included.
+#[test]
+fn ticks_with_their_digest_sum_as_decoded_ones() {
+    use gcscope_core::clr::gc::TickDigest;
+    use gcscope_core::ticks::Ticks;
+    let bytes = trace(Flavor::V5);
+    let (s, _) = read(&bytes, |_| true);
+    let mut typed = Selection::new(Which::Alloc(None));
+    typed.type_name = Some("App.Node".into());
+    let mut late = Selection::new(Which::Alloc(Some(GcAllocationKind::Large)));
+    late.from_ms = Some(30.0);
+    let mut digested = 0;
+    let mut kept = StackSamplesBuilder::new();
+    let sels = [Selection::new(Which::Alloc(None)), typed, late];
+    let mut summing: Vec<StackSamplesBuilder> = sels
+        .iter()
+        .map(|s| StackSamplesBuilder::summing(s.clone()))
+        .collect();
+    let mut r = TraceReader::new();
+    r.set_keep_stacks(true);
+    let mut sink = |e: &Event<'_>| {
+        let tick = e.name == "GC/AllocationTick";
+        let d = tick
+            .then(|| TickDigest::of(e.payload, e.version, e.pointer_size))
+            .flatten();
+        let mut with = *e;
+        if let Some(d) = &d {
+            digested += 1;
+            with.ticks = Some(Ticks::One(d));
+            kept.on_event(&with);
+            summing.iter_mut().for_each(|b| b.on_event(&with));
+        } else {
+            kept.on_event(e);
+            summing.iter_mut().for_each(|b| b.on_event(e));
+        }
+    };
+    r.push(&bytes, &mut sink).expect("push");
+    r.finish(&mut sink).expect("finish");
+    assert!(digested > 10, "{digested} ticks digested");
+    for (b, sel) in summing.into_iter().zip(&sels) {
+        assert_eq!(b.finish_sums().0, s.sum(sel), "{sel:?}");
+    }
+    let kept = kept.finish();
+    assert_eq!(kept.samples, s.samples);
+    let type_of = |x: &StackSamples, k: &gcscope_core::stacks::view::SampleKind| match k {
+        gcscope_core::stacks::view::SampleKind::Alloc { type_index, .. } => {
+            x.type_name(*type_index).map(String::from)
+        }
+        _ => None,
+    };
+    for (a, b) in kept.samples.iter().zip(&s.samples) {
+        assert_eq!(type_of(&kept, &a.kind), type_of(&s, &b.kind));
+    }
+}

@@ -164,51 +164,31 @@ impl StackSamplesBuilder {
     }
 
     /// Reads `ev`: a method or module event, an allocation tick, a GCTriggered or a SetGCHandle of
-    /// kind Pinned (any other event is ignored).
+    /// kind Pinned (any other event is ignored). A tick that a part of the file decoded comes with
+    /// its digest ([`crate::ticks::Ticks::One`]), which is read instead of decoding the payload
+    /// again: it holds what decoding gives (`TickDigest`).
     pub fn on_event(&mut self, ev: &Event<'_>) {
         self.methods.on_event(ev);
+        if let Some(crate::ticks::Ticks::One(d)) = ev.ticks {
+            let name = d.type_name(ev.payload, ev.pointer_size);
+            let kind = GcAllocationKind::from_raw(d.kind);
+            if let Some(k) = self.alloc_kind(kind, name) {
+                self.take(ev, k, d.amount);
+            }
+            return;
+        }
         let Some(decoded) = crate::clr::decode(ev) else {
             return;
         };
         let (kind, value) = match decoded {
             Ok(ClrEvent::GcAllocationTick(a)) => {
-                self.stats.alloc_ticks += 1;
-                let type_index = match a.type_name {
-                    // Summing: the type is compared, not interned.
-                    Some(t) if self.only.is_some() => {
-                        let want = self.only.as_ref().and_then(|s| s.type_name.as_deref());
-                        if want.is_some_and(|w| !t.eq_str(w)) {
-                            return;
-                        }
-                        u32::MAX
-                    }
-                    None if self.only.as_ref().is_some_and(|s| s.type_name.is_some()) => {
-                        return;
-                    }
-                    Some(t) => {
-                        let name = t.to_string_lossy();
-                        match self.type_index.get(&name) {
-                            Some(&i) => i,
-                            None => {
-                                let i = self.types.len() as u32;
-                                self.types.push(name.clone());
-                                self.type_index.insert(name, i);
-                                i
-                            }
-                        }
-                    }
-                    None => u32::MAX,
+                let Some(k) = self.alloc_kind(a.kind, a.type_name) else {
+                    return;
                 };
                 let bytes = a
                     .allocation_amount64
                     .unwrap_or(u64::from(a.allocation_amount));
-                (
-                    SampleKind::Alloc {
-                        kind: a.kind,
-                        type_index,
-                    },
-                    bytes,
-                )
+                (k, bytes)
             }
             Ok(ClrEvent::GcTriggered(t)) => {
                 self.stats.triggered += 1;
@@ -224,6 +204,48 @@ impl StackSamplesBuilder {
             }
             _ => return,
         };
+        self.take(ev, kind, value);
+    }
+
+    /// Counts an allocation tick, and gives its sample's kind: its type compared with the
+    /// selection's where the builder sums (None: another type), else interned.
+    fn alloc_kind(
+        &mut self,
+        kind: GcAllocationKind,
+        type_name: Option<crate::clr::payload::Utf16Str<'_>>,
+    ) -> Option<SampleKind> {
+        self.stats.alloc_ticks += 1;
+        let type_index = match type_name {
+            // Summing: the type is compared, not interned.
+            Some(t) if self.only.is_some() => {
+                let want = self.only.as_ref().and_then(|s| s.type_name.as_deref());
+                if want.is_some_and(|w| !t.eq_str(w)) {
+                    return None;
+                }
+                u32::MAX
+            }
+            None if self.only.as_ref().is_some_and(|s| s.type_name.is_some()) => {
+                return None;
+            }
+            Some(t) => {
+                let name = t.to_string_lossy();
+                match self.type_index.get(&name) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.types.len() as u32;
+                        self.types.push(name.clone());
+                        self.type_index.insert(name, i);
+                        i
+                    }
+                }
+            }
+            None => u32::MAX,
+        };
+        Some(SampleKind::Alloc { kind, type_index })
+    }
+
+    /// Sums (or keeps) a sample of `kind` and `value`, event `ev`'s, where the selection takes it.
+    fn take(&mut self, ev: &Event<'_>, kind: SampleKind, value: u64) {
         if let Some(sel) = &self.only {
             let alloc = matches!(kind, SampleKind::Alloc { .. });
             if !sel.which.takes(&kind)
