@@ -23,16 +23,19 @@ impl Consumer {
     /// How its reader delivers the allocation ticks that come with their digest.
     pub(crate) fn tick_lane(self) -> TickLane {
         match self {
-            Consumer::EveryEvent | Consumer::Stacks => TickLane::Off,
+            Consumer::EveryEvent => TickLane::Off,
             Consumer::Model => TickLane::Sums,
             Consumer::ModelAndInsights => TickLane::EachTick,
+            Consumer::Stacks => TickLane::EachTickWithStacks,
         }
     }
 
-    /// Whether the parts of the file intern their ticks' type names: for the insights, which read
-    /// them; the model does not, and interning would only slow the parts down.
+    /// Whether the parts of the file intern their ticks' type names: for the insights and the
+    /// stacks, whose batches refer to the names by slot (the lane takes a tick only where the merge
+    /// interned its name); the model does not read them, and interning would only slow the parts
+    /// down.
     pub(crate) fn interns_types(self) -> bool {
-        self == Consumer::ModelAndInsights
+        matches!(self, Consumer::ModelAndInsights | Consumer::Stacks)
     }
 }
 
@@ -43,11 +46,13 @@ impl TraceReader {
     }
 
     /// Delivers the events as `consumer` reads them ([`Consumer`]: its filter, and how the
-    /// allocation ticks come). A reader for the GC model delivers a NetTrace's ticks that come with
-    /// their digest (decoded here or by parts of the file, [`crate::parts`]) as batches, the ticks
-    /// between two other events as one event ([`crate::ticks::Ticks::Batch`]):
-    /// [`crate::gc::ModelBuilder::on_event`] takes them, and [`crate::gc::feed`] (the model and its
-    /// insights) those of [`Consumer::ModelAndInsights`], which hold each tick. A NetPerf file's and
+    /// allocation ticks come). A reader for the GC model or the stacks delivers a NetTrace's ticks
+    /// that come with their digest (decoded here or by parts of the file, [`crate::parts`]) as
+    /// batches, the ticks between two other events as one event ([`crate::ticks::Ticks::Batch`]):
+    /// [`crate::gc::ModelBuilder::on_event`] takes them, [`crate::gc::feed`] (the model and its
+    /// insights) those of [`Consumer::ModelAndInsights`], which hold each tick, and
+    /// [`crate::stacks::view::StackSamplesBuilder::on_event`] those of [`Consumer::Stacks`], whose
+    /// ticks also hold their stacks. A NetPerf file's and
     /// an .etl's ticks come one by one, and so does a tick without a digest (a payload that does not
     /// fit its layout). Set it before the first push; the default is [`Consumer::EveryEvent`].
     pub fn set_consumer(&mut self, consumer: Consumer) {

@@ -32,8 +32,10 @@ pub enum Consumer {
     ModelAndInsights,
     /// The call stacks ([`crate::stacks::view::StackSamplesBuilder::on_event`]): only the method
     /// and module events and the events whose stacks it sums are delivered
-    /// ([`crate::stacks::view::interest`]), each allocation tick one by one, and the reader keeps
-    /// the trace's stacks ([`crate::TraceReader::set_keep_stacks`]).
+    /// ([`crate::stacks::view::interest`]), the reader keeps the trace's stacks
+    /// ([`crate::TraceReader::set_keep_stacks`]), and the allocation ticks come as batches that
+    /// hold each tick with its stack and thread, as for the insights
+    /// ([`ModelAndInsights`](Self::ModelAndInsights)): the builder sums a tick by its stack.
     Stacks,
 }
 
@@ -50,6 +52,16 @@ pub(crate) enum TickLane {
     /// As [`Sums`](Self::Sums), the batch also holding each tick in order
     /// ([`TickBatch::ticks`]): for the insights, which bin every tick by time and type.
     EachTick,
+    /// As [`EachTick`](Self::EachTick), each tick with its stack and thread
+    /// ([`BatchTick::stack`], [`BatchTick::thread_id`]): for the stacks.
+    EachTickWithStacks,
+}
+
+impl TickLane {
+    /// Whether batches hold each tick.
+    pub(crate) fn each(self) -> bool {
+        matches!(self, TickLane::EachTick | TickLane::EachTickWithStacks)
+    }
 }
 
 /// The allocation ticks an [`Event`](crate::event::Event) is, already decoded
@@ -81,6 +93,12 @@ pub struct BatchTick {
     /// Its type name's slot in the batch ([`TickBatch::type_name`]); [`BatchTick::NO_NAME`] for a
     /// tick whose version has no type name (0 and 1).
     pub type_slot: u32,
+    /// Its stack's table id, as [`Event::stack`](crate::event::Event::stack), where the reader
+    /// keeps stacks for the stacks ([`Consumer::Stacks`]); else
+    /// [`NO_STACK`](crate::stacks::NO_STACK).
+    pub stack: u32,
+    /// Its thread, where the stacks read the ticks ([`Consumer::Stacks`]); else 0.
+    pub thread_id: u64,
 }
 
 impl BatchTick {

@@ -406,3 +406,52 @@ fn ticks_with_their_digest_sum_as_decoded_ones() {
         assert_eq!(type_of(&kept, &a.kind), type_of(&s, &b.kind));
     }
 }
+
+/// A reader for the stacks delivers the ticks as batches that carry each tick's stack and thread
+/// (`Consumer::Stacks`): the builder keeps the same samples (time, thread, stack, kind, type,
+/// bytes) as from the same file read event by event, across both sequence-point regions.
+#[test]
+fn batched_ticks_keep_the_samples_of_tick_events() {
+    use gcscope_core::ticks::Ticks;
+    use gcscope_core::Consumer;
+    for flavor in [Flavor::V4, Flavor::V5] {
+        let bytes = trace(flavor);
+        let (want, want_table) = read(&bytes, |_| true);
+        let mut r = TraceReader::for_consumer(Consumer::Stacks);
+        let mut b = StackSamplesBuilder::new();
+        let mut batches = 0;
+        let mut sink = |e: &Event<'_>| {
+            batches += u32::from(matches!(e.ticks, Some(Ticks::Batch(_))));
+            b.on_event(e)
+        };
+        r.push(&bytes, &mut sink).expect("push");
+        r.finish(&mut sink).expect("finish");
+        assert!(batches > 0, "{flavor:?}: the ticks came as batches");
+        let got = b.finish();
+        let table = r.take_stacks().expect("stacks kept");
+        assert_eq!(got.samples.len(), want.samples.len(), "{flavor:?}");
+        assert_eq!(table.len(), want_table.len());
+        assert_eq!(table.missing(), want_table.missing());
+        let type_of = |x: &StackSamples, k: &gcscope_core::stacks::view::SampleKind| match k {
+            gcscope_core::stacks::view::SampleKind::Alloc { type_index, .. } => {
+                x.type_name(*type_index).map(String::from)
+            }
+            _ => None,
+        };
+        for (g, w) in got.samples.iter().zip(&want.samples) {
+            assert_eq!(
+                (g.time_ms, g.process_id, g.thread_id, g.value),
+                (w.time_ms, w.process_id, w.thread_id, w.value),
+                "{flavor:?}"
+            );
+            assert_eq!(
+                table.addresses(g.stack),
+                want_table.addresses(w.stack),
+                "{flavor:?}: stack at {} ms",
+                g.time_ms
+            );
+            assert_eq!(type_of(&got, &g.kind), type_of(&want, &w.kind));
+        }
+        assert_eq!(got.stats.alloc_ticks, want.stats.alloc_ticks);
+    }
+}

@@ -51,19 +51,21 @@ pub(super) fn emit(
             emit_event(meta, tally, info, pointer_size, stacks, r, sink);
             1
         }
-        Release::Ticks(b) => emit_ticks(meta, tally, info, pointer_size, b, sink),
+        Release::Ticks(b) => emit_ticks(meta, tally, info, pointer_size, stacks, b, sink),
     }
 }
 
 /// A batch of the tick lane's ticks (see [`crate::sort::Sorter::set_tick_lane`]): counted per
-/// metadata entry as each tick would be (a tick's entry is never payload-named), their times filled
-/// in, handed to the sink as one event.
+/// metadata entry as each tick would be (a tick's entry is never payload-named), their times (and
+/// for the stacks their stacks' table ids, from the file's ids the lane kept) filled in, handed to
+/// the sink as one event.
 #[inline(never)]
 fn emit_ticks(
     meta: &MetadataStore,
     tally: &mut Tally,
     info: &TraceInfo,
     pointer_size: u8,
+    mut stacks: Option<&mut StackTable>,
     b: &mut TickBatch,
     sink: &mut Sink<'_>,
 ) -> u64 {
@@ -78,6 +80,10 @@ fn emit_ticks(
     b.latest_ms = info.ms_since_start(b.latest_timestamp);
     for t in &mut b.ticks {
         t.time_ms = info.ms_since_start(t.timestamp);
+        t.stack = match stacks.as_deref_mut() {
+            Some(table) => table.resolve_raw(t.stack),
+            None => NO_STACK,
+        };
     }
     let m = meta.entry(first);
     let ev = Event {

@@ -27,15 +27,16 @@ impl Decoder {
             let Some(info) = &self.info else {
                 return false;
             };
-            let each = self.tick_lane == TickLane::EachTick;
+            let lane = self.tick_lane;
+            let stacks = lane == TickLane::EachTickWithStacks;
             self.sorter
-                .set_tick_lane(info.sync_time_qpc, each, self.pointer_size);
+                .set_tick_lane(info.sync_time_qpc, lane.each(), stacks, self.pointer_size);
         }
         true
     }
 
     /// For the tick lane, the digest of an event decoded here (`p`, whose payload is `payload`),
-    /// if it is an allocation tick that has one. With [`TickLane::EachTick`] its type name is
+    /// if it is an allocation tick that has one. Where batches hold each tick its type name is
     /// interned in [`Self::tick_types`], as the parts' names are, so the lane can take it.
     #[inline]
     pub(super) fn lane_digest(&mut self, p: &Pending, payload: &[u8]) -> Option<TickDigest> {

@@ -13,7 +13,9 @@
 //! For the insights, which bin each tick by time and type, a batch also holds the ticks themselves
 //! in that order ([`TickBatch::ticks`]), and the names of their types: a tick is taken only where
 //! the merge has interned its name (its digest refers to the merge's table), and the first such
-//! tick of a type leaves its name in the batch's table, so no later one needs its payload.
+//! tick of a type leaves its name in the batch's table, so no later one needs its payload. For the
+//! stacks, each tick also keeps its file stack id and thread ([`TickStack`]), and the batch's ticks
+//! get their stack's table id where they are delivered, as an event's would be.
 
 use super::radix::TimeOrder;
 use super::{Emit, Pending, Release, Sorter, ARENA, NO_TICK};
@@ -47,6 +49,15 @@ pub(super) struct TickExtra {
     pub type_slot: u32,
 }
 
+/// What a batch for the stacks needs of a lane tick besides its [`TickExtra`]: apart, so that
+/// the insights' lane does not move it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TickStack {
+    /// The file's stack id (resolved to the table's where the batch is delivered).
+    pub raw: u32,
+    pub thread_id: u64,
+}
+
 impl LaneTick {
     /// Whether it comes before the buffered event at index `i` with timestamp `ts`: an earlier
     /// timestamp, or the same one and pushed before it (file order breaks ties).
@@ -62,10 +73,14 @@ pub(super) struct Lane {
     pub ticks: Vec<LaneTick>,
     /// Where batches hold each tick, `ticks[i]`'s [`TickExtra`] (else empty).
     pub extra: Vec<TickExtra>,
+    /// Where batches carry stacks, `ticks[i]`'s [`TickStack`] (else empty).
+    pub stack: Vec<TickStack>,
     /// The trace's sync time, for each batch's latest tick ([`TickBatch::latest_since_sync`]).
     pub sync_time_qpc: i64,
     /// Batches hold each tick ([`TickBatch::ticks`]).
     pub each: bool,
+    /// Each tick of a batch carries its stack and thread ([`crate::ticks::BatchTick::stack`]).
+    pub stacks: bool,
     /// The trace's pointer size, where the type name is in a tick's payload.
     pub pointer_size: u8,
     /// Payload bytes of the ticks kept across a partial flush: the buffer's compaction copies the
@@ -78,10 +93,11 @@ pub(super) struct Lane {
 }
 
 impl Lane {
-    pub fn new(sync_time_qpc: i64, each: bool, pointer_size: u8) -> Lane {
+    pub fn new(sync_time_qpc: i64, each: bool, stacks: bool, pointer_size: u8) -> Lane {
         Lane {
             sync_time_qpc,
             each,
+            stacks: each && stacks,
             pointer_size,
             ..Lane::default()
         }
@@ -133,7 +149,9 @@ impl Lane {
         self.batch
             .add(t.metadata, t.timestamp, since, t.kind, t.amount);
         if let Some(x) = self.extra.get(i as usize) {
-            // (Its time is filled in where the trace's start is known.)
+            let st = self.stack.get(i as usize);
+            // (Its time, and its stack's table id, are filled in where the batch is delivered:
+            // until then `stack` is the file's id.)
             self.batch.ticks.push(BatchTick {
                 timestamp: t.timestamp,
                 time_ms: 0.0,
@@ -141,16 +159,22 @@ impl Lane {
                 kind: x.kind,
                 heap_index: x.heap_index,
                 type_slot: x.type_slot,
+                // (0: the file's id for no stack.)
+                stack: st.map_or(0, |s| s.raw),
+                thread_id: st.map_or(0, |s| s.thread_id),
             });
         }
     }
 
     /// Adds a tick (in file order), with its [`TickExtra`] where batches hold each tick.
     #[inline]
-    pub fn push(&mut self, t: LaneTick, x: TickExtra) {
+    pub fn push(&mut self, t: LaneTick, x: TickExtra, st: TickStack) {
         self.ticks.push(t);
         if self.each {
             self.extra.push(x);
+        }
+        if self.stacks {
+            self.stack.push(st);
         }
     }
 
@@ -171,16 +195,21 @@ impl Lane {
             if let Some(&e) = self.extra.get(k) {
                 self.extra[kept] = e;
             }
+            if let Some(&e) = self.stack.get(k) {
+                self.stack[kept] = e;
+            }
             kept += 1;
         }
         self.ticks.truncate(kept);
         self.extra.truncate(kept);
+        self.stack.truncate(kept);
     }
 
     /// Empties it (a full flush).
     pub fn clear(&mut self) {
         self.ticks.clear();
         self.extra.clear();
+        self.stack.clear();
         self.kept_payload = 0;
     }
 }
@@ -191,11 +220,17 @@ impl Sorter {
     /// lane: they are released as [`Release::Ticks`], the ticks between two other events summed as
     /// one batch, in the place the buffer would have released each (see the module docs). For a consumer
     /// that only adds ticks up (the GC model without insights), or with `each` one that reads each
-    /// tick in order ([`TickBatch::ticks`]: the insights).
-    /// `sync_time_qpc`, `pointer_size`: the trace's.
-    pub(crate) fn set_tick_lane(&mut self, sync_time_qpc: i64, each: bool, pointer_size: u8) {
+    /// tick in order ([`TickBatch::ticks`]: the insights), and with `stacks` as well each tick's
+    /// stack and thread (the stacks). `sync_time_qpc`, `pointer_size`: the trace's.
+    pub(crate) fn set_tick_lane(
+        &mut self,
+        sync_time_qpc: i64,
+        each: bool,
+        stacks: bool,
+        pointer_size: u8,
+    ) {
         if self.lane.is_none() {
-            self.lane = Some(Lane::new(sync_time_qpc, each, pointer_size));
+            self.lane = Some(Lane::new(sync_time_qpc, each, stacks, pointer_size));
         }
     }
 
@@ -224,8 +259,12 @@ impl Sorter {
                 heap_index: d.heap_index,
                 type_slot,
             };
+            let st = TickStack {
+                raw: p.stack_id,
+                thread_id: p.thread_id,
+            };
             if let Some(lane) = self.lane.as_mut() {
-                lane.push(t, x);
+                lane.push(t, x, st);
             }
             return;
         }

@@ -23,7 +23,7 @@
 //! the reader for its [`Consumer`](crate::ticks::Consumer)): released where each tick would have
 //! been, and counted as the record it replaces, so every decision above is the same. For the
 //! insights, which read each tick, a batch can hold them one by one, in the order they would have
-//! come.
+//! come, and for the stacks each of those with its stack and thread.
 //!
 //! **Memory bound.** A region is bounded by the writer's sequence points, and a region of the
 //! reference traces holds at most a few MB. A file without sequence points or IsSorted flags would

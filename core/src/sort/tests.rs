@@ -241,7 +241,7 @@ fn the_tick_lane_releases_ticks_where_the_buffer_would() {
         let each = round % 2 == 1;
         let mut plain = Sorter::with_budget(budget);
         let mut lane = Sorter::with_budget(budget);
-        lane.set_tick_lane(SYNC, each, 8);
+        lane.set_tick_lane(SYNC, each, false, 8);
         let (mut a, mut b) = (Collect::new(each, each), Collect::new(each, each));
         let mut clock = 0i64;
         for step in 0..400 {

@@ -137,6 +137,28 @@ pub struct StackSamplesBuilder {
     only: Option<Selection>,
     by_stack: Vec<(u64, u64)>,
     partial: StackSums,
+    /// Per type-name slot of the reader's tick batches, [`Self::slot_type`]'s answer.
+    by_slot: Vec<u32>,
+}
+
+/// Where a sample was taken: the fields of its event (or of its tick in a batch) it keeps.
+#[derive(Debug, Clone, Copy)]
+struct At {
+    time_ms: f64,
+    process_id: u32,
+    thread_id: u64,
+    stack: u32,
+}
+
+impl At {
+    fn of(ev: &Event<'_>) -> At {
+        At {
+            time_ms: ev.time_ms,
+            process_id: ev.process_id,
+            thread_id: ev.thread_id,
+            stack: ev.stack,
+        }
+    }
 }
 
 /// The samples of a trace, and the methods to name their frames.
@@ -169,13 +191,36 @@ impl StackSamplesBuilder {
     /// again: it holds what decoding gives (`TickDigest`).
     pub fn on_event(&mut self, ev: &Event<'_>) {
         self.methods.on_event(ev);
-        if let Some(crate::ticks::Ticks::One(d)) = ev.ticks {
-            let name = d.type_name(ev.payload, ev.pointer_size);
-            let kind = GcAllocationKind::from_raw(d.kind);
-            if let Some(k) = self.alloc_kind(kind, name) {
-                self.take(ev, k, d.amount);
+        match ev.ticks {
+            Some(crate::ticks::Ticks::One(d)) => {
+                let name = d.type_name(ev.payload, ev.pointer_size);
+                let kind = GcAllocationKind::from_raw(d.kind);
+                if let Some(k) = self.alloc_kind(kind, name) {
+                    self.take(At::of(ev), k, d.amount);
+                }
+                return;
             }
-            return;
+            Some(crate::ticks::Ticks::Batch(b)) => {
+                for t in &b.ticks {
+                    self.stats.alloc_ticks += 1;
+                    let Some(type_index) = self.slot_type(t.type_slot, b) else {
+                        continue;
+                    };
+                    let kind = SampleKind::Alloc {
+                        kind: GcAllocationKind::from_raw(t.kind),
+                        type_index,
+                    };
+                    let at = At {
+                        time_ms: t.time_ms,
+                        process_id: ev.process_id,
+                        thread_id: t.thread_id,
+                        stack: t.stack,
+                    };
+                    self.take(at, kind, t.amount);
+                }
+                return;
+            }
+            None => {}
         }
         let Some(decoded) = crate::clr::decode(ev) else {
             return;
@@ -204,17 +249,44 @@ impl StackSamplesBuilder {
             }
             _ => return,
         };
-        self.take(ev, kind, value);
+        self.take(At::of(ev), kind, value);
     }
 
-    /// Counts an allocation tick, and gives its sample's kind: its type compared with the
-    /// selection's where the builder sums (None: another type), else interned.
+    /// Counts an allocation tick, and gives its sample's kind (None: the selection does not take
+    /// its type, [`Self::type_index`]).
     fn alloc_kind(
         &mut self,
         kind: GcAllocationKind,
         type_name: Option<crate::clr::payload::Utf16Str<'_>>,
     ) -> Option<SampleKind> {
         self.stats.alloc_ticks += 1;
+        let type_index = self.type_index(type_name)?;
+        Some(SampleKind::Alloc { kind, type_index })
+    }
+
+    /// [`Self::type_index`] of a batch's tick, by its name's slot in the batch: worked out once
+    /// per slot (the slots are the reader's, kept from batch to batch).
+    fn slot_type(&mut self, slot: u32, b: &crate::ticks::TickBatch) -> Option<u32> {
+        const UNSEEN: u32 = u32::MAX - 1;
+        const REFUSED: u32 = u32::MAX - 2;
+        if slot == crate::ticks::BatchTick::NO_NAME {
+            return self.type_index(None);
+        }
+        let i = slot as usize;
+        if let Some(&known) = self.by_slot.get(i).filter(|&&k| k != UNSEEN) {
+            return (known != REFUSED).then_some(known);
+        }
+        let found = self.type_index(b.type_name(slot).map(crate::clr::payload::Utf16Str));
+        if self.by_slot.len() <= i {
+            self.by_slot.resize(i + 1, UNSEEN);
+        }
+        self.by_slot[i] = found.unwrap_or(REFUSED);
+        found
+    }
+
+    /// A tick's type index: its type compared with the selection's where the builder sums (None:
+    /// another type; `u32::MAX`: taken), else interned (`u32::MAX`: no type name).
+    fn type_index(&mut self, type_name: Option<crate::clr::payload::Utf16Str<'_>>) -> Option<u32> {
         let type_index = match type_name {
             // Summing: the type is compared, not interned.
             Some(t) if self.only.is_some() => {
@@ -241,11 +313,11 @@ impl StackSamplesBuilder {
             }
             None => u32::MAX,
         };
-        Some(SampleKind::Alloc { kind, type_index })
+        Some(type_index)
     }
 
-    /// Sums (or keeps) a sample of `kind` and `value`, event `ev`'s, where the selection takes it.
-    fn take(&mut self, ev: &Event<'_>, kind: SampleKind, value: u64) {
+    /// Sums (or keeps) a sample of `kind` and `value`, at `ev`, where the selection takes it.
+    fn take(&mut self, ev: At, kind: SampleKind, value: u64) {
         if let Some(sel) = &self.only {
             let alloc = matches!(kind, SampleKind::Alloc { .. });
             if !sel.which.takes(&kind)
