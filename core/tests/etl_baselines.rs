@@ -168,14 +168,20 @@ fn decode_trace(name: &str) -> Option<BTreeMap<String, Vec<Ours>>> {
     Some(by_name)
 }
 
+/// The trace decoded ([`decode_trace`]) and TraceEvent's baseline of it; None without ../shared.
+fn decoded_with_baseline(trace: &str) -> Option<(BTreeMap<String, Vec<Ours>>, Baseline)> {
+    let ours = decode_trace(trace)?;
+    let shared = common::shared_dir()?;
+    let b = read_baseline(&shared.join(format!("traces/perfview/{trace}.baseline.txt")));
+    Some((ours, b))
+}
+
 #[test]
 fn runtime_counts_match_traceevent() {
     for &trace in TRACES {
-        let Some(ours) = decode_trace(trace) else {
+        let Some((ours, b)) = decoded_with_baseline(trace) else {
             return;
         };
-        let shared = common::shared_dir().unwrap();
-        let b = read_baseline(&shared.join(format!("traces/perfview/{trace}.baseline.txt")));
         let mut failures = Vec::new();
         let mut checked = 0;
         for (name, &count) in b.counts.iter().filter(|(n, _)| is_runtime(n)) {
@@ -262,11 +268,9 @@ fn rendered(e: &Ours, provider: &str) -> Option<Vec<(&'static str, V)>> {
 #[test]
 fn first_events_match_traceevent() {
     for &trace in TRACES {
-        let Some(ours) = decode_trace(trace) else {
+        let Some((ours, b)) = decoded_with_baseline(trace) else {
             return;
         };
-        let shared = common::shared_dir().unwrap();
-        let b = read_baseline(&shared.join(format!("traces/perfview/{trace}.baseline.txt")));
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         let mut failures = Vec::new();
         let (mut headers, mut payload_fields) = (0, 0);
@@ -371,11 +375,9 @@ fn first_events_match_traceevent() {
 #[test]
 fn kernel_events_are_named_as_traceevent_names_them() {
     for &trace in TRACES {
-        let Some(ours) = decode_trace(trace) else {
+        let Some((ours, b)) = decoded_with_baseline(trace) else {
             return;
         };
-        let shared = common::shared_dir().unwrap();
-        let b = read_baseline(&shared.join(format!("traces/perfview/{trace}.baseline.txt")));
         let names: std::collections::BTreeSet<&str> = b
             .events
             .iter()

@@ -316,14 +316,30 @@ fn every_cut_of_the_trace_is_an_error_or_events_never_a_panic() {
     }
 }
 
-#[test]
-fn summing_while_reading_gives_the_sums_of_the_kept_samples() {
-    let bytes = trace(Flavor::V5);
-    let (s, _) = read(&bytes, |_| true);
+/// Two selections the summing tests try: a type, and the LOH from 30 ms on.
+fn typed_and_late() -> (Selection, Selection) {
     let mut typed = Selection::new(Which::Alloc(None));
     typed.type_name = Some("App.Node".into());
     let mut late = Selection::new(Which::Alloc(Some(GcAllocationKind::Large)));
     late.from_ms = Some(30.0);
+    (typed, late)
+}
+
+/// The type name of a sample of kind `k` (None for a sample that is not an allocation's).
+fn type_of(x: &StackSamples, k: &gcscope_core::stacks::view::SampleKind) -> Option<String> {
+    match k {
+        gcscope_core::stacks::view::SampleKind::Alloc { type_index, .. } => {
+            x.type_name(*type_index).map(String::from)
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn summing_while_reading_gives_the_sums_of_the_kept_samples() {
+    let bytes = trace(Flavor::V5);
+    let (s, _) = read(&bytes, |_| true);
+    let (typed, late) = typed_and_late();
     let mut refused = Selection::new(Which::Induced);
     refused.type_name = Some("App.Node".into());
     for sel in [
@@ -359,10 +375,7 @@ fn ticks_with_their_digest_sum_as_decoded_ones() {
     use gcscope_core::ticks::Ticks;
     let bytes = trace(Flavor::V5);
     let (s, _) = read(&bytes, |_| true);
-    let mut typed = Selection::new(Which::Alloc(None));
-    typed.type_name = Some("App.Node".into());
-    let mut late = Selection::new(Which::Alloc(Some(GcAllocationKind::Large)));
-    late.from_ms = Some(30.0);
+    let (typed, late) = typed_and_late();
     let mut digested = 0;
     let mut kept = StackSamplesBuilder::new();
     let sels = [Selection::new(Which::Alloc(None)), typed, late];
@@ -396,12 +409,6 @@ fn ticks_with_their_digest_sum_as_decoded_ones() {
     }
     let kept = kept.finish();
     assert_eq!(kept.samples, s.samples);
-    let type_of = |x: &StackSamples, k: &gcscope_core::stacks::view::SampleKind| match k {
-        gcscope_core::stacks::view::SampleKind::Alloc { type_index, .. } => {
-            x.type_name(*type_index).map(String::from)
-        }
-        _ => None,
-    };
     for (a, b) in kept.samples.iter().zip(&s.samples) {
         assert_eq!(type_of(&kept, &a.kind), type_of(&s, &b.kind));
     }
@@ -432,12 +439,6 @@ fn batched_ticks_keep_the_samples_of_tick_events() {
         assert_eq!(got.samples.len(), want.samples.len(), "{flavor:?}");
         assert_eq!(table.len(), want_table.len());
         assert_eq!(table.missing(), want_table.missing());
-        let type_of = |x: &StackSamples, k: &gcscope_core::stacks::view::SampleKind| match k {
-            gcscope_core::stacks::view::SampleKind::Alloc { type_index, .. } => {
-                x.type_name(*type_index).map(String::from)
-            }
-            _ => None,
-        };
         for (g, w) in got.samples.iter().zip(&want.samples) {
             assert_eq!(
                 (g.time_ms, g.process_id, g.thread_id, g.value),

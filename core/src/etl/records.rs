@@ -46,43 +46,37 @@ pub(crate) fn read_records(
                 .last_timestamp
                 .map_or(r.timestamp, |t| t.max(r.timestamp)),
         );
-        if keep
-            && r.source
-                == (Source::Kernel {
-                    hook: stackwalk::STACK_WALK,
-                })
-        {
-            let p = &records[r.payload_start..r.payload_start + r.payload_len];
-            let found = stackwalk::parse(p, r.pointer_size).and_then(|(ts, thread, at, len)| {
-                let i = stackwalk::find(held, &pending, ts, thread)?;
-                Some(stackwalk::Pending {
-                    event: i,
-                    start: (r.payload_start + at) as u32,
-                    len: len as u32,
-                    pointer_size: r.pointer_size,
-                })
+        // A stack record: the event it belongs to (None: none found) and its frames' place.
+        let kernel_walk = r.source
+            == (Source::Kernel {
+                hook: stackwalk::STACK_WALK,
             });
-            match found {
-                Some(p) => pending.push(p),
-                None => unmatched += 1,
-            }
-        }
         let clr_walk = keep && is_clr_walk(&r.source);
-        if clr_walk {
-            let p = &records[r.payload_start..r.payload_start + r.payload_len];
-            let found = stackwalk::parse_clr(p, r.pointer_size).and_then(|(at, len)| {
-                let i = last.event_for_walk(r.thread_id, &pending)?;
-                Some(stackwalk::Pending {
-                    event: i,
-                    start: (r.payload_start + at) as u32,
-                    len: len as u32,
-                    pointer_size: r.pointer_size,
-                })
-            });
-            match found {
-                Some(p) => pending.push(p),
-                None => unmatched += 1,
-            }
+        let p = &records[r.payload_start..r.payload_start + r.payload_len];
+        let walk = if keep && kernel_walk {
+            Some(
+                stackwalk::parse(p, r.pointer_size).and_then(|(ts, thread, at, len)| {
+                    Some((stackwalk::find(held, &pending, ts, thread)?, at, len))
+                }),
+            )
+        } else if clr_walk {
+            Some(
+                stackwalk::parse_clr(p, r.pointer_size).and_then(|(at, len)| {
+                    Some((last.event_for_walk(r.thread_id, &pending)?, at, len))
+                }),
+            )
+        } else {
+            None
+        };
+        match walk {
+            Some(Some((event, at, len))) => pending.push(stackwalk::Pending {
+                event,
+                start: (r.payload_start + at) as u32,
+                len: len as u32,
+                pointer_size: r.pointer_size,
+            }),
+            Some(None) => unmatched += 1,
+            None => {}
         }
         let entry = catalog.lookup(&r.source, r.version);
         let e = catalog.entry(entry);
