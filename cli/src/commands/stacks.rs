@@ -291,9 +291,9 @@ fn render(
         s.push_str(
             "The trace has no call stacks. EventPipe records a stack with every event unless the \
              session turned it off; an ETW trace has them where its providers were enabled with \
-             stacks (the CLR's own ClrStack/Walk events and the kernel's cached stack keys are \
-             not read yet). See docs/guide/stacks.md for how to capture a trace whose stacks \
-             resolve.\n",
+             stacks, or the runtime's Stack keyword (0x40000000) was on (the kernel's cached \
+             stack keys are not read yet). See docs/guide/stacks.md for how to capture a trace \
+             whose stacks resolve.\n",
         );
         if sums.total_count == 0 {
             return s;
