@@ -9,10 +9,13 @@
 //! of `tools/tracegen/generate.sh` (`RUNTIME/NAME.nettrace` beside `RUNTIME/NAME.stacks.json`);
 //! skips, saying so, where there is none.
 
+use gcscope_core::clr::enums::GcAllocationKind;
+use gcscope_core::clr::payload::Utf16Str;
 use gcscope_core::clr::{self, ClrEvent};
 use gcscope_core::event::Event;
 use gcscope_core::stacks::methods::MethodMapBuilder;
 use gcscope_core::stacks::view::Frames;
+use gcscope_core::ticks::Ticks;
 use gcscope_core::{Consumer, TraceReader};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -59,6 +62,23 @@ fn compare(json_path: &Path) -> (String, Vec<String>) {
     let mut ours: Vec<Ours> = Vec::new();
     let mut sink = |e: &Event<'_>| {
         methods.on_event(e);
+        // A reader for the stacks delivers a NetTrace's ticks as batches that hold each tick with
+        // its stack and thread: each is one of TraceEvent's AllocationTicks.
+        if let Some(Ticks::Batch(b)) = e.ticks {
+            for t in &b.ticks {
+                let name = b
+                    .type_name(t.type_slot)
+                    .map(|n| Utf16Str(n).to_string_lossy())
+                    .unwrap_or_default();
+                ours.push(Ours {
+                    name: "AllocationTick",
+                    thread: t.thread_id,
+                    stack: t.stack,
+                    payload: format!("{name}/{}/{}", GcAllocationKind::from_raw(t.kind), t.amount),
+                });
+            }
+            return;
+        }
         let (name, payload) = match clr::decode(e) {
             Some(Ok(ClrEvent::GcAllocationTick(a))) => (
                 "AllocationTick",
