@@ -145,7 +145,7 @@ pub fn kernel_event_name(hook: u16) -> String {
     if hook == 0 {
         return task.to_string();
     }
-    if hook == hooks::IMAGE_LOAD_IN_PROCESS_GROUP {
+    if hook == crate::stacks::methods::IMAGE_LOAD_IN_PROCESS_GROUP {
         return "Image/Load".to_string();
     }
     let name = OPCODES
@@ -165,11 +165,8 @@ pub fn kernel_event_name(hook: u16) -> String {
     }
 }
 
-/// HookId of the kernel's process events (group 3): start, end, and the rundown ones; and the
-/// image load that the kernel logs in the process group ([`crate::stacks::methods`]).
+/// HookId of the kernel's process events (group 3): start, end, and the rundown ones.
 pub mod hooks {
-    pub(crate) const IMAGE_LOAD_IN_PROCESS_GROUP: u16 =
-        crate::stacks::methods::IMAGE_LOAD_IN_PROCESS_GROUP;
     pub const PROCESS_START: u16 = 0x0301;
     pub const PROCESS_STOP: u16 = 0x0302;
     pub const PROCESS_DC_START: u16 = 0x0303;

@@ -52,16 +52,16 @@ pub(crate) fn read_records(
                 hook: stackwalk::STACK_WALK,
             });
         let clr_walk = keep && is_clr_walk(&r.source);
-        let p = &records[r.payload_start..r.payload_start + r.payload_len];
+        let p = || &records[r.payload_start..r.payload_start + r.payload_len];
         let walk = if keep && kernel_walk {
             Some(
-                stackwalk::parse(p, r.pointer_size).and_then(|(ts, thread, at, len)| {
+                stackwalk::parse(p(), r.pointer_size).and_then(|(ts, thread, at, len)| {
                     Some((stackwalk::find(held, &pending, ts, thread)?, at, len))
                 }),
             )
         } else if clr_walk {
             Some(
-                stackwalk::parse_clr(p, r.pointer_size).and_then(|(at, len)| {
+                stackwalk::parse_clr(p(), r.pointer_size).and_then(|(at, len)| {
                     Some((last.event_for_walk(r.thread_id, &pending)?, at, len))
                 }),
             )
