@@ -605,6 +605,7 @@ public static class Workloads
         switch (name)
         {
             case "live": Live(); return true;
+            case "throughput": Throughput(); return true;
             case "heap-cache": HeapCache.Hold(); return true;
             case "wks-nonconcurrent": Generational(new Rng(11), 900000); return true;
             case "wks-concurrent": Background(); return true;
@@ -648,6 +649,48 @@ public static class Workloads
             Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "gc {0} {1:F1}", GC.CollectionCount(0), ms));
             Console.Out.Flush();
             if (every > 0) Thread.Sleep(every);
+        }
+    }
+
+    // `throughput` (not in Names: it runs until GCSCOPE_TP_SECONDS have passed): the target of the
+    // live session cost benchmark (tests/bench/live-throughput.py). It does fixed units of work (64 KiB
+    // of short-lived garbage, a little of it kept in a ring, as `live` makes, and GCSCOPE_TP_WORK
+    // compute steps) as fast as it can, and
+    // prints `tp UNIX_MS UNITS GEN0 CPU_MS` at the end of each second: the units done in that second,
+    // the gen0 count and the process's CPU time (all its threads) so far. The benchmark starts and stops sessions against it and compares the seconds
+    // with a session against those without, in the same process.
+    static void Throughput()
+    {
+        int seconds = LiveKnob("GCSCOPE_TP_SECONDS", 60);
+        // Compute steps per unit beside its allocation (xorshift), so that the GC rate and the
+        // share of time in the allocator are a service's rather than an allocation loop's.
+        int work = LiveKnob("GCSCOPE_TP_WORK", 0);
+        ulong mix = 88172645463325252UL;
+        Console.WriteLine("ready");
+        Console.Out.Flush();
+        var rnd = new Rng(7);
+        var ring = new object[64];
+        var epoch = new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc);
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        long tick = System.Diagnostics.Stopwatch.Frequency;
+        long next = tick;
+        long units = 0;
+        for (int s = 0; s < seconds;)
+        {
+            Garbage(rnd, 64 << 10, ring);
+            for (int w = 0; w < work; w++) { mix ^= mix << 13; mix ^= mix >> 7; mix ^= mix << 17; }
+            units++;
+            if (clock.ElapsedTicks >= next)
+            {
+                double ms = (DateTime.UtcNow - epoch).TotalMilliseconds;
+                double cpu = System.Diagnostics.Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds;
+                Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "tp {0:F1} {1} {2} {3:F1}", ms, units, GC.CollectionCount(0), cpu));
+                Console.Out.Flush();
+                units = 0;
+                next += tick;
+                keepAlive = mix;
+                s++;
+            }
         }
     }
 

@@ -5,8 +5,9 @@
 # GCSCOPE_LIVE_GCS induced GCs (see Workloads.cs).
 #
 #   usage: tools/tracegen/live.sh RUNTIME ORACLE.json [WORKLOAD]
-#          (RUNTIME: netcore3.1 net8.0 net9.0 net10.0; WORKLOAD: live (the default) or heap-cache,
-#          the static cache cli/tests/gcdump_cmd.rs takes a snapshot of)
+#          (RUNTIME: netcore3.1 net8.0 net9.0 net10.0; WORKLOAD: live (the default), heap-cache,
+#          the static cache cli/tests/gcdump_cmd.rs takes a snapshot of, or throughput, the target
+#          of tests/bench/live-throughput.py)
 #
 # Uses the runtimes tools/tracegen/generate.sh caches in TRACEGEN_WORK (default /tmp/gcscope-tracegen)
 # and exits 3 when the runtime is not there; it builds Workloads.exe (and the .NET 10 re-bundle) into
@@ -51,9 +52,12 @@ mkdir -p "$B"
     fi
 ) 9>"$B/.lock"
 # The same small gen0 budget as the generator's runs (see generate.sh): GCs come from little
-# allocation on this machine's large cache.
+# allocation on this machine's large cache. GCSCOPE_LIVE_GEN0SIZE sets another, and an empty one
+# leaves the runtime's own (the throughput benchmark's realistic GC rate).
 if [ "$RT" = netcore3.1 ]; then P=COMPlus_; else P=DOTNET_; fi
-export DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${P}GCgen0size=0x200000" "${P}GCGen0MaxBudget=0x300000" "${P}gcConcurrent=0"
+export DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${P}gcConcurrent=0"
+GEN0="${GCSCOPE_LIVE_GEN0SIZE-0x200000}"
+if [ -n "$GEN0" ]; then export "${P}GCgen0size=$GEN0" "${P}GCGen0MaxBudget=0x300000"; fi
 cd "$WORK"
 case "$RT" in
 netcore3.1) exec "$DOTNET31" "$B/Workloads.exe" "$WL" "$ORACLE" ;;
