@@ -20,6 +20,7 @@ use crate::state::{AppState, Unreachable};
 pub mod heap;
 pub mod live;
 pub mod other;
+pub mod side_worker;
 pub mod stacks;
 pub mod worker_client;
 

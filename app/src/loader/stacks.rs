@@ -1,34 +1,24 @@
 //! The page's side of the stacks worker (`worker::stacks`): started the first time the Stacks tab
 //! asks for a call tree, it reads the open file once and answers each selection; its answers go
-//! into `AppState::stacks` and `AppState::stacks_export`. One request is in flight at a time:
-//! asked while one is, the newest tree request waits (older ones are dropped), and exports wait in
-//! turn.
+//! into `AppState::stacks` and `AppState::stacks_export`. One request is in flight at a time
+//! (`side_worker`): asked while one is, the newest tree request waits (older ones are dropped), and
+//! exports wait in turn.
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
+use web_sys::Blob;
 
-use super::worker_client::{decode_envelope, spawn_worker};
+use super::side_worker::{Side, SideWorker};
 use crate::protocol::stacks::{Heap, StackEvent, StackTree, StacksRequest};
-use crate::protocol::{ToUi, MODE_STACKS, MSG_BLOB, MSG_MODE, MSG_REQUEST};
+use crate::protocol::ToUi;
 use crate::state::AppState;
 
 struct Job {
-    worker: Worker,
-    /// The file, until it is sent with the first request.
-    blob: Option<Blob>,
-    ready: bool,
-    in_flight: bool,
-    /// Requests not sent yet, in order: at most one tree (the newest), and the exports asked for.
-    waiting: Vec<StacksRequest>,
+    worker: SideWorker<StacksRequest>,
     /// The last tree asked for (a request for it again is dropped).
     last: Option<StacksRequest>,
-    _on_message: Closure<dyn Fn(MessageEvent)>,
-    _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
 
 thread_local! {
@@ -72,9 +62,7 @@ pub fn request_findings(app: AppState) {
 /// Stops the stacks worker (a new file is opened) and forgets its answers.
 pub fn forget(app: AppState) {
     if let Some(job) = JOB.with(|j| j.borrow_mut().take()) {
-        job.worker.set_onmessage(None);
-        job.worker.set_onerror(None);
-        job.worker.terminate();
+        job.worker.stop();
     }
     app.stacks.set(None);
     app.stacks_export.set(None);
@@ -109,85 +97,29 @@ pub fn request(app: AppState, req: StacksRequest) {
                     return;
                 }
                 job.last = Some(req.clone());
-                job.waiting.retain(|w| !tree(w));
+                job.worker.waiting(|w| w.retain(|(w, _)| !tree(w)));
             }
-            job.waiting.push(req);
-            send_waiting(job);
+            job.worker.push(req, None);
         }
     });
 }
 
-fn send_waiting(job: &mut Job) {
-    if !job.ready || job.in_flight {
-        return;
-    }
-    if job.waiting.is_empty() {
-        return;
-    }
-    let req = job.waiting.remove(0);
-    let Ok(bytes) = crate::protocol::wire::encode(&req) else {
-        return;
-    };
-    let msg = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&msg, &MSG_MODE.into(), &MODE_STACKS.into());
-    let _ = js_sys::Reflect::set(
-        &msg,
-        &MSG_REQUEST.into(),
-        &js_sys::Uint8Array::from(&bytes[..]),
-    );
-    if let Some(blob) = job.blob.take() {
-        let _ = js_sys::Reflect::set(&msg, &MSG_BLOB.into(), &blob);
-    }
-    job.in_flight = job.worker.post_message(&msg).is_ok();
-}
-
 fn start(app: AppState, blob: Blob) -> Result<(), String> {
-    let worker = spawn_worker().map_err(|e| format!("cannot start the stacks worker: {e:?}"))?;
-    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |msg: MessageEvent| {
-        let data = msg.data();
-        if let Ok(reason) = js_sys::Reflect::get(&data, &JsValue::from_str("boot_failed")) {
-            if let Some(reason) = reason.as_string() {
-                failed(app, format!("the stacks worker could not start: {reason}"));
-                return;
-            }
-        }
-        let reply = decode_envelope(&data);
-        JOB.with(|j| {
-            if let Some(job) = j.borrow_mut().as_mut() {
-                match &reply {
-                    Ok(ToUi::Ready) => job.ready = true,
-                    _ => job.in_flight = false,
-                }
-                send_waiting(job);
-            }
-        });
-        match reply {
+    let worker = SideWorker::start(
+        Side::Stacks,
+        Some(blob),
+        |_| true,
+        move |reply| match reply {
             Ok(ToUi::StackTree(t)) => app.stacks.set(Some(Arc::new(*t))),
             Ok(ToUi::StacksExport(e)) => app.stacks_export.set(Some(Arc::new(*e))),
             Ok(ToUi::TriggerStack(t)) => app.trigger_stack.set(Some(Arc::new(*t))),
             Ok(ToUi::Callers(c)) => app.callers.set(Some(Arc::new(*c))),
             Ok(_) => {}
-            Err(e) => failed(app, format!("bad message from the stacks worker: {e}")),
-        }
-    });
-    let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |e: ErrorEvent| {
-        e.prevent_default();
-        failed(app, format!("the stacks worker stopped: {}", e.message()));
-    });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    JOB.with(|j| {
-        *j.borrow_mut() = Some(Job {
-            worker,
-            blob: Some(blob),
-            ready: false,
-            in_flight: false,
-            waiting: Vec::new(),
-            last: None,
-            _on_message: on_message,
-            _on_error: on_error,
-        })
-    });
+            Err(e) => failed(app, e),
+        },
+        move |e| failed(app, format!("the stacks worker stopped: {e}")),
+    )?;
+    JOB.with(|j| *j.borrow_mut() = Some(Job { worker, last: None }));
     Ok(())
 }
 
