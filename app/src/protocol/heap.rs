@@ -5,6 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+// The rows core computes travel as they are: the worker sends what `gcscope heap` prints.
+pub use gcscope_core::heap::{DiffRow, GenerationRow, PathGroup, PathStep, TreeNode, TypeRow};
+
 /// Most children of one dominator-tree node an answer holds (the largest retained first).
 pub const MAX_CHILDREN: usize = 200;
 /// Most path groups an answer holds (the most instances first).
@@ -29,7 +32,7 @@ pub enum HeapAnswer {
     Summary(Box<HeapSummary>),
     Children {
         node: u32,
-        nodes: Vec<DomNode>,
+        nodes: Vec<TreeNode>,
         more: u64,
     },
     Paths(Box<Paths>),
@@ -85,22 +88,13 @@ pub struct HeapSummary {
     /// Each type by generation, where the snapshot records segments.
     pub generations: Option<Vec<GenerationRow>>,
     /// The dominator tree's root.
-    pub root: Option<DomNode>,
+    pub root: Option<TreeNode>,
     /// The worker's timings (ms): reading the file, the dominator tree, the types table (with
     /// the totals and warnings), the root categories and generations.
     pub read_ms: f64,
     pub dominators_ms: f64,
     pub types_ms: f64,
     pub roots_ms: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TypeRow {
-    pub name: String,
-    pub count: u64,
-    pub bytes: u64,
-    pub retained_bytes: u64,
-    pub unreachable_count: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,35 +107,6 @@ pub struct CategoryRow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GenerationRow {
-    pub name: String,
-    /// Gen 0, 1, 2, the large and the pinned object heap.
-    pub count: [u64; 5],
-    pub bytes: [u64; 5],
-    pub outside_count: u64,
-    pub outside_bytes: u64,
-}
-
-/// One dominator-tree node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DomNode {
-    pub node: u32,
-    pub type_name: String,
-    pub bytes: u64,
-    pub retained_bytes: u64,
-    /// Nodes it immediately dominates.
-    pub children: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PathGroup {
-    /// Type names from the root to the instance's type, each with how many times it repeats.
-    pub path: Vec<(String, u32)>,
-    pub instances: u64,
-    pub bytes: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Paths {
     pub type_name: String,
     pub instances: u64,
@@ -149,22 +114,6 @@ pub struct Paths {
     pub groups: Vec<PathGroup>,
     /// Groups left out past [`MAX_PATH_GROUPS`].
     pub more_groups: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DiffRow {
-    pub name: String,
-    pub count_a: u64,
-    pub count_b: u64,
-    pub bytes_a: u64,
-    pub bytes_b: u64,
-    pub retained_a: u64,
-    pub retained_b: u64,
-    pub count_change: i64,
-    pub bytes_change: i64,
-    pub retained_change: i64,
-    pub new: bool,
-    pub gone: bool,
 }
 
 /// Snapshot B - A, type by type, most grown first.

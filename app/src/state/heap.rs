@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::protocol::heap::{DomNode, HeapDiff, HeapSummary, Paths};
+use crate::protocol::heap::{HeapDiff, HeapSummary, Paths, TreeNode};
 
 /// One level of the dominator tree, as the worker answered it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Level {
-    pub nodes: Vec<DomNode>,
+    pub nodes: Vec<TreeNode>,
     /// Children left out (the smallest).
     pub more: u64,
 }

@@ -292,7 +292,7 @@ fn paths_view(p: &Paths) -> impl IntoView {
                 <li>
                     <span class="num">{format!("{} × ({})", thousands(g.instances as f64), bytes(g.bytes as f64))}</span>
                     " "
-                    <span class="heap-path">{g.path.iter().map(|(n, r)| if *r > 1 { format!("{n} x{r}") } else { n.clone() }).collect::<Vec<_>>().join(" → ")}</span>
+                    <span class="heap-path">{g.path.iter().map(|s| if s.repeat > 1 { format!("{} x{}", s.name, s.repeat) } else { s.name.clone() }).collect::<Vec<_>>().join(" → ")}</span>
                 </li>
             }).collect_view()}
             {(p.more_groups > 0).then(|| view! { <li class="muted">{format!("and {} smaller groups", thousands(p.more_groups as f64))}</li> })}

@@ -8,8 +8,8 @@ use gcscope_core::container::{heap_input, heap_input_message, HeapInput, MAX_SNA
 use gcscope_core::heap::{diff, shallow_types, HeapGraph, Snapshot};
 
 use crate::protocol::heap::{
-    CategoryRow, DiffRow, DomNode, GenerationRow, HeapAnswer, HeapDiff, HeapRequest, HeapStage,
-    HeapSummary, PathGroup, Paths, TypeRow, MAX_CHILDREN, MAX_PATH_GROUPS,
+    CategoryRow, HeapAnswer, HeapDiff, HeapRequest, HeapStage, HeapSummary, Paths, MAX_CHILDREN,
+    MAX_PATH_GROUPS,
 };
 
 /// The snapshot shown (A) and the one it is compared with (B), read.
@@ -113,7 +113,7 @@ impl Kept {
                 let nodes = all
                     .iter()
                     .take(MAX_CHILDREN)
-                    .filter_map(|&c| s.tree_node(c).map(dom_node))
+                    .filter_map(|&c| s.tree_node(c))
                     .collect::<Vec<_>>();
                 HeapAnswer::Children {
                     node: *node,
@@ -129,16 +129,7 @@ impl Kept {
                     instances: p.instances,
                     unreachable_instances: p.unreachable_instances,
                     more_groups: more,
-                    groups: p
-                        .groups
-                        .into_iter()
-                        .take(MAX_PATH_GROUPS)
-                        .map(|g| PathGroup {
-                            path: g.path.into_iter().map(|s| (s.name, s.repeat)).collect(),
-                            instances: g.instances,
-                            bytes: g.bytes,
-                        })
-                        .collect(),
+                    groups: p.groups.into_iter().take(MAX_PATH_GROUPS).collect(),
                 }))
             }
             HeapRequest::Open { .. } | HeapRequest::Compare { .. } => HeapAnswer::Failed {
@@ -165,50 +156,14 @@ impl Kept {
             nodes_b: d.nodes_b,
             bytes_a: d.bytes_a,
             bytes_b: d.bytes_b,
-            types: d
-                .types
-                .into_iter()
-                .map(|r| DiffRow {
-                    name: r.name,
-                    count_a: r.count_a,
-                    count_b: r.count_b,
-                    bytes_a: r.bytes_a,
-                    bytes_b: r.bytes_b,
-                    retained_a: r.retained_a,
-                    retained_b: r.retained_b,
-                    count_change: r.count_change,
-                    bytes_change: r.bytes_change,
-                    retained_change: r.retained_change,
-                    new: r.new,
-                    gone: r.gone,
-                })
-                .collect(),
+            types: d.types,
         }))
-    }
-}
-
-fn dom_node(t: gcscope_core::heap::TreeNode) -> DomNode {
-    DomNode {
-        node: t.node,
-        type_name: t.type_name,
-        bytes: t.bytes,
-        retained_bytes: t.retained_bytes,
-        children: t.children,
     }
 }
 
 /// What the graph alone gives, before the dominator tree ([`HeapStage::Types`]).
 pub fn shallow_summary(g: &HeapGraph, file_name: &str, file_size: f64) -> HeapSummary {
-    let type_rows: Vec<TypeRow> = shallow_types(g)
-        .into_iter()
-        .map(|r| TypeRow {
-            name: r.name,
-            count: r.count,
-            bytes: r.bytes,
-            retained_bytes: 0,
-            unreachable_count: 0,
-        })
-        .collect();
+    let type_rows = shallow_types(g);
     HeapSummary {
         stage: HeapStage::Types,
         file_name: file_name.into(),
@@ -249,18 +204,8 @@ pub fn summary(s: &Snapshot, file_name: &str, file_size: f64) -> HeapSummary {
         process_id: g.info.process_id,
         creation_tool: g.info.creation_tool.clone(),
         warnings: s.warnings(),
-        type_rows: s
-            .types()
-            .into_iter()
-            .map(|r| TypeRow {
-                name: r.name,
-                count: r.count,
-                bytes: r.bytes,
-                retained_bytes: r.retained_bytes,
-                unreachable_count: r.unreachable_count,
-            })
-            .collect(),
-        root: s.tree_node(g.root).map(dom_node),
+        type_rows: s.types(),
+        root: s.tree_node(g.root),
         ..HeapSummary::default()
     }
 }
@@ -281,17 +226,7 @@ pub fn complete(out: &mut HeapSummary, s: &Snapshot) {
         })
         .collect();
     out.shared_retained_bytes = roots.shared_retained_bytes;
-    out.generations = s.generations().map(|rows| {
-        rows.into_iter()
-            .map(|r| GenerationRow {
-                name: r.name,
-                count: r.count,
-                bytes: r.bytes,
-                outside_count: r.outside_count,
-                outside_bytes: r.outside_bytes,
-            })
-            .collect()
-    });
+    out.generations = s.generations();
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -406,7 +341,7 @@ mod tests {
             HeapAnswer::Paths(p) => {
                 assert_eq!(p.instances, 1);
                 assert_eq!(p.groups.len(), 1);
-                let names: Vec<&str> = p.groups[0].path.iter().map(|s| s.0.as_str()).collect();
+                let names: Vec<&str> = p.groups[0].path.iter().map(|s| s.name.as_str()).collect();
                 assert_eq!(names, ["[root]", "A", "B"]);
                 assert_eq!(p.groups[0].bytes, 30);
             }

@@ -11,7 +11,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A snapshot read and analysed: the graph, its dominator tree, and its types merged by name.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ pub struct Totals {
 }
 
 /// A type's instances by generation (0-2, 3 the large object heap, 4 the pinned object heap).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GenerationRow {
     pub name: String,
     pub count: [u64; 5],
@@ -53,7 +53,7 @@ pub struct GenerationRow {
 }
 
 /// One node of the dominator tree, to browse.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TreeNode {
     pub node: u32,
     pub type_name: String,

@@ -5,10 +5,10 @@ use super::type_table::TypeRow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One type's figures in A and B (0 where absent) and B - A.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffRow {
     pub name: String,
     pub count_a: u64,

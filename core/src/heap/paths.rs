@@ -7,13 +7,13 @@ use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most hops of a path kept from a node back to the root; a longer path ends in `…`.
 pub const MAX_PATH_HOPS: usize = 64;
 
 /// Instances of a type that share one shortest path from the root.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathGroup {
     /// Type names from the root to the instance's type; a run of one type is one step with
     /// `repeat` > 1 and a path cut at [`MAX_PATH_HOPS`] starts with `…`.
@@ -22,7 +22,7 @@ pub struct PathGroup {
     pub bytes: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathStep {
     pub name: String,
     pub repeat: u32,

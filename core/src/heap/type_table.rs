@@ -6,10 +6,10 @@ use super::graph::{group_types, undefined_type, HeapGraph};
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One type (all type-table entries of one name).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypeRow {
     pub name: String,
     pub count: u64,
