@@ -3,7 +3,8 @@
 // clock as it ended (its own truth); the test reads the live bar's count as the GCs come, so the
 // latency from a GC's end to the page showing it is measured, then presses Stop: the session ends
 // (the bar says so), the analysis comes, the GC table holds every GC the workload made after the
-// session started, and the trace's download is the session's bytes.
+// session started, and the trace's download is the session's bytes. A reload in the middle reads
+// the session again from its first byte.
 //
 // Skips, saying so, when the gcscope binary (target/release or target/debug) or the cached .NET 9
 // runtime is missing.
@@ -16,7 +17,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { DIST, ENGINE, ROOT, launch, openApp, screenshot } from './harness.mjs';
 
-const GCS = 40;
+const GCS = 100;
 const EVERY_MS = 150;
 const BIN = ['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'gcscope')).find((p) => existsSync(p));
 const LIVE_SH = path.join(ROOT, 'tools/tracegen/live.sh');
@@ -91,6 +92,13 @@ test('the live tab grows as GCs end; Stop ends the session and offers the trace'
     const ends = wl.got.map((g) => /^gc (\d+) ([\d.]+)$/.exec(g.l)).filter(Boolean).map((m) => Number(m[2]));
     const lat = [...seen].filter(([n]) => n >= 1 && n <= ends.length).map(([n, at]) => at - ends[n - 1]).sort((a, b) => a - b);
     console.log(`${ENGINE}: live tab latency from GC end to the bar: median ${lat[lat.length >> 1]?.toFixed(0)} ms, max ${lat[lat.length - 1]?.toFixed(0)} ms over ${lat.length} GCs`);
+
+    // A reload reads the session again from its first byte: the address keeps `?live=`.
+    assert.match(await page.url(), /[?&]live=stream/);
+    await page.reload();
+    await page.locator('#live-bar').waitFor({ timeout: 60_000 });
+    await page.waitForFunction((n) => Number(/(\d+) GCs? ended/.exec(document.querySelector('#live-counts')?.textContent ?? '')?.[1] ?? 0) >= n,
+      shown, { timeout: 60_000, polling: 50 });
 
     await page.locator('#live-stop').click();
     await page.waitForFunction(() => document.querySelector('#live-bar')?.dataset.ended === 'true', undefined, { timeout: 60_000, polling: 100 });

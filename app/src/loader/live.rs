@@ -39,21 +39,6 @@ thread_local! {
     static JOB: RefCell<Option<Job>> = const { RefCell::new(None) };
 }
 
-/// The `live` parameter of the address the page was opened at.
-pub fn asked() -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    search
-        .trim_start_matches('?')
-        .split('&')
-        .find_map(|kv| kv.strip_prefix("live="))
-        .map(|v| {
-            percent_encoding::percent_decode_str(&v.replace('+', " "))
-                .decode_utf8_lossy()
-                .into_owned()
-        })
-        .filter(|v| !v.is_empty())
-}
-
 /// An address of the server's, resolved against the page's base (its token's folder).
 pub fn resolve(name: &str) -> Option<String> {
     let base = web_sys::window()?.document()?.base_uri().ok()??;

@@ -313,12 +313,18 @@ pub fn open_url(app: AppState, url: String) {
 
 /// Opens a trace by address and keeps the address in the view state (so the link reopens it).
 pub fn open_trace_url(app: AppState, url: String) {
-    app.set_vs(|v| v.trace = Some(url.clone()));
+    app.set_vs(|v| {
+        v.trace = Some(url.clone());
+        v.live = None;
+    });
     open_url(app, url);
 }
 
 /// Opens a local file (dropped, chosen or pasted): the address no longer names a trace.
 pub fn open_file(app: AppState, file: web_sys::File) {
-    app.set_vs(|v| v.trace = None);
+    app.set_vs(|v| {
+        v.trace = None;
+        v.live = None;
+    });
     open_blob(app, file.name(), file.into());
 }

@@ -30,8 +30,8 @@ pub fn App() -> impl IntoView {
     if let Some(url) = app.vs.get_untracked().compare {
         loader::other::fetch_and_open(app, url);
     }
-    // `?live=ADDRESS`: a session `gcscope serve` streams (read before the address is rewritten).
-    if let Some(address) = loader::live::asked() {
+    // `?live=ADDRESS`: a session `gcscope serve` streams.
+    if let Some(address) = app.vs.get_untracked().live {
         loader::live::open(app, address);
     }
     let live_session = loader::live::active();

@@ -39,6 +39,9 @@ pub struct ViewState {
     pub pid: Option<u32>,
     /// `?compare=URL`: where the trace it is compared with ("B") was fetched from.
     pub compare: Option<String>,
+    /// `?live=ADDRESS`: the `gcscope serve` session's stream the page reads (relative to the
+    /// page). Kept in the address so that a reload reads the session again from its first byte.
+    pub live: Option<String>,
     /// `?budget=MS`: the pause budget of the Latency tab and the findings; `None` = each one's
     /// default ([`DEFAULT_BUDGET_MS`] for the Latency tab, core's for the findings).
     pub budget_ms: Option<f64>,
@@ -179,6 +182,9 @@ impl ViewState {
         if let Some(t) = &self.compare {
             push("compare", t.clone());
         }
+        if let Some(t) = &self.live {
+            push("live", t.clone());
+        }
         if let Some(t) = &self.tab {
             push("tab", t.clone());
         }
@@ -284,6 +290,7 @@ impl ViewState {
                 "trace" if !v.is_empty() => s.trace = Some(v),
                 "pid" => s.pid = v.parse().ok(),
                 "compare" if !v.is_empty() => s.compare = Some(v),
+                "live" if !v.is_empty() => s.live = Some(v),
                 // A budget of 0 counts every GC; a window must be positive.
                 "budget" => {
                     s.budget_ms = v.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0)
@@ -533,6 +540,7 @@ mod tests {
             trace: Some("https://example.com/a b.nettrace?x=1&y=2".into()),
             pid: Some(3676),
             compare: Some("https://example.com/b.nettrace".into()),
+            live: Some("stream".into()),
             budget_ms: Some(2.5),
             window_ms: Some(100.0),
             goal: Some("latency".into()),
@@ -546,7 +554,7 @@ mod tests {
         };
         let q = v.to_query();
         assert!(
-            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&pid=3676&compare=https://example.com/b.nettrace&tab=gcs&gen=0,2"),
+            q.starts_with("trace=https://example.com/a+b.nettrace%3Fx%3D1%26y%3D2&pid=3676&compare=https://example.com/b.nettrace&live=stream&tab=gcs&gen=0,2"),
             "{q}"
         );
         assert!(q.contains("&budget=2.5&window=100&"), "{q}");
