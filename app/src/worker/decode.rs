@@ -23,15 +23,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent, MessagePort};
 
-use super::chunks::{js_err, ChunkSource, Pumped};
+use super::chunks::{ChunkSource, Pumped};
+use super::envelope::{post, post_encoded};
 use super::parts::Source;
-use super::processes::{Encoded, Facts, Kept, KEEP_BYTES};
+use super::processes::{Encoded, Kept, KEEP_BYTES};
 
 use crate::protocol::processes::{Processes, LISTED};
 use crate::protocol::{
-    Analysis, Progress, ToUi, ENV_BYTES, ENV_DECODE_MS, ENV_ERROR, ENV_PART_BYTES, ENV_ROWS,
-    ENV_TYPE, ENV_WAITED_MS, ENV_WORKERS, MODE_DECODE_ONLY, MODE_HEAP, MODE_LIVE, MODE_PART,
-    MODE_STACKS, MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
+    Analysis, Progress, ToUi, MODE_DECODE_ONLY, MODE_HEAP, MODE_LIVE, MODE_PART, MODE_STACKS,
+    MSG_BLOB, MSG_ENTRY, MSG_KEEP_BYTES, MSG_MODE, MSG_PID, MSG_PORTS, MSG_WORKERS,
 };
 
 /// Minimum interval between progress messages.
@@ -193,79 +193,6 @@ fn request(data: JsValue) -> Request {
                 .map(|a| a.iter().filter_map(|p| p.dyn_into().ok()).collect())
                 .unwrap_or_default(),
         },
-    }
-}
-
-/// Writes into a JS byte array from the start.
-struct JsBytesOut {
-    out: js_sys::Uint8Array,
-    at: u32,
-}
-
-impl std::io::Write for JsBytesOut {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = (self.out.length() - self.at).min(buf.len() as u32);
-        if n == 0 && !buf.is_empty() {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        self.out
-            .subarray(self.at, self.at + n)
-            .copy_from(&buf[..n as usize]);
-        self.at += n;
-        Ok(n as usize)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Posts `msg` in its envelope (see `protocol`), transferring the bytes to the page.
-pub(super) fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToUi) {
-    // Straight into a JS buffer of the right size, a 64 KiB piece at a time (`wire::encode_sized`):
-    // the whole message never sits in wasm memory, which never shrinks.
-    let encoded = msg
-        .encode_sized(|len| JsBytesOut {
-            out: js_sys::Uint8Array::new_with_length(len as u32),
-            at: 0,
-        })
-        .map(|w| w.out);
-    match encoded {
-        Ok(out) => send(scope, &out.buffer(), msg.kind(), &Facts::of(msg)),
-        Err(e) => web_sys::console::error_1(&format!("worker: {e}").into()),
-    }
-}
-
-/// Posts a message encoded before (one kept for switching processes).
-fn post_encoded(scope: &DedicatedWorkerGlobalScope, e: &Encoded) {
-    let out = js_sys::Uint8Array::new_with_length(e.bytes.len() as u32);
-    out.copy_from(&e.bytes);
-    send(scope, &out.buffer(), e.kind, &e.facts);
-}
-
-/// The envelope: the message's kind, its bytes (transferred), and the facts read without decoding
-/// them (see [`Facts`]).
-fn send(scope: &DedicatedWorkerGlobalScope, buffer: &js_sys::ArrayBuffer, kind: &str, f: &Facts) {
-    let envelope = js_sys::Object::new();
-    let set = |k: &str, v: &JsValue| {
-        let _ = js_sys::Reflect::set(&envelope, &JsValue::from_str(k), v);
-    };
-    set(ENV_TYPE, &JsValue::from_str(kind));
-    set(ENV_BYTES, buffer);
-    match kind {
-        "gcs" => set(ENV_ROWS, &JsValue::from_f64(f.rows as f64)),
-        "done" => {
-            let error = f.error.as_deref();
-            set(ENV_ERROR, &error.map_or(JsValue::NULL, JsValue::from_str));
-            set(ENV_DECODE_MS, &JsValue::from_f64(f.decode_ms));
-            set(ENV_WORKERS, &JsValue::from_f64(f.workers as f64));
-            set(ENV_PART_BYTES, &JsValue::from_f64(f.part_bytes));
-            set(ENV_WAITED_MS, &JsValue::from_f64(f.waited_ms));
-        }
-        _ => {}
-    }
-    let transfer = js_sys::Array::of1(buffer);
-    if let Err(e) = scope.post_message_with_transfer(&envelope, &transfer) {
-        web_sys::console::error_1(&format!("worker: cannot post: {}", js_err(e)).into());
     }
 }
 

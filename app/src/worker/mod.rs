@@ -11,6 +11,8 @@ mod chunks;
 #[cfg(target_arch = "wasm32")]
 mod decode;
 #[cfg(target_arch = "wasm32")]
+mod envelope;
+#[cfg(target_arch = "wasm32")]
 mod feed;
 #[cfg(target_arch = "wasm32")]
 mod part;
