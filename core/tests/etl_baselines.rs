@@ -367,7 +367,8 @@ fn first_events_match_traceevent() {
 }
 
 /// Every kernel event name of the groups the stacks and the processes are read from (Process,
-/// Thread, Image, StackWalk) in the baseline's events is one we report. (Their times and processes
+/// Thread, Image, StackWalk) and of the machine's configuration (SystemConfig) in the baseline's
+/// events is one we report, and each SystemConfig kind comes as many times. (Their times and processes
 /// are not compared: TraceEvent fills a classic kernel record's process from its payload and its
 /// own thread table.) The image loads that the kernel logs under the process group (HookId
 /// 0x030a) are TraceEvent's Image/Load, and its Image/Unload is the image group's opcode 2: the
@@ -383,13 +384,33 @@ fn kernel_events_are_named_as_traceevent_names_them() {
             .iter()
             .map(|e| e.name.as_str())
             .filter(|n| {
-                ["Process/", "Thread/", "Image/", "StackWalk/"]
-                    .iter()
-                    .any(|g| n.starts_with(&format!("Windows Kernel/{g}")))
+                [
+                    "Process/",
+                    "Thread/",
+                    "Image/",
+                    "StackWalk/",
+                    "SystemConfig/",
+                ]
+                .iter()
+                .any(|g| n.starts_with(&format!("Windows Kernel/{g}")))
             })
             .collect();
         let missing: Vec<&&str> = names.iter().filter(|n| !ours.contains_key(**n)).collect();
         assert!(missing.is_empty(), "{trace}: not ours: {missing:?}");
-        eprintln!("{trace}: {} kernel event names, all ours", names.len());
+        // The machine's configuration, logged once at the start: each kind as many times.
+        let config: Vec<(&String, &u64)> = b
+            .counts
+            .iter()
+            .filter(|(n, _)| n.starts_with("Windows Kernel/SystemConfig/"))
+            .collect();
+        for (name, &count) in &config {
+            let n = ours.get(*name).map_or(0, |v| v.len()) as u64;
+            assert_eq!(n, count, "{trace}: {name}");
+        }
+        eprintln!(
+            "{trace}: {} kernel event names, all ours; {} SystemConfig counts equal",
+            names.len(),
+            config.len()
+        );
     }
 }

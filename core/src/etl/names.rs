@@ -128,6 +128,18 @@ const OPCODES: &[(u8, u8, &str)] = &[
     (0x08, 11, "Recv"),
     (0x08, 26, "SendIPV6"),
     (0x08, 27, "RecvIPV6"),
+    // The machine's configuration, logged at the start of a kernel session; opcodes 18, 28 and
+    // the others TraceEvent leaves unnamed stay `Opcode(N)`.
+    (0x0b, 10, "CPU"),
+    (0x0b, 11, "PhyDisk"),
+    (0x0b, 12, "LogDisk"),
+    (0x0b, 13, "NIC"),
+    (0x0b, 15, "Services"),
+    (0x0b, 16, "Power"),
+    (0x0b, 17, "Network"),
+    (0x0b, 22, "PnP"),
+    (0x0b, 23, "IDEChannel"),
+    (0x0b, 25, "Platform"),
     (0x0f, 46, "Sample"),
     (0x0f, 73, "CollectionStart"),
     (0x0f, 74, "CollectionEnd"),
@@ -187,6 +199,8 @@ mod tests {
         assert_eq!(kernel_event_name(0x140a), "Image/Load");
         assert_eq!(kernel_event_name(0x030a), "Image/Load");
         assert_eq!(kernel_event_name(0x1402), "Image/Unload");
+        assert_eq!(kernel_event_name(0x0b16), "SystemConfig/PnP");
+        assert_eq!(kernel_event_name(0x0b12), "SystemConfig/Opcode(18)");
         assert_eq!(kernel_event_name(0x0363), "Process/Opcode(99)");
         assert_eq!(kernel_event_name(0x4201), "Group(0x42)/Opcode(1)");
     }
