@@ -40,7 +40,7 @@ pub struct AllocWaits {
     pub longest: Vec<AllocWait>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct AllocWaitTracker {
     waits: AllocWaits,
     /// Waits begun and not ended: (thread, reason, begin, background GC).

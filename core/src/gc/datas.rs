@@ -186,7 +186,7 @@ pub struct DatasModel {
 }
 
 /// Collects the DATAS records while the model is built.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct DatasBuilder {
     model: DatasModel,
     /// Every GC's heap count in event order: (GC number, time, heaps).

@@ -20,7 +20,7 @@ struct Live {
     created_ms: f64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct HandleTracker {
     live: BTreeMap<u64, Live>,
     /// Type names learnt from PinObjectAtGCTime, by handle id (only for handles still live).

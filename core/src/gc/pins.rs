@@ -7,14 +7,14 @@ use alloc::vec::Vec;
 use super::types::{PinSummary, PinnedType, TimePoint};
 
 /// Per-GC pinning figures the pin summary needs (gathered by the summary as rows go by).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct PinRows {
     /// (GC start, pinned objects seen in it) for every GC.
     pub over_time: Vec<TimePoint>,
     pub gcs_with_pins: u32,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PinTracker {
     index: BTreeMap<String, usize>,
     types: Vec<PinnedType>,

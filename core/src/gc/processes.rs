@@ -467,32 +467,31 @@ impl ProcessRouter {
     ) -> Option<(GcModel, InsightsBuilder)> {
         let (model, insights) = self.take(pid)?;
         let kernel = self.kernel_events.remove(&pid);
-        let own;
-        let stats = match stats {
-            Some(s) if machine_wide => {
-                // This process's own skipped events, which the ETW decoder counts per process,
-                // and its kernel process events.
-                let f = s.filtered_by_process.iter().find(|f| f.process_id == pid);
-                let runtime = f.map_or(0, |f| f.runtime_events);
-                let events = f.map_or(0, |f| f.events);
-                let (k, k_first, k_last) = kernel.unwrap_or((0, f64::INFINITY, f64::NEG_INFINITY));
-                let first = f.map_or(k_first, |f| f.first_event_ms.min(k_first));
-                let last = f.map_or(k_last, |f| f.last_event_ms.max(k_last));
-                own = DecodeStats {
-                    filtered_events: events + k,
-                    filtered_by_provider: alloc::vec![
-                        (String::from(crate::clr::names::RUNTIME_PROVIDER), runtime),
-                        (String::new(), events - runtime + k),
-                    ],
-                    first_event_ms: first.is_finite().then_some(first),
-                    last_event_ms: last.is_finite().then_some(last),
-                    ..s.clone()
-                };
-                Some(&own)
-            }
-            s => s,
-        };
-        Some((model.finish(stats), insights))
+        let own = own_stats(pid, stats, machine_wide, kernel);
+        Some((model.finish(own.as_ref().or(stats)), insights))
+    }
+
+    /// The process's model as [`Self::finish_parts`] would give it now, and a copy of its insights
+    /// builder, while the router goes on: for a stream that has no end yet (a live session), whose
+    /// page shows the findings and the trace's facts as they grow. It costs a copy of the two
+    /// builders, which hold the summaries and the few rows not yet drained, not the whole table.
+    pub fn snapshot(
+        &self,
+        pid: u32,
+        stats: Option<&DecodeStats>,
+    ) -> Option<(GcModel, InsightsBuilder)> {
+        let r = self.procs.get(&pid)?;
+        let mut model = r.model.clone();
+        if let Some(n) = self.names.get(&pid) {
+            model.on_process_name(n.name.clone(), n.command_line.clone());
+        }
+        let insights = r.insights.clone().unwrap_or_else(InsightsBuilder::new);
+        let machine_wide = self
+            .machine_wide
+            .unwrap_or(self.procs.len() > 1 || self.names.len() > 1);
+        let kernel = self.kernel_events.get(&pid).copied();
+        let own = own_stats(pid, stats, machine_wide, kernel);
+        Some((model.finish(own.as_ref().or(stats)), insights))
     }
 
     /// The chosen process's builders, unfinished (for a consumer that finishes them itself; an
@@ -518,6 +517,35 @@ impl ProcessRouter {
     pub fn models_mut(&mut self) -> impl Iterator<Item = (u32, &mut ModelBuilder)> {
         self.procs.iter_mut().map(|(&pid, r)| (pid, &mut r.model))
     }
+}
+
+/// For a trace of several processes, the decoder's stats as one process's: the trace-wide
+/// filtered counts are not one process's, so it is charged its own skipped events (which the ETW
+/// decoder counts per process) and its kernel process events (`kernel`: count, first ms, last ms).
+/// `None` where the trace-wide stats stand as they are.
+fn own_stats(
+    pid: u32,
+    stats: Option<&DecodeStats>,
+    machine_wide: bool,
+    kernel: Option<(u64, f64, f64)>,
+) -> Option<DecodeStats> {
+    let s = stats.filter(|_| machine_wide)?;
+    let f = s.filtered_by_process.iter().find(|f| f.process_id == pid);
+    let runtime = f.map_or(0, |f| f.runtime_events);
+    let events = f.map_or(0, |f| f.events);
+    let (k, k_first, k_last) = kernel.unwrap_or((0, f64::INFINITY, f64::NEG_INFINITY));
+    let first = f.map_or(k_first, |f| f.first_event_ms.min(k_first));
+    let last = f.map_or(k_last, |f| f.last_event_ms.max(k_last));
+    Some(DecodeStats {
+        filtered_events: events + k,
+        filtered_by_provider: alloc::vec![
+            (String::from(crate::clr::names::RUNTIME_PROVIDER), runtime),
+            (String::new(), events - runtime + k),
+        ],
+        first_event_ms: first.is_finite().then_some(first),
+        last_event_ms: last.is_finite().then_some(last),
+        ..s.clone()
+    })
 }
 
 /// `Test.x64 (pid 3676): 264 GCs, 1,234.5 ms paused, .NET Framework 4.0.30319.34209`.

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::ops::{Index, IndexMut};
 
 /// Rows `base..base + items.len()` of the trace; the ones before `base` are gone.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Rows<T> {
     base: usize,
     items: Vec<T>,

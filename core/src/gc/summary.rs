@@ -98,7 +98,7 @@ pub(crate) fn build(parts: Parts) -> GcModel {
 }
 
 /// The summaries' running figures, fed one row at a time in trace order.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct SummaryAcc {
     count: u32,
     incomplete: u32,
@@ -152,7 +152,7 @@ impl SummaryAcc {
 }
 
 /// One generation's rollup (or all generations'), summed over complete GCs.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct RollupAcc {
     gen: Option<u8>,
     r: GenRollup,
@@ -233,7 +233,7 @@ pub const ALLOC_BUDGET: &str = "alloc_budget_exceeded";
 pub const TIME_TUNING: &str = "time_tuning";
 
 /// Condemn reasons counted per generation collected, over complete GCs.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct CondemnAcc {
     by_trigger: Vec<ReasonCount>,
     by_condition: Vec<ReasonCount>,

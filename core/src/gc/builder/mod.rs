@@ -92,7 +92,7 @@ pub(crate) struct PerHeapInput<'a> {
 }
 
 /// Builds a [`GcModel`] from events as they arrive.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ModelBuilder {
     pub(crate) info: TraceInfo,
     pub(crate) gcs: Rows<Gc>,

@@ -18,7 +18,7 @@ use crate::gc::GcModel;
 use crate::ticks::TickBatch;
 
 /// Collects the records the insights are made of. Feed it the same events as the model.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct InsightsBuilder {
     /// Type name index by the name's raw UTF-16 bytes (a tick's name is looked up without
     /// decoding or allocating).

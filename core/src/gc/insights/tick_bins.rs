@@ -54,7 +54,7 @@ pub struct TickBins {
 }
 
 /// Builds [`TickBins`] from ticks in time order.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct TickBinner {
     out: TickBins,
     /// The bin being filled, dense by type index, with the indices touched (to clear it cheaply).
