@@ -1,7 +1,9 @@
 // The live tab: `gcscope serve --pid P` on tools/tracegen's `live` workload (.NET 9), the app opened
 // at the URL it serves with `?live=stream`. The workload prints each GC's number and the wall
 // clock as it ended (its own truth); the test reads the live bar's count as the GCs come, so the
-// latency from a GC's end to the page showing it is measured, then presses Stop: the session ends
+// latency from a GC's end to the page showing it is measured; the Overview's findings grow before
+// the session ends, and their call stacks come from the session's trace once it has; then it
+// presses Stop: the session ends
 // (the bar says so), the analysis comes, the GC table holds every GC the workload made after the
 // session started, and the trace's download is the session's bytes. A reload in the middle reads
 // the session again from its first byte.
@@ -17,7 +19,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { DIST, ENGINE, ROOT, launch, openApp, screenshot } from './harness.mjs';
 
-const GCS = 100;
+const GCS = 160;
 const EVERY_MS = 150;
 const BIN = ['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'gcscope')).find((p) => existsSync(p));
 const LIVE_SH = path.join(ROOT, 'tools/tracegen/live.sh');
@@ -93,6 +95,28 @@ test('the live tab grows as GCs end; Stop ends the session and offers the trace'
     const lat = [...seen].filter(([n]) => n >= 1 && n <= ends.length).map(([n, at]) => at - ends[n - 1]).sort((a, b) => a - b);
     console.log(`${ENGINE}: live tab latency from GC end to the bar: median ${lat[lat.length >> 1]?.toFixed(0)} ms, max ${lat[lat.length - 1]?.toFixed(0)} ms over ${lat.length} GCs`);
 
+    // The findings grow with the session, before it ends: every GC the workload makes is a
+    // GC.Collect(), so the induced-GC finding names GCs, never more than the workload has printed,
+    // and names more a few seconds on.
+    const induced = async (more) => {
+      await page.waitForFunction((n) => {
+        const b = document.querySelector('#findings-list li[data-rule="induced"] .finding-gcs');
+        return b && Number(b.dataset.count) > n;
+      }, more, { timeout: 30_000, polling: 50 });
+      const n = Number(await page.locator('#findings-list li[data-rule="induced"] .finding-gcs').getAttribute('data-count'));
+      const printed = wl.got.filter((g) => /^gc \d+ /.test(g.l)).length;
+      assert.notEqual(await page.locator('#live-bar').getAttribute('data-ended'), 'true', 'the findings came before the session ended');
+      assert.ok(n <= printed, `${n} induced GCs in the findings, ${printed} made`);
+      return n;
+    };
+    // The call stacks are read from the session's trace: until it ends, the finding says so.
+    const stacks = '#findings-list li[data-rule="induced"] .top-stacks';
+    await page.waitForFunction((sel) => /once the session\s+ends/.test(document.querySelector(sel)?.textContent ?? ''), stacks, { timeout: 30_000, polling: 50 });
+    const first = await induced(0);
+    const later = await induced(first);
+    console.log(`${ENGINE}: induced GCs in the live findings: ${first}, then ${later}`);
+    await screenshot(page, 'live-tab-findings');
+
     // A reload reads the session again from its first byte: the address keeps `?live=`.
     assert.match(await page.url(), /[?&]live=stream/);
     await page.reload();
@@ -103,6 +127,13 @@ test('the live tab grows as GCs end; Stop ends the session and offers the trace'
     await page.locator('#live-stop').click();
     await page.waitForFunction(() => document.querySelector('#live-bar')?.dataset.ended === 'true', undefined, { timeout: 60_000, polling: 100 });
     assert.match(await page.locator('#live-state').textContent(), /Session ended/);
+    // Then the page fetches the session's trace and reads its call stacks.
+    await page.waitForFunction((sel) => {
+      const t = document.querySelector(sel)?.textContent ?? '';
+      return t !== '' && !/once the session\s+ends|Reading the call stacks/.test(t);
+    }, stacks, { timeout: 60_000, polling: 100 });
+    const after = await page.locator(stacks).textContent();
+    assert.doesNotMatch(after, /could not be read/, after);
     const ended = Number(/(\d+) GCs? ended/.exec(await page.locator('#live-counts').textContent())?.[1] ?? 0);
     assert.ok(ended >= shown && ended < GCS, `${ended} GCs when stopped`);
     // The download is the session's bytes; the CLI reads the same GC count from them.

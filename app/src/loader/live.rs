@@ -1,12 +1,15 @@
 //! A live session (`gcscope serve`): the page opened with `?live=ADDRESS` reads that address, the
 //! session's stream, in a decoding worker of its own (`worker::stream`). Each GC reaches the table
-//! as it ends, and the views, which read the rows, grow with it; the worker's status (GCs in
+//! as it ends, and the views, which read the rows, grow with it; every few seconds the analysis so
+//! far follows (`ToUi::Interim`: the model's summaries, the insights' records, the trace's facts),
+//! so that the Overview, its findings and the other views grow too; the worker's status (GCs in
 //! progress, bytes read) goes into a [`Live`] context for the live bar; when the stream ends (Stop,
 //! Ctrl-C in gcscope, the process exiting) the analysis follows as for a file. The addresses are
 //! resolved against the page's base, so that `stream`, `stop` and `trace.nettrace` are the ones
 //! under `gcscope serve`'s token.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -108,11 +111,20 @@ fn start(app: AppState, live: Live, url: String) -> Result<(), JsValue> {
                 // Each GC as it ends: a live session's rows come a few at a time.
                 app.gcs.notify();
             }
+            // The session's analysis so far: the Overview, its findings and the trace's facts show
+            // it; the next one, or `Done`, replaces it.
+            Ok(ToUi::Interim(mut a)) => {
+                if let Some(m) = a.model.take() {
+                    app.model.set(Some(Arc::new(m)));
+                }
+                app.analysis.set(Some(Arc::new(*a)));
+            }
             Ok(m @ ToUi::Done(_)) => {
                 live.ended.set(true);
                 live.open.set(0);
                 super::on_job_event(app, JobEvent::Message(m));
                 app.loading.set(None);
+                wasm_bindgen_futures::spawn_local(fetch_trace(app));
             }
             Ok(m) => super::on_job_event(app, JobEvent::Message(m)),
             Err(e) => super::on_job_event(app, JobEvent::Crashed(e)),
@@ -132,6 +144,22 @@ fn start(app: AppState, live: Live, url: String) -> Result<(), JsValue> {
         })
     });
     Ok(())
+}
+
+/// Fetches the ended session's trace (the server keeps it at `trace.nettrace`) and makes it the
+/// open file: the call stacks and the heap walk are read from a file, by workers of their own, and
+/// what they were asked during the session is asked again.
+async fn fetch_trace(app: AppState) {
+    let Some(url) = resolve("trace.nettrace") else {
+        return;
+    };
+    match super::fetch_blob(&url).await {
+        Ok(blob) => {
+            super::set_current_file("live.nettrace".into(), blob);
+            super::stacks::retry(app);
+        }
+        Err(e) => super::stacks::give_up(app, format!("the session's trace: {}", e.message(&url))),
+    }
 }
 
 /// Asks the server to end the session (`POST stop`); the stream then ends with the rundown.

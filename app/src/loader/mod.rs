@@ -58,6 +58,17 @@ pub fn cancel(app: AppState) {
     app.gcs.set(Vec::new());
 }
 
+/// Makes `blob` the file open now, for the side workers (stacks, heap) that read it, without
+/// reading it for the GC table: a live session's trace, once the session has ended.
+fn set_current_file(name: String, blob: Blob) {
+    CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name, blob)));
+}
+
+/// The file open now, and its name.
+fn current_file() -> Option<(String, Blob)> {
+    CURRENT_FILE.with(|c| c.borrow().clone())
+}
+
 /// The file open now.
 fn current_blob() -> Option<Blob> {
     CURRENT_FILE.with(|c| c.borrow().as_ref().map(|(_, b)| b.clone()))
@@ -226,6 +237,8 @@ fn on_job_event(app: AppState, ev: JobEvent) {
             | ToUi::Callers(_)
             | ToUi::Heap(_),
         ) => {}
+        // A live session's (`loader::live` handles it), never a file's.
+        JobEvent::Message(ToUi::Interim(_)) => {}
         // The rows so far were another process's (the lead in GC pause changed while reading).
         JobEvent::Message(ToUi::Reset) => {
             app.gcs.set(Vec::new());

@@ -173,6 +173,8 @@ fn on_job_event(app: AppState, name: &str, ev: JobEvent) {
             | ToUi::Callers(_)
             | ToUi::Heap(_),
         ) => {}
+        // A live session's (`loader::live` handles it), never a file's.
+        JobEvent::Message(ToUi::Interim(_)) => {}
         // The rows so far were another process's (an ETW trace: the lead in GC pause changed).
         JobEvent::Message(ToUi::Reset) => forget_rows(),
         JobEvent::Crashed(msg) => {

@@ -23,7 +23,15 @@ struct Job {
 
 thread_local! {
     static JOB: RefCell<Option<Job>> = const { RefCell::new(None) };
+    /// Asked during a live session, which has no file yet: asked again once the session's
+    /// trace is there (`retry`).
+    static WAITING: RefCell<Option<StacksRequest>> = const { RefCell::new(None) };
 }
+
+/// What a view shows for the stacks of a live session still running: its trace is read for them
+/// once the session ends.
+const LIVE_WAIT: &str = "a live session's call stacks are read from its trace once the session \
+                         ends (Stop)";
 
 /// The call tree the address bar asks for (`?sevent=`, `?sheap=`, `?stype=`, `?sorder=`, the
 /// time range): the Stacks tab's, and the one the findings' stacks come with.
@@ -59,11 +67,27 @@ pub fn request_findings(app: AppState) {
     request(app, req);
 }
 
+/// Asks again what was asked before the file was there (a live session's trace, once it ended).
+pub fn retry(app: AppState) {
+    if let Some(req) = WAITING.with(|w| w.borrow_mut().take()) {
+        app.stacks.set(None);
+        request(app, req);
+    }
+}
+
+/// What was asked before the file was there cannot be answered: the file will not come (`why`).
+pub fn give_up(app: AppState, why: String) {
+    if WAITING.with(|w| w.borrow_mut().take()).is_some() {
+        failed(app, why);
+    }
+}
+
 /// Stops the stacks worker (a new file is opened) and forgets its answers.
 pub fn forget(app: AppState) {
     if let Some(job) = JOB.with(|j| j.borrow_mut().take()) {
         job.worker.stop();
     }
+    WAITING.with(|w| w.borrow_mut().take());
     app.stacks.set(None);
     app.stacks_export.set(None);
     app.trigger_stack.set(None);
@@ -75,6 +99,14 @@ pub fn request(app: AppState, req: StacksRequest) {
     let started = JOB.with(|j| j.borrow().is_some());
     if !started {
         let Some(blob) = super::current_blob() else {
+            if super::live::active() {
+                WAITING.with(|w| *w.borrow_mut() = Some(req.clone()));
+                app.stacks.set(Some(Arc::new(StackTree {
+                    error: Some(LIVE_WAIT.into()),
+                    request: req,
+                    ..Default::default()
+                })));
+            }
             return;
         };
         if let Err(e) = start(app, blob) {

@@ -34,6 +34,10 @@ pub enum ToUi {
     Gcs { rows: Vec<Gc>, heaps: HeapBatch },
     /// Decoding finished (possibly with an error after partial results).
     Done(Box<Analysis>),
+    /// A live session's analysis so far, as `Done`'s (the model's summaries without rows, the
+    /// insights' records, the trace's facts), while the stream goes on: the page's findings and
+    /// facts grow with the session. A later one, or `Done`, replaces it.
+    Interim(Box<Analysis>),
     /// The rows sent so far were another process's: forget them, the shown process's follow. A
     /// machine-wide trace read without `?pid=` shows the process with the most GC pause so far,
     /// which can change while the file is read.
@@ -64,6 +68,7 @@ impl ToUi {
             ToUi::Progress(_) => "progress",
             ToUi::Gcs { .. } => "gcs",
             ToUi::Done(_) => "done",
+            ToUi::Interim(_) => "interim",
             ToUi::Reset => "reset",
             ToUi::StackTree(_) => "stack_tree",
             ToUi::StacksExport(_) => "stacks_export",
@@ -319,6 +324,7 @@ mod tests {
                 one_worker: Some("a compressed file".into()),
             }),
             ToUi::gcs(rows),
+            ToUi::Interim(Box::new(analysis.clone())),
             ToUi::Done(Box::new(analysis)),
             ToUi::Reset,
         ];

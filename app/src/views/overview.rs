@@ -72,7 +72,12 @@ pub fn Overview() -> impl IntoView {
         <section class="overview">
             {move || {
                 let Some(m) = app.model.get() else {
-                    return view! { <p class="muted">"Reading… the overview appears when the whole trace is read; the GC table fills as GCs are found."</p> }.into_any();
+                    let wait = if crate::loader::live::active() {
+                        "Waiting for the session's first GCs… the overview appears within seconds of the first, and grows with the session."
+                    } else {
+                        "Reading… the overview appears when the whole trace is read; the GC table fills as GCs are found."
+                    };
+                    return view! { <p class="muted">{wait}</p> }.into_any();
                 };
                 let a = app.analysis.get();
                 if let Some(a) = a.as_ref().filter(|a| no_dotnet(a)) {

@@ -112,6 +112,7 @@ pub fn run_worker() {
                 super::stream::Posting {
                     post,
                     show: show_live,
+                    analysis,
                 },
             );
             return;

@@ -4,9 +4,12 @@
 //! its buffers about every 100 ms, each flush whole), so the reader delivers what it holds
 //! (`TraceReader::release`) rather than waiting for the next block or an end tag. Every GC is
 //! posted once, as it closes (`ModelBuilder::closed_gcs`, as `gcscope watch`); the rows that settled
-//! are then let go (`drain_completed`), so memory stays flat. Besides the protocol's messages the
-//! page gets a plain `{ live_open, live_bytes }` object after each step: the GCs in progress and
-//! the bytes read. When the stream ends, the analysis follows as for a file.
+//! are then let go (`drain_completed`), so memory stays flat. At most every [`INTERIM_MS`], when GCs
+//! closed since the last, the analysis so far goes out too (`ToUi::Interim`), from a copy of the
+//! process's builders (`ProcessRouter::snapshot`): its summaries count a GC still in progress
+//! with what is known of it so far, as a trace that ends there would. Besides the protocol's
+//! messages the page gets a plain `{ live_open, live_bytes }` object after each step: the GCs in
+//! progress and the bytes read. When the stream ends, the analysis follows as for a file.
 //!
 //! The fetch, the reader and the timer are reached through `js_sys::Reflect`: the worker's global
 //! scope is all there is, and no further web-sys features are needed for three calls.
@@ -39,13 +42,22 @@ pub(super) type Show = fn(
     f64,
 ) -> Result<(), String>;
 
+/// Makes the analysis of a process as `Done` carries it: the trace's facts, the pid, its model and
+/// insights, when reading started.
+pub(super) type MakeAnalysis = fn(&Analysis, u32, GcModel, InsightsBuilder, f64) -> Analysis;
+
 /// How the messages go out: the decoding worker's own functions, handed in by its loop (which
 /// dispatches to this module), so that this module does not import it back.
 #[derive(Clone, Copy)]
 pub(super) struct Posting {
     pub post: fn(&DedicatedWorkerGlobalScope, &ToUi),
     pub show: Show,
+    pub analysis: MakeAnalysis,
 }
+
+/// The analysis so far goes out at most this often: each costs a copy of the builders and the
+/// page's findings over every row.
+const INTERIM_MS: f64 = 2000.0;
 
 /// No chunk for this long is a pause between the runtime's flushes.
 const PAUSE_MS: i32 = 30;
@@ -124,6 +136,10 @@ async fn run(scope: &DedicatedWorkerGlobalScope, url: &str, out: Posting) -> Res
     let mut error: Option<String> = None;
     let mut buf: Vec<u8> = Vec::new();
     let mut read = Promise::from(call0(&reader, "read").map_err(|e| js_err("read", e))?);
+    // When the last analysis so far went out, and the GCs shown then.
+    let mut interim_at = started;
+    let mut interim_gcs = 0usize;
+    let mut shown_gcs = 0usize;
     loop {
         let race = Promise::race(&js_sys::Array::of2(&read, &after(scope, PAUSE_MS)));
         let got = JsFuture::from(race)
@@ -160,7 +176,16 @@ async fn run(scope: &DedicatedWorkerGlobalScope, url: &str, out: Posting) -> Res
         if ended {
             break;
         }
-        let open = post_closed(scope, out, &mut router, pid, &mut shown);
+        let (open, new) = post_closed(scope, out, &mut router, pid, &mut shown);
+        shown_gcs += new;
+        let now = js_sys::Date::now();
+        if shown_gcs > interim_gcs && now - interim_at >= INTERIM_MS {
+            if let Some(p) = pid {
+                post_interim(scope, out, &trace, &router, p, bytes, started);
+            }
+            interim_at = now;
+            interim_gcs = shown_gcs;
+        }
         let status = js_sys::Object::new();
         let _ = Reflect::set(&status, &LIVE_OPEN.into(), &(open as f64).into());
         let _ = Reflect::set(&status, &LIVE_BYTES.into(), &bytes.into());
@@ -192,17 +217,36 @@ async fn run(scope: &DedicatedWorkerGlobalScope, url: &str, out: Posting) -> Res
     (out.show)(scope, &base, pid, model, insights, started)
 }
 
+/// Posts the analysis of process `pid` so far, without rows (they went out as they closed).
+fn post_interim(
+    scope: &DedicatedWorkerGlobalScope,
+    out: Posting,
+    trace: &TraceReader,
+    router: &ProcessRouter,
+    pid: u32,
+    bytes: f64,
+    started: f64,
+) {
+    let Some((mut model, insights)) = router.snapshot(pid, Some(trace.stats())) else {
+        return;
+    };
+    model.gcs.clear();
+    let base = super::summary::summarize(trace, "live.nettrace", bytes);
+    let a = (out.analysis)(&base, pid, model, insights, started);
+    (out.post)(scope, &ToUi::Interim(Box::new(a)));
+}
+
 /// Posts the GCs of the process that closed since the last call, each once, and lets the settled
-/// ones go; returns how many are in progress.
+/// ones go; returns how many are in progress, and how many were posted.
 fn post_closed(
     scope: &DedicatedWorkerGlobalScope,
     out: Posting,
     router: &mut ProcessRouter,
     pid: Option<u32>,
     shown: &mut BTreeSet<u32>,
-) -> usize {
+) -> (usize, usize) {
     let Some(model) = pid.and_then(|p| router.model_mut(p)) else {
-        return 0;
+        return (0, 0);
     };
     let rows: Vec<_> = model
         .closed_gcs()
@@ -210,6 +254,7 @@ fn post_closed(
         .cloned()
         .collect();
     let open = model.open_gcs().count();
+    let posted = rows.len();
     if !rows.is_empty() {
         shown.extend(rows.iter().map(|g| g.number));
         (out.post)(scope, &ToUi::gcs(rows));
@@ -218,5 +263,5 @@ fn post_closed(
     if let Some(last) = model.drain_completed().last().map(|g| g.number) {
         *shown = shown.split_off(&last.saturating_sub(64));
     }
-    open
+    (open, posted)
 }
