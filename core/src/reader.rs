@@ -22,7 +22,9 @@ use alloc::vec::Vec;
 // Defined below the decoders (which fill them) and re-exported here, where callers meet them.
 pub use crate::sink::{DecodeStats, Sink};
 
+mod heap_walk;
 mod stream;
+pub use heap_walk::{heap_walk, WalkReader};
 use stream::{Format, Stream};
 
 /// Streaming trace reader. See the crate docs for the layers.

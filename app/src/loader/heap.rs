@@ -30,9 +30,25 @@ pub fn forget(app: AppState) {
     app.heap.clear();
 }
 
-/// Whether a heap snapshot is open (the Heap tab is shown).
+/// Whether a second file opened for comparison is a heap snapshot: a `.gcdump` is open alone, or
+/// a trace's heap walk is open and its Heap tab shown (the trace's other tabs compare traces).
 pub fn is_open(app: AppState) -> bool {
-    app.heap.open.with_untracked(|o| o.is_some())
+    let open = app.heap.open.with_untracked(|o| o.is_some());
+    let trace = app.model.with_untracked(|m| m.is_some());
+    let heap_tab = app
+        .vs
+        .with_untracked(|v| v.tab.as_deref() == Some(crate::state::view_state::HEAP_TAB));
+    open && (!trace || heap_tab)
+}
+
+/// Reads the open trace's heap walk for the Heap tab, once.
+pub fn open_walk(app: AppState) {
+    if app.heap.open.with_untracked(|o| o.is_some()) {
+        return;
+    }
+    if let Some((name, blob)) = super::current_file() {
+        open(app, name, blob);
+    }
 }
 
 /// Reads `blob` (named `name`) as the heap snapshot to show.

@@ -186,7 +186,7 @@ fn Results() -> impl IntoView {
     let app = use_app();
     // A heap snapshot shows the Heap tab alone.
     let tab = Memo::new(move |_| {
-        if app.heap.open.with(|o| o.is_some()) {
+        if app.heap_snapshot_only() {
             views::HEAP_TAB
         } else {
             app.vs.with(|v| views::current(v.tab.as_deref()).key)

@@ -11,7 +11,7 @@ pub fn TabBar(current: Memo<&'static str>) -> impl IntoView {
     let app = use_app();
     view! {
         <nav class="tabs" role="tablist">
-            {move || TABS.iter().enumerate().filter(|(_, t)| views::shown(t, app.heap.open.with(|o| o.is_some()))).map(|(i, t)| {
+            {move || TABS.iter().enumerate().filter(|(_, t)| views::shown(t, app.heap_snapshot_only(), app.trace_has_heap_walk())).map(|(i, t)| {
                 let key = t.key;
                 view! {
                     <button

@@ -256,6 +256,18 @@ impl AppState {
         Some(rows.digest(name, &m, opts))
     }
 
+    /// Whether a `.gcdump` heap snapshot is open, alone: the Heap tab is all there is (tracked).
+    /// A trace's heap walk opens in the Heap tab beside the trace's tabs.
+    pub fn heap_snapshot_only(&self) -> bool {
+        self.heap.open.with(|o| o.is_some()) && self.model.with(|m| m.is_none())
+    }
+
+    /// Whether the open trace holds a heap walk, which the Heap tab reads (tracked).
+    pub fn trace_has_heap_walk(&self) -> bool {
+        self.model
+            .with(|m| m.as_ref().is_some_and(|m| m.process.heap_walk_gc.is_some()))
+    }
+
     /// Whether anything of a trace is there to show (rows, or the finished analysis).
     pub fn has_data(&self) -> bool {
         !self.gcs.with(|g| g.is_empty())

@@ -15,6 +15,9 @@ use super::filter::Filter;
 pub const GC_TABLE: &str = "gcs";
 /// The comparison's tab key: opening a second trace goes there.
 pub const COMPARE_TAB: &str = "compare";
+/// The Heap tab's key: a `.gcdump` heap snapshot shows it alone, a trace every tab but it, and a
+/// trace with a heap walk every tab.
+pub const HEAP_TAB: &str = "heap";
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ViewState {

@@ -163,7 +163,7 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
         Some(false) => "background GC off",
         None => "unknown",
     };
-    vec![
+    let mut facts = vec![
         (
             "File".into(),
             format!("{file_name} ({})", bytes(file_size)),
@@ -244,7 +244,16 @@ pub fn facts(m: &GcModel, file_name: &str, file_size: f64) -> Vec<(String, Strin
             p.trace_start_utc.clone(),
             def("trace_start_utc"),
         ),
-    ]
+    ];
+    // Only where there is one: the Heap tab reads it.
+    if let Some(n) = p.heap_walk_gc {
+        facts.push((
+            "Heap walk GC".into(),
+            format!("GC #{n} (the Heap tab shows the walk)"),
+            def("heap_walk_gc"),
+        ));
+    }
+    facts
 }
 
 /// The runtime as people name it, then its exact version: `.NET Framework 4.x (CLR 4.0.30319.34209)`

@@ -1,4 +1,4 @@
-//! The Heap tab: a `.gcdump` heap snapshot's totals (with core's warnings next to the figures
+//! The Heap tab: a `.gcdump` heap snapshot's (or a trace's heap walk's) totals (with core's warnings next to the figures
 //! they skew), its types with retained bytes, its root categories, its dominator tree (one level
 //! at a time, asked of the heap worker, `loader::heap`), the paths from the root to one type's
 //! instances, its generations where it has them, and the difference with a second snapshot.
@@ -24,18 +24,30 @@ const TYPES_OFFERED: usize = 500;
 pub fn Heap() -> impl IntoView {
     let app = use_app();
     let h = app.heap;
+    // A trace's heap walk is read the first time the tab shows.
+    Effect::new(move |_| {
+        if app.trace_has_heap_walk() {
+            worker::open_walk(app);
+        }
+    });
     move || {
+        let trace = app.model.with(|m| m.is_some());
         if let Some(e) = h.error.get() {
+            let why = if trace {
+                "The trace's heap walk could not be read: the walk is the GCBulk events of one induced gen2 GC, and a trace cut short or with events lost inside the walk stops here."
+            } else {
+                "The heap snapshot could not be read: a .gcdump is written whole when dotnet-gcdump (or PerfView) finishes, so a file cut short, still being written or damaged stops here."
+            };
             return view! {
                 <div id="heap-error" class="error" role="alert">{e}</div>
-                <p class="muted">"The heap snapshot could not be read: a .gcdump is written whole when dotnet-gcdump (or PerfView) finishes, so a file cut short, still being written or damaged stops here."</p>
+                <p class="muted">{why}</p>
             }
             .into_any();
         }
         match h.summary.get() {
             Some(s) => view! { <Snapshot s=s /> }.into_any(),
-            None if h.open.with(|o| o.is_some()) => view! {
-                <p id="heap-loading" class="muted">"Reading the heap snapshot and computing its dominator tree…"</p>
+            None if h.open.with(|o| o.is_some()) || app.trace_has_heap_walk() => view! {
+                <p id="heap-loading" class="muted">{if trace { "Reading the trace's heap walk and computing its dominator tree…" } else { "Reading the heap snapshot and computing its dominator tree…" }}</p>
             }
             .into_any(),
             None => view! {
@@ -155,9 +167,18 @@ fn Snapshot(s: Arc<HeapSummary>) -> impl IntoView {
         .take(TYPES_OFFERED)
         .map(|r| r.name.clone())
         .collect();
+    // A trace's walk: the GC that made it, as the trace's facts name it.
+    let walk_gc = app
+        .model
+        .with_untracked(|m| m.as_ref().and_then(|m| m.process.heap_walk_gc));
+    let title = if walk_gc.is_some() {
+        "Heap walk of "
+    } else {
+        "Heap snapshot "
+    };
     view! {
         <section class="heap">
-            <h2>"Heap snapshot " <span id="heap-file">{s.file_name.clone()}</span></h2>
+            <h2>{title} <span id="heap-file">{s.file_name.clone()}</span>{walk_gc.map(|n| format!(", at GC #{n}"))}</h2>
             {(!who.is_empty()).then(|| view! { <p class="muted" id="heap-who">{who.join(" · ")}</p> })}
             <dl class="facts insight-facts" id="heap-totals">
                 {fact("heap-nodes", "Nodes", "Every object of the snapshot, the root tree's pseudo-nodes ([.NET Roots], [static vars]...) included.", thousands(s.nodes as f64), s.nodes, warn(Skews::Nodes))}

@@ -58,12 +58,16 @@ pub const TABS: &[Tab] = &[
     tab(HEAP_TAB, "Heap", || view! { <heap::Heap /> }.into_any()),
 ];
 
-/// The Heap tab's key: a `.gcdump` heap snapshot shows it alone, a trace every tab but it.
-pub const HEAP_TAB: &str = "heap";
+pub use crate::state::view_state::HEAP_TAB;
 
-/// Whether `tab` is shown beside what is open (a heap snapshot, or a trace).
-pub fn shown(tab: &Tab, heap_snapshot: bool) -> bool {
-    (tab.key == HEAP_TAB) == heap_snapshot
+/// Whether `tab` is shown beside what is open (a heap snapshot; or a trace, with or without a heap
+/// walk).
+pub fn shown(tab: &Tab, heap_snapshot: bool, heap_walk: bool) -> bool {
+    if tab.key == HEAP_TAB {
+        heap_snapshot || heap_walk
+    } else {
+        !heap_snapshot
+    }
 }
 
 const fn tab(key: &'static str, title: &'static str, view: fn() -> AnyView) -> Tab {

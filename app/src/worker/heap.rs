@@ -5,7 +5,7 @@
 //! paths to the root on request, and the difference with a second snapshot.
 
 use gcscope_core::container::{heap_input, heap_input_message, HeapInput, MAX_SNAPSHOT_BYTES};
-use gcscope_core::heap::{diff, shallow_types, HeapGraph, Snapshot};
+use gcscope_core::heap::{diff, shallow_types, HeapGraph, HeapWalk, Snapshot};
 
 use crate::protocol::heap::{
     CategoryRow, HeapAnswer, HeapDiff, HeapRequest, HeapStage, HeapSummary, Paths, MAX_CHILDREN,
@@ -21,6 +21,7 @@ pub struct Kept {
 
 /// The `.gcdump` bytes of a file: the file itself, what a gzip wraps, or a `.zip`'s first
 /// `.gcdump` entry (core's `container::heap_input`, capped at `MAX_SNAPSHOT_BYTES`).
+/// A trace is refused here: [`trace_walk`] reads its heap walk instead.
 pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
     // `None`: nothing wraps the snapshot, the file's own bytes are used, not a copy.
     let unwrapped = match heap_input(&file, MAX_SNAPSHOT_BYTES) {
@@ -36,6 +37,20 @@ pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
         Err(e) => return Err(heap_input_message(&e)),
     };
     Ok(unwrapped.unwrap_or(file))
+}
+
+/// The first heap walk of a trace (the GCBulk events of an induced gen2 GC, as `gcscope gcdump
+/// --nettrace` or dotnet-trace's heap-dump keywords write them), read a piece at a time.
+pub fn trace_walk(file: &[u8]) -> Result<HeapWalk, String> {
+    match gcscope_core::reader::heap_walk(file) {
+        Ok(Some(w)) => Ok(w),
+        Ok(None) => Err(
+            "the trace holds no heap walk (the GCHeapDump events of an induced gen2 \
+                         GC: `gcscope gcdump --pid P --nettrace FILE` writes a trace with one)"
+                .into(),
+        ),
+        Err(e) => Err(format!("neither a .gcdump heap snapshot nor a trace: {e}")),
+    }
 }
 
 impl Kept {
@@ -61,21 +76,33 @@ impl Kept {
         };
         let file_size = file.len() as f64;
         let t0 = now();
-        let bytes = match gcdump_bytes(file) {
-            Ok(b) => b,
-            Err(e) => return failed(format!("{name}: {e}")),
+        let mut warnings = Vec::new();
+        let graph = match heap_input(&file, MAX_SNAPSHOT_BYTES) {
+            Ok(HeapInput::Trace) => match trace_walk(&file) {
+                Ok(walk) => {
+                    warnings = walk.report.warnings();
+                    walk.graph
+                }
+                Err(e) => return failed(format!("{name}: {e}")),
+            },
+            _ => {
+                let bytes = match gcdump_bytes(file) {
+                    Ok(b) => b,
+                    Err(e) => return failed(format!("{name}: {e}")),
+                };
+                match gcscope_core::heap::read_gcdump(&bytes) {
+                    Ok(g) => g,
+                    Err(e) => return failed(format!("{name}: {e}")),
+                }
+            }
         };
-        let graph = match gcscope_core::heap::read_gcdump(&bytes) {
-            Ok(g) => g,
-            Err(e) => return failed(format!("{name}: {e}")),
-        };
-        drop(bytes);
         let t1 = now();
         if !compare {
             // A's previous tree is of no more use, and its memory is wanted for this one's.
             self.a = None;
             self.b = None;
             let mut s = shallow_summary(&graph, &name, file_size);
+            s.warnings.splice(0..0, warnings.iter().cloned());
             s.read_ms = t1 - t0;
             s.types_ms = now() - t1;
             post(HeapAnswer::Summary(Box::new(s)));
@@ -88,6 +115,8 @@ impl Kept {
             return self.diff();
         }
         let mut s = summary(&snap, &name, file_size);
+        // The walk's own (events lost or malformed, a trace cut short) before the graph's.
+        s.warnings.splice(0..0, warnings);
         s.read_ms = t1 - t0;
         s.dominators_ms = t2 - t1;
         s.types_ms = now() - t2;
@@ -454,6 +483,29 @@ mod tests {
     fn a_trace_is_not_a_heap_snapshot() {
         let e = gcdump_bytes(b"Nettrace and more bytes".to_vec()).unwrap_err();
         assert!(e.contains("not a .gcdump"), "{e}");
+    }
+
+    /// A trace is read for its heap walk; one of GCs alone has none, and the answer says how to
+    /// take one. (Traces with a walk: `tests/e2e/heap-walk.test.mjs`, from a real runtime.)
+    #[test]
+    fn a_trace_without_a_heap_walk_says_so() {
+        let trace = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/traces/net8.0/induced.nettrace"
+        ))
+        .unwrap();
+        let req = HeapRequest::Open {
+            file_name: "induced.nettrace".into(),
+        };
+        let a = Kept::default().open(&req, trace, &|| 0.0, &mut |a| panic!("{a:?}"));
+        let HeapAnswer::Failed { error, .. } = a else {
+            panic!("{a:?}")
+        };
+        assert!(
+            error.starts_with("induced.nettrace: the trace holds no heap walk")
+                && error.contains("gcscope gcdump"),
+            "{error}"
+        );
     }
 
     /// A one-member gzip of `data` in one stored deflate block (RFC 1952, RFC 1951; the CRC is

@@ -9,8 +9,7 @@ use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, csv_line, Align, Table};
 use gcscope_core::container::{heap_input, heap_input_message, HeapInput, MAX_SNAPSHOT_BYTES};
 use gcscope_core::error::ErrorKind;
-use gcscope_core::heap::{HeapWalk, HeapWalkBuilder, Snapshot, SnapshotInfo, TypeRow};
-use gcscope_core::TraceReader;
+use gcscope_core::heap::{HeapWalk, Snapshot, TypeRow};
 use serde::Serialize;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -121,35 +120,7 @@ fn load_walk(path: &str, bytes: &[u8]) -> Result<Snapshot, String> {
 
 /// The first heap walk of a trace's bytes (`.nettrace`, `.etl`, zipped or not), if it has one.
 pub(crate) fn heap_walk(bytes: &[u8]) -> Result<Option<HeapWalk>, String> {
-    let mut reader = TraceReader::new();
-    let mut walk = HeapWalkBuilder::new();
-    let mut cut = None;
-    for chunk in bytes.chunks(1 << 20) {
-        if let Err(e) = reader.push(chunk, &mut |e| walk.on_event(e)) {
-            cut = Some(e);
-            break;
-        }
-    }
-    if cut.is_none() {
-        cut = reader.finish(&mut |e| walk.on_event(e)).err();
-    }
-    let info = SnapshotInfo {
-        process_id: reader.info().map_or(0, |i| i.process_id as i32),
-        ..Default::default()
-    };
-    match (walk.finish(info), cut) {
-        (Some(mut w), cut) => {
-            if let Some(e) = cut {
-                w.report
-                    .bad
-                    .insert(0, format!("the trace is cut short: {e}"));
-                w.report.bad_events += 1;
-            }
-            Ok(Some(w))
-        }
-        (None, Some(e)) if reader.info().is_none() => Err(e.to_string()),
-        (None, _) => Ok(None),
-    }
+    gcscope_core::reader::heap_walk(bytes).map_err(|e| e.to_string())
 }
 
 /// Prints the snapshot's warnings (incomplete walks, unreachable bytes) on stderr.
