@@ -5,7 +5,7 @@
 //   node tests/bench/browser-bench.mjs [--sizes 100,1024,2048] [--engines chromium,firefox,webkit]
 //                                      [--dist DIR] [--runs N] [--json OUT] [--no-build] [--no-native]
 //                                      [--no-browser] [--app-only] [--worker-prelude JS] [--then-tabs budgets,allocs]
-//                                      [--heaps N] [--etl] [--workers 1,2] [--baseline-dist DIR]
+//                                      [--heaps N] [--alloc-stacks] [--etl] [--workers 1,2] [--baseline-dist DIR]
 //
 // --baseline-dist DIR also measures another build of the app (the previous release's dist/, say),
 // served from its own server, as one more variant per engine, alternating with this build within
@@ -17,6 +17,8 @@
 // the part workers) and the whole app (file input to fully shown), with the
 // core count, the load average and the speedup against the first N.
 // --heaps N generates server-GC traces with N heaps instead (one GCPerHeapHistory per heap per GC).
+// --alloc-stacks generates traces whose allocation ticks carry stacks (bigtrace --alloc-stacks);
+// with --then-tabs stacks, the time to the Stacks tab's flame graph.
 // --etl also relogs each generated trace into a plain and a compressed .etl (core/examples/
 // etl_relog.rs: the same GC workload, one process, 64 KiB buffers; MS-XCA Plain LZ77 for the
 // compressed one) and measures those in each engine (timing run, worker alone, decoder alone) and
@@ -206,7 +208,8 @@ async function main() {
   const baseOf = (v) => (v.baseline ? baselineServer : server).base;
   try {
     for (const mb of sizes) {
-      const t = ensureTrace(mb, heaps > 1 ? { extra: ['--heaps', String(heaps)], tag: `server${heaps}` } : {});
+      const t = ensureTrace(mb, heaps > 1 ? { extra: ['--heaps', String(heaps)], tag: `server${heaps}` }
+        : flag('alloc-stacks') ? { extra: ['--alloc-stacks'], tag: 'stacks' } : {});
       const entry = { sizeMiB: mb, heaps, bytes: t.bytes, events: t.events, gcs: t.gcs };
       console.log(`\n== ${t.file}: ${(t.bytes / 1e6).toFixed(0)} MB, ${t.events} events, ${t.gcs} GCs`);
       if (opt('workers', '') && server) {
