@@ -10,24 +10,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { ROOT, serveDist, launch, openApp, screenshot } from './harness.mjs';
+import { serveDist, launch, openApp, screenshot } from './harness.mjs';
+import { BIN, LIVE_SH, whyNoNet9 } from './live-target.mjs';
 
 const ENTRIES = 10_000;
 const ENTRY_BYTES = 4096;
-const BIN = ['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'gcscope')).find((p) => existsSync(p));
-const LIVE_SH = path.join(ROOT, 'tools/tracegen/live.sh');
-
-function whySkip() {
-  if (!BIN) return 'no gcscope binary in target/ (cargo build -p gcscope-cli)';
-  const probe = spawnSync(LIVE_SH, ['net9.0', '/dev/null'], { env: { ...process.env, GCSCOPE_LIVE_GCS: '0' }, input: '\n' });
-  if (probe.status === 3) return `.NET 9 is not cached: ${String(probe.stderr).trim()}`;
-  return false;
-}
 
 let server, browser;
 before(async () => { server = await serveDist(); browser = await launch(); });
@@ -54,7 +46,7 @@ async function snapshot(dir) {
 
 const value = async (page, id) => Number(await page.locator(`#${id}`).getAttribute('data-value'));
 
-test('a trace with a heap walk keeps its tabs and opens the walk in the Heap tab', { skip: whySkip() }, async () => {
+test('a trace with a heap walk keeps its tabs and opens the walk in the Heap tab', { skip: whyNoNet9() }, async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gcscope-heap-walk-e2e-'));
   try {
     const files = await snapshot(dir);

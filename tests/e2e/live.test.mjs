@@ -13,23 +13,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { DIST, ENGINE, ROOT, launch, openApp, screenshot } from './harness.mjs';
+import { DIST, ENGINE, launch, openApp, screenshot } from './harness.mjs';
+import { BIN, LIVE_SH, whyNoNet9 } from './live-target.mjs';
 
 const GCS = 160;
 const EVERY_MS = 150;
-const BIN = ['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'gcscope')).find((p) => existsSync(p));
-const LIVE_SH = path.join(ROOT, 'tools/tracegen/live.sh');
-
-function whySkip() {
-  if (!BIN) return 'no gcscope binary in target/ (cargo build -p gcscope-cli)';
-  const probe = spawnSync(LIVE_SH, ['net9.0', '/dev/null'], { env: { ...process.env, GCSCOPE_LIVE_GCS: '0' }, input: '\n' });
-  if (probe.status === 3) return `.NET 9 is not cached: ${String(probe.stderr).trim()}`;
-  return false;
-}
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -57,7 +49,7 @@ function lines(stream) {
   };
 }
 
-test('the live tab grows as GCs end; Stop ends the session and offers the trace', { skip: whySkip() }, async () => {
+test('the live tab grows as GCs end; Stop ends the session and offers the trace', { skip: whyNoNet9() }, async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gcscope-live-e2e-'));
   const oracle = path.join(dir, 'oracle.json');
   const w = spawn(LIVE_SH, ['net9.0', oracle], {
