@@ -63,6 +63,8 @@ pub fn open(app: AppState, address: String) {
     };
     provide_context(live);
     super::clear(app, "live.nettrace".into(), 0.0);
+    // The session's trace is the open file once it ends (`fetch_trace`).
+    super::FILE_LATER.set(true);
     app.loading.set(None);
     let Some(url) = resolve(&address) else {
         app.error.set(Some(format!("{address}: not an address")));
@@ -158,7 +160,10 @@ async fn fetch_trace(app: AppState) {
             super::set_current_file("live.nettrace".into(), blob);
             super::stacks::retry(app);
         }
-        Err(e) => super::stacks::give_up(app, format!("the session's trace: {}", e.message(&url))),
+        Err(e) => {
+            super::FILE_LATER.set(false);
+            super::stacks::give_up(app, format!("the session's trace: {}", e.message(&url)))
+        }
     }
 }
 

@@ -34,6 +34,14 @@ thread_local! {
     static LAST_SHOWN: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
     /// Which trace of the current .zip is open.
     static CURRENT_ENTRY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// No file is open yet, and one will be (a live session's trace, once the session ends): the
+    /// side workers' requests wait for it.
+    static FILE_LATER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the open file comes later (a live session still running).
+fn file_comes_later() -> bool {
+    FILE_LATER.get()
 }
 
 /// How often rows that arrive while loading are shown (see [`open_entry`]).
@@ -61,6 +69,7 @@ pub fn cancel(app: AppState) {
 /// Makes `blob` the file open now, for the side workers (stacks, heap) that read it, without
 /// reading it for the GC table: a live session's trace, once the session has ended.
 fn set_current_file(name: String, blob: Blob) {
+    FILE_LATER.set(false);
     CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name, blob)));
 }
 
@@ -77,6 +86,7 @@ fn current_blob() -> Option<Blob> {
 fn open_entry(app: AppState, name: String, blob: Blob, entry: usize) {
     stacks::forget(app);
     heap::forget(app);
+    FILE_LATER.set(false);
     CURRENT_FILE.with(|c| *c.borrow_mut() = Some((name.clone(), blob.clone())));
     CURRENT_ENTRY.set(entry);
     app.processes.set(None);

@@ -99,7 +99,7 @@ pub fn request(app: AppState, req: StacksRequest) {
     let started = JOB.with(|j| j.borrow().is_some());
     if !started {
         let Some(blob) = super::current_blob() else {
-            if super::live::active() {
+            if super::file_comes_later() {
                 WAITING.with(|w| *w.borrow_mut() = Some(req.clone()));
                 app.stacks.set(Some(Arc::new(StackTree {
                     error: Some(LIVE_WAIT.into()),
