@@ -7,6 +7,9 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, all targets)
 #
+# FUZZ_RUNS=N also stops each target after N executions, whichever comes first (the hardening
+# bound is 10 million executions or one hour: FUZZ_RUNS=10000000 scripts/fuzz.sh 3600).
+#
 # Installs what is missing (idempotent): the nightly toolchain (minimal profile) and cargo-fuzz
 # (pinned). Each target starts from the committed minimized corpus (fuzz/corpus/TARGET, read only)
 # and the seeds from the committed fixtures (and ../shared when present), written by
@@ -66,7 +69,8 @@ for t in "${TARGETS[@]}"; do
   rustup run "$NIGHTLY" cargo fuzz run --fuzz-dir fuzz --target-dir "$CARGO_TARGET_DIR/fuzz" "$t" \
     "$FUZZ_DIR/corpus/$t" "$ROOT/fuzz/corpus/$t" "$FUZZ_DIR/seeds/$t" -- \
     -artifact_prefix="$FUZZ_DIR/artifacts/$t/" -max_total_time="$SECS" -max_len="$(max_len "$t")" \
-    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 >"$log" 2>&1
+    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
+    ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} >"$log" 2>&1
   status=$?
   set -e
   # `|| true`: a run that never started (build error) has no stats; it is reported below.
