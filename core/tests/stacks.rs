@@ -441,8 +441,8 @@ fn batched_ticks_keep_the_samples_of_tick_events() {
         assert_eq!(table.missing(), want_table.missing());
         for (g, w) in got.samples.iter().zip(&want.samples) {
             assert_eq!(
-                (g.time_ms, g.process_id, g.thread_id, g.value),
-                (w.time_ms, w.process_id, w.thread_id, w.value),
+                (g.time_ms, g.process_id, g.value),
+                (w.time_ms, w.process_id, w.value),
                 "{flavor:?}"
             );
             assert_eq!(

@@ -45,13 +45,16 @@ pub enum SampleKind {
 pub struct Sample {
     pub time_ms: f64,
     pub process_id: u32,
-    pub thread_id: u64,
     /// The stack's id in the [`StackTable`] ([`NO_STACK`], [`MISSING_STACK`]).
     pub stack: u32,
     pub kind: SampleKind,
     /// Sampled bytes for an allocation, 1 otherwise.
     pub value: u64,
 }
+
+// The app's stacks worker keeps one per sampled event (docs/performance.md, "Stacks"): a field
+// added here grows it by millions of times its size.
+const _: () = assert!(core::mem::size_of::<Sample>() == 40);
 
 /// Which samples to sum: the `gcscope stacks --event` choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

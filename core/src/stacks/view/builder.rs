@@ -35,7 +35,6 @@ pub struct StackSamplesBuilder {
 struct At {
     time_ms: f64,
     process_id: u32,
-    thread_id: u64,
     stack: u32,
 }
 
@@ -44,7 +43,6 @@ impl At {
         At {
             time_ms: ev.time_ms,
             process_id: ev.process_id,
-            thread_id: ev.thread_id,
             stack: ev.stack,
         }
     }
@@ -93,7 +91,6 @@ impl StackSamplesBuilder {
                     let at = At {
                         time_ms: t.time_ms,
                         process_id: ev.process_id,
-                        thread_id: t.thread_id,
                         stack: t.stack,
                     };
                     self.take(at, kind, t.amount);
@@ -214,7 +211,6 @@ impl StackSamplesBuilder {
         self.samples.push(Sample {
             time_ms: ev.time_ms,
             process_id: ev.process_id,
-            thread_id: ev.thread_id,
             stack: ev.stack,
             kind,
             value,
