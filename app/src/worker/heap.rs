@@ -19,24 +19,37 @@ pub struct Kept {
     b: Option<(String, Snapshot)>,
 }
 
-/// The `.gcdump` bytes of a file: the file itself, what a gzip wraps, or a `.zip`'s first
-/// `.gcdump` entry (core's `container::heap_input`, capped at `MAX_SNAPSHOT_BYTES`).
-/// A trace is refused here: [`trace_walk`] reads its heap walk instead.
-pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
+/// What the heap worker reads from a file.
+enum Input {
+    /// The `.gcdump` bytes: the file itself, what a gzip wraps, or a `.zip`'s first `.gcdump`.
+    Snapshot(Vec<u8>),
+    /// An event trace (zipped or not), read for its heap walk ([`trace_walk`]).
+    Trace(Vec<u8>),
+}
+
+/// Tells a snapshot from a trace and unwraps a snapshot, once (core's `container::heap_input`,
+/// capped at `MAX_SNAPSHOT_BYTES`).
+fn input(file: Vec<u8>) -> Result<Input, String> {
     // `None`: nothing wraps the snapshot, the file's own bytes are used, not a copy.
     let unwrapped = match heap_input(&file, MAX_SNAPSHOT_BYTES) {
         Ok(HeapInput::Snapshot(u)) => match u.bytes {
             std::borrow::Cow::Borrowed(_) => None,
             std::borrow::Cow::Owned(b) => Some(b),
         },
-        Ok(HeapInput::Trace) => {
-            return Err(
-                "not a .gcdump heap snapshot (no FastSerialization GCHeapDump at its start)".into(),
-            )
-        }
+        Ok(HeapInput::Trace) => return Ok(Input::Trace(file)),
         Err(e) => return Err(heap_input_message(&e)),
     };
-    Ok(unwrapped.unwrap_or(file))
+    Ok(Input::Snapshot(unwrapped.unwrap_or(file)))
+}
+
+/// The `.gcdump` bytes of a file ([`input`]); a trace is refused here.
+pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
+    match input(file)? {
+        Input::Snapshot(b) => Ok(b),
+        Input::Trace(_) => {
+            Err("not a .gcdump heap snapshot (no FastSerialization GCHeapDump at its start)".into())
+        }
+    }
 }
 
 /// The first heap walk of a trace (the GCBulk events of an induced gen2 GC, as `gcscope gcdump
@@ -77,24 +90,18 @@ impl Kept {
         let file_size = file.len() as f64;
         let t0 = now();
         let mut warnings = Vec::new();
-        let graph = match heap_input(&file, MAX_SNAPSHOT_BYTES) {
-            Ok(HeapInput::Trace) => match trace_walk(&file) {
-                Ok(walk) => {
-                    warnings = walk.report.warnings();
-                    walk.graph
-                }
-                Err(e) => return failed(format!("{name}: {e}")),
-            },
-            _ => {
-                let bytes = match gcdump_bytes(file) {
-                    Ok(b) => b,
-                    Err(e) => return failed(format!("{name}: {e}")),
-                };
-                match gcscope_core::heap::read_gcdump(&bytes) {
-                    Ok(g) => g,
-                    Err(e) => return failed(format!("{name}: {e}")),
-                }
+        let read = input(file).and_then(|i| match i {
+            Input::Trace(file) => trace_walk(&file).map(|walk| {
+                warnings = walk.report.warnings();
+                walk.graph
+            }),
+            Input::Snapshot(bytes) => {
+                gcscope_core::heap::read_gcdump(&bytes).map_err(|e| e.to_string())
             }
+        });
+        let graph = match read {
+            Ok(g) => g,
+            Err(e) => return failed(format!("{name}: {e}")),
         };
         let t1 = now();
         if !compare {

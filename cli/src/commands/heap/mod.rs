@@ -9,7 +9,7 @@ use crate::output::stdout::{print, print_json};
 use crate::output::table::{self, csv_line, Align, Table};
 use gcscope_core::container::{heap_input, heap_input_message, HeapInput, MAX_SNAPSHOT_BYTES};
 use gcscope_core::error::ErrorKind;
-use gcscope_core::heap::{HeapWalk, Snapshot, TypeRow};
+use gcscope_core::heap::{Snapshot, TypeRow};
 use serde::Serialize;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -102,7 +102,7 @@ pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
 
 /// The first heap walk of an event trace's bytes, as a snapshot.
 fn load_walk(path: &str, bytes: &[u8]) -> Result<Snapshot, String> {
-    let walk = heap_walk(bytes).map_err(|e| {
+    let walk = gcscope_core::reader::heap_walk(bytes).map_err(|e| {
         format!("'{path}' is neither a .gcdump heap snapshot nor an event trace: {e}")
     })?;
     let Some(walk) = walk else {
@@ -116,11 +116,6 @@ fn load_walk(path: &str, bytes: &[u8]) -> Result<Snapshot, String> {
         eprintln!("gcscope: {path}: {w}");
     }
     Ok(Snapshot::new(walk.graph))
-}
-
-/// The first heap walk of a trace's bytes (`.nettrace`, `.etl`, zipped or not), if it has one.
-pub(crate) fn heap_walk(bytes: &[u8]) -> Result<Option<HeapWalk>, String> {
-    gcscope_core::reader::heap_walk(bytes).map_err(|e| e.to_string())
 }
 
 /// Prints the snapshot's warnings (incomplete walks, unreachable bytes) on stderr.
