@@ -454,9 +454,14 @@ impl ProcessRouter {
     /// Several processes (or the kernel naming several): the trace-wide filtered counts are not
     /// one process's, and each is charged its own. Latched when the first process is taken, as taking them shrinks the maps.
     fn machine_wide(&mut self) -> bool {
-        *self
-            .machine_wide
-            .get_or_insert(self.procs.len() > 1 || self.names.len() > 1)
+        let now = self.machine_wide_now();
+        *self.machine_wide.get_or_insert(now)
+    }
+
+    /// [`Self::machine_wide`] without latching it (for a snapshot, which takes nothing).
+    fn machine_wide_now(&self) -> bool {
+        self.machine_wide
+            .unwrap_or(self.procs.len() > 1 || self.names.len() > 1)
     }
 
     fn finish_one(
@@ -486,9 +491,7 @@ impl ProcessRouter {
             model.on_process_name(n.name.clone(), n.command_line.clone());
         }
         let insights = r.insights.clone().unwrap_or_else(InsightsBuilder::new);
-        let machine_wide = self
-            .machine_wide
-            .unwrap_or(self.procs.len() > 1 || self.names.len() > 1);
+        let machine_wide = self.machine_wide_now();
         let kernel = self.kernel_events.get(&pid).copied();
         let own = own_stats(pid, stats, machine_wide, kernel);
         Some((model.finish(own.as_ref().or(stats)), insights))
