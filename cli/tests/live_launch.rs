@@ -6,8 +6,9 @@
 //! process, 1 to the runtime's own `GC.CollectionCount(0)` at its end, and the stream is complete.
 //! .NET Core 3.1 never connects (reverse connect is .NET 5 and later): exit status 4.
 //!
-//! Serve: on .NET 9 the server's refusals, Stop and a complete stream; on each of the four
-//! runtimes a session's stream holds every GC the runtime counted after it attached.
+//! Serve: on .NET 9 the server's refusals, what it says of the process, Stop and a complete
+//! stream; on each of the four runtimes a session's stream holds every GC the runtime counted
+//! after it attached.
 
 mod live_support;
 
@@ -203,9 +204,9 @@ fn serve(pid: u32, dist: &std::path::Path) -> (std::process::Child, u16, String)
     (s, port.parse().expect("port"), token)
 }
 
-/// A `live` workload of runtime `rt` (6 GCs 100 ms apart once told `go`), ready; its stdout's
-/// lines, and the oracle file it writes at its end.
-fn workload(rt: &str, dir: &std::path::Path) -> (std::process::Child, PathBuf) {
+/// A `live` workload of runtime `rt` (6 GCs 100 ms apart once told `go`), ready; the oracle file
+/// it writes at its end, and the runtime's version as it printed it (Environment.Version).
+fn workload(rt: &str, dir: &std::path::Path) -> (std::process::Child, PathBuf, String) {
     let oracle = dir.join(format!("oracle-{rt}.json"));
     let mut w = Command::new(root().join("tools/tracegen/live.sh"))
         .args([rt, oracle.to_str().expect("path")])
@@ -219,7 +220,12 @@ fn workload(rt: &str, dir: &std::path::Path) -> (std::process::Child, PathBuf) {
     let out = lines(w.stdout.take().expect("stdout"));
     let mut wl = Vec::new();
     assert!(wait_for(&out, "ready", &mut wl, 60), "{rt}: {wl:?}");
-    (w, oracle)
+    let version = wl
+        .iter()
+        .find_map(|l| l.strip_prefix("runtime "))
+        .unwrap_or_else(|| panic!("{rt}: no runtime line in {wl:?}"))
+        .to_string();
+    (w, oracle, version)
 }
 
 /// A test's folder, with a one-page app build in `dist/`; and that page.
@@ -287,7 +293,7 @@ fn serve_net9() {
         return;
     }
     let (dir, dist, page) = serve_dir("serve");
-    let (mut w, oracle) = workload(rt, &dir);
+    let (mut w, oracle, version) = workload(rt, &dir);
 
     // First session: the checks, then Stop.
     let (mut s, port, token) = serve(w.id(), &dist);
@@ -315,6 +321,25 @@ fn serve_net9() {
         "{head}"
     );
     assert_eq!(http(port, "GET", &format!("/{token}/../x"), &host).0, 404);
+    // `process`: what the runtime says of its process, against the kernel's command line and the
+    // version the workload printed.
+    assert_eq!(
+        http(port, "GET", &format!("/{wrong}/process"), &host).0,
+        403
+    );
+    let (code, _, body) = http(port, "GET", &format!("/{token}/process"), &host);
+    assert_eq!(code, 200);
+    let p: serde_json::Value = serde_json::from_slice(&body).expect("process JSON");
+    assert_eq!(p["pid"].as_u64(), Some(u64::from(w.id())), "{p}");
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", w.id())).expect("cmdline");
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    let words: Vec<&str> = cmdline.trim_end_matches('\0').split('\0').collect();
+    let shown = p["command_line"].as_str().expect("command_line");
+    for word in &words[1..] {
+        assert!(shown.contains(word), "{shown:?} lacks {word:?}");
+    }
+    let shown = p["runtime_version"].as_str().expect("runtime_version");
+    assert!(shown.starts_with(&version), "{shown} against {version}");
     let (t2, h2) = (token.clone(), host.clone());
     let stream = std::thread::spawn(move || http(port, "GET", &format!("/{t2}/stream"), &h2));
     std::thread::sleep(Duration::from_millis(300));
@@ -344,7 +369,7 @@ fn serve_on(rt: &str) {
         return;
     }
     let (dir, dist, _) = serve_dir(&format!("serve-{rt}"));
-    let (mut w, oracle) = workload(rt, &dir);
+    let (mut w, oracle, _) = workload(rt, &dir);
     serve_stream_gcs(rt, &mut w, &oracle, &dist);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -625,7 +625,8 @@ public static class Workloads
     }
 
     // `live` (not in Names: it waits for its stdin, so the generator never runs it): a process for
-    // gcscope's live tests (cli/tests/live_cmds.rs) to attach to. It prints `ready`, waits for a line
+    // gcscope's live tests (cli/tests/live_cmds.rs) to attach to. It prints `runtime VERSION`
+    // (Environment.Version) and `ready`, waits for a line
     // on stdin (the test has attached), then GCSCOPE_LIVE_GCS times allocates ~1 MB of garbage and
     // calls GC.Collect(), printing `gc COUNT UNIX_MS` after each (GC.CollectionCount(0) and the wall
     // clock as the GC ended: the truth for `watch` and its latency), sleeping GCSCOPE_LIVE_EVERY_MS
@@ -634,6 +635,8 @@ public static class Workloads
     {
         int gcs = LiveKnob("GCSCOPE_LIVE_GCS", 30);
         int every = LiveKnob("GCSCOPE_LIVE_EVERY_MS", 100);
+        // The runtime's own version, for the tests that check what gcscope says of the process.
+        Console.WriteLine("runtime " + Environment.Version);
         Console.WriteLine("ready");
         Console.Out.Flush();
         Console.In.ReadLine();

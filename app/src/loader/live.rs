@@ -3,7 +3,9 @@
 //! as it ends, and the views, which read the rows, grow with it; every few seconds the analysis so
 //! far follows (`ToUi::Interim`: the model's summaries, the insights' records, the trace's facts),
 //! so that the Overview, its findings and the other views grow too; the worker's status (GCs in
-//! progress, bytes read) goes into a [`Live`] context for the live bar; when the stream ends (Stop,
+//! progress, bytes read) goes into a [`Live`] context for the live bar, with what the runtime said
+//! of its process before the session ([`LiveProcess`]: its version and command line, which the
+//! stream says only at its end, fill the facts until then); when the stream ends (Stop,
 //! Ctrl-C in gcscope, the process exiting) the analysis follows as for a file. The addresses are
 //! resolved against the page's base, so that `stream`, `stop` and `trace.nettrace` are the ones
 //! under `gcscope serve`'s token.
@@ -20,6 +22,44 @@ use super::worker_client::{decode_envelope, spawn_worker, JobEvent};
 use crate::protocol::{ToUi, LIVE_BYTES, LIVE_OPEN, MODE_LIVE, MSG_MODE, MSG_URL};
 use crate::state::AppState;
 
+/// What the runtime said of its process before the session: `gcscope serve`'s `process` address,
+/// the process's row of `gcscope ps --json`. The stream says the runtime's version and the command
+/// line only in the rundown at its end; until then the facts take them from here.
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+pub struct LiveProcess {
+    pub pid: u32,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub command_line: String,
+    pub runtime_version: Option<String>,
+    pub os: Option<String>,
+    pub arch: Option<String>,
+}
+
+impl LiveProcess {
+    /// Fills the facts `m`'s stream has not said yet with the process's (never replaces one).
+    pub fn fill(&self, m: &mut gcscope_core::gc::GcModel) {
+        let p = &mut m.process;
+        let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        if p.runtime_version.is_none() {
+            p.runtime_version = self.runtime_version.clone();
+        }
+        if p.command_line.is_none() {
+            p.command_line = some(&self.command_line);
+        }
+        if p.process_name.is_none() {
+            p.process_name = some(&self.name);
+        }
+        if p.os.is_none() {
+            p.os = self.os.clone();
+        }
+        if p.arch.is_none() {
+            p.arch = self.arch.clone();
+        }
+    }
+}
+
 /// What the live bar shows.
 #[derive(Clone, Copy)]
 pub struct Live {
@@ -30,6 +70,8 @@ pub struct Live {
     pub ended: RwSignal<bool>,
     /// Stop was pressed.
     pub stopping: RwSignal<bool>,
+    /// What the runtime said of its process (`None` until fetched, or where it could not be).
+    pub process: RwSignal<Option<LiveProcess>>,
 }
 
 struct Job {
@@ -60,8 +102,10 @@ pub fn open(app: AppState, address: String) {
         bytes: RwSignal::new(0.0),
         ended: RwSignal::new(false),
         stopping: RwSignal::new(false),
+        process: RwSignal::new(None),
     };
     provide_context(live);
+    wasm_bindgen_futures::spawn_local(fetch_process(app, live));
     super::clear(app, "live.nettrace".into(), 0.0);
     // The session's trace is the open file once it ends (`fetch_trace`).
     super::FILE_LATER.set(true);
@@ -116,12 +160,19 @@ fn start(app: AppState, live: Live, url: String) -> Result<(), JsValue> {
             // The session's analysis so far: the Overview, its findings and the trace's facts show
             // it; the next one, or `Done`, replaces it.
             Ok(ToUi::Interim(mut a)) => {
-                if let Some(m) = a.model.take() {
+                if let Some(mut m) = a.model.take() {
+                    live.process
+                        .with_untracked(|p| p.as_ref().map(|p| p.fill(&mut m)));
                     app.model.set(Some(Arc::new(m)));
                 }
                 app.analysis.set(Some(Arc::new(*a)));
             }
-            Ok(m @ ToUi::Done(_)) => {
+            Ok(ToUi::Done(mut a)) => {
+                if let Some(m) = a.model.as_mut() {
+                    live.process
+                        .with_untracked(|p| p.as_ref().map(|p| p.fill(m)));
+                }
+                let m = ToUi::Done(a);
                 live.ended.set(true);
                 live.open.set(0);
                 super::on_job_event(app, JobEvent::Message(m));
@@ -146,6 +197,31 @@ fn start(app: AppState, live: Live, url: String) -> Result<(), JsValue> {
         })
     });
     Ok(())
+}
+
+/// Fetches what the runtime said of its process (`process`), and fills the facts shown so far.
+async fn fetch_process(app: AppState, live: Live) {
+    let Some(url) = resolve("process") else {
+        return;
+    };
+    let Ok(blob) = super::fetch_blob(&url).await else {
+        // A server without it (an older gcscope): the facts wait for the rundown.
+        return;
+    };
+    let text = wasm_bindgen_futures::JsFuture::from(blob.text()).await;
+    let Some(p) = text
+        .ok()
+        .and_then(|t| t.as_string())
+        .and_then(|t| serde_json::from_str::<LiveProcess>(&t).ok())
+    else {
+        return;
+    };
+    if let Some(m) = app.model.get_untracked() {
+        let mut m = (*m).clone();
+        p.fill(&mut m);
+        app.model.set(Some(Arc::new(m)));
+    }
+    live.process.set(Some(p));
 }
 
 /// Fetches the ended session's trace (the server keeps it at `trace.nettrace`) and makes it the

@@ -1,11 +1,12 @@
-//! The live bar of a session served by `gcscope serve` (`loader::live`): the GCs seen and those in
-//! progress, the bytes read, Stop (ends the session) and the trace's download.
+//! The live bar of a session served by `gcscope serve` (`loader::live`): the process, the GCs seen
+//! and those in progress, the bytes read, Stop (ends the session) and the trace's download.
 
 use leptos::prelude::*;
 
 use crate::format::bytes;
 use crate::loader::live::{self, Live};
 use crate::state::use_app;
+use crate::tables::model::runtime_label;
 
 #[component]
 pub fn LiveBar() -> impl IntoView {
@@ -32,9 +33,26 @@ pub fn LiveBar() -> impl IntoView {
         }
         format!("{s} · {} read", bytes(l.bytes.get()))
     };
+    // The process as its runtime described it before the session, the command line on hover.
+    let process = move || {
+        l.process.get().map(|p| {
+            let mut s = format!("pid {}", p.pid);
+            if !p.name.is_empty() {
+                s = format!("{} · {s}", p.name);
+            }
+            if p.runtime_version.is_some() {
+                s.push_str(&format!(
+                    " · {}",
+                    runtime_label(p.runtime_version.as_deref())
+                ));
+            }
+            view! { " · " <span id="live-process" title=p.command_line.clone()>{s}</span> }
+        })
+    };
     view! {
         <div id="live-bar" class="notice" role="status" data-ended=move || l.ended.get().to_string()>
             <strong id="live-state">{state}</strong>
+            {process}
             " · "
             <span id="live-counts">{counts}</span>
             " "

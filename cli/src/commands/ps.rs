@@ -16,7 +16,7 @@ pub struct Opts {
 }
 
 #[derive(Serialize, Debug)]
-struct Row {
+pub(crate) struct Row {
     pid: u32,
     /// The pid inside the process's own pid namespace (a container), when it differs.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,7 +49,8 @@ fn version_from_maps(pid: u32) -> Option<String> {
     })
 }
 
-fn row(ep: &gcscope_diag::Endpoint) -> Row {
+/// What `ep`'s runtime and `/proc` say of its process (also `gcscope serve`'s `process`).
+pub(crate) fn row(ep: &gcscope_diag::Endpoint) -> Row {
     let name_from_proc = proc_text(ep.pid, "comm").map(|s| s.trim_end().to_string());
     let cmd_from_proc = proc_text(ep.pid, "cmdline").map(|s| {
         s.trim_end_matches('\0')

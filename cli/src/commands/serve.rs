@@ -76,11 +76,15 @@ pub fn run(o: &Opts) -> Result<u8, Failure> {
         .port();
     let shared = Arc::new(http::Shared::default());
     let token = http::token();
+    // Asked before the session: the runtime answers one command per connection, and the stream's
+    // own facts (version, command line) come only with the rundown at its end.
+    let process = serde_json::to_vec(&super::ps::row(&ep)).map_err(|e| (1, e.to_string()))?;
     let server = Arc::new(http::Server {
         token: token.clone(),
         port,
         dist,
         shared: shared.clone(),
+        process,
         on_stop: Arc::new(live::signals::interrupt),
     });
     http::serve(listener, server);

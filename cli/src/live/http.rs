@@ -9,8 +9,10 @@
 //!
 //! Under the token: `stream` is the session's NetTrace bytes from the first, sent as chunks as
 //! they arrive and ended when the session ends; `trace.nettrace` is the bytes so far (the whole
-//! file once the session ended), as a download; `POST stop` ends the session; anything else is a
-//! file of the app's folder (`index.html` for the folder itself).
+//! file once the session ended), as a download; `process` is what the runtime said of its process
+//! before the session (`gcscope ps --json`'s row, as JSON): the runtime's version and the command
+//! line, which the stream itself says only in the rundown at its end; `POST stop` ends the session;
+//! anything else is a file of the app's folder (`index.html` for the folder itself).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -95,6 +97,8 @@ pub struct Server {
     pub port: u16,
     pub dist: PathBuf,
     pub shared: Arc<Shared>,
+    /// The `process` address's JSON.
+    pub process: Vec<u8>,
     /// Called when the app asks the session to stop.
     pub on_stop: Arc<dyn Fn() + Send + Sync>,
 }
@@ -238,6 +242,7 @@ fn handle(mut conn: TcpStream, server: &Server) -> std::io::Result<()> {
                 "Content-Disposition: attachment; filename=\"live.nettrace\"\r\n",
             )
         }
+        ("GET", "process") => respond(&mut conn, "200 OK", "application/json", &server.process, ""),
         ("POST", "stop") => {
             (server.on_stop)();
             respond(&mut conn, "200 OK", "text/plain", b"stopping\n", "")
