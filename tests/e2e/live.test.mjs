@@ -2,7 +2,8 @@
 // at the URL it serves with `?live=stream`. The workload prints each GC's number and the wall
 // clock as it ended (its own truth); the test reads the live bar's count as the GCs come, so the
 // latency from a GC's end to the page showing it is measured; the Overview's findings grow before
-// the session ends, and their call stacks come from the session's trace once it has; then it
+// the session ends, its facts name the runtime and the command line before the rundown does, and
+// the findings' call stacks come from the session's trace once it has ended; then it
 // presses Stop: the session ends
 // (the bar says so), the analysis comes, the GC table holds every GC the workload made after the
 // session started, and the trace's download is the session's bytes. A reload in the middle reads
@@ -13,7 +14,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -103,8 +104,19 @@ test('the live tab grows as GCs end; Stop ends the session and offers the trace'
     };
     // The call stacks are read from the session's trace: until it ends, the finding says so.
     const stacks = '#findings-list li[data-rule="induced"] .top-stacks';
-    await page.waitForFunction((sel) => /once the session\s+ends/.test(document.querySelector(sel)?.textContent ?? ''), stacks, { timeout: 30_000, polling: 50 });
+    await page.waitForFunction((sel) => /come once the session\s+ends/.test(document.querySelector(sel)?.textContent ?? ''), stacks, { timeout: 30_000, polling: 50 });
+    assert.doesNotMatch(await page.locator(stacks).textContent(), /could not be read/);
     const first = await induced(0);
+    // Before the rundown, the facts name the runtime and the command line from what the runtime
+    // said of its process: the version the workload printed, the words of its kernel command line.
+    const version = /^runtime (\S+)$/.exec(wl.got.find((g) => /^runtime /.test(g.l))?.l ?? '')?.[1];
+    assert.ok(version, 'the workload printed its runtime version');
+    assert.match(await page.locator('#fact-runtime').textContent(), new RegExp(version.replaceAll('.', '\\.')));
+    const words = readFileSync(`/proc/${w.pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(1);
+    const cmd = await page.locator('#fact-command-line').textContent();
+    for (const word of words) assert.ok(cmd.includes(word), `${cmd} lacks ${word}`);
+    assert.match(await page.locator('#live-process').textContent(), new RegExp(`pid ${w.pid}\\b`));
+    assert.notEqual(await page.locator('#live-bar').getAttribute('data-ended'), 'true', 'the facts came before the session ended');
     const later = await induced(first);
     console.log(`${ENGINE}: induced GCs in the live findings: ${first}, then ${later}`);
     await screenshot(page, 'live-tab-findings');
@@ -122,7 +134,7 @@ test('the live tab grows as GCs end; Stop ends the session and offers the trace'
     // Then the page fetches the session's trace and reads its call stacks.
     await page.waitForFunction((sel) => {
       const t = document.querySelector(sel)?.textContent ?? '';
-      return t !== '' && !/once the session\s+ends|Reading the call stacks/.test(t);
+      return t !== '' && !/come once the session\s+ends|Reading the call stacks/.test(t);
     }, stacks, { timeout: 60_000, polling: 100 });
     const after = await page.locator(stacks).textContent();
     assert.doesNotMatch(after, /could not be read/, after);

@@ -30,8 +30,8 @@ thread_local! {
 
 /// What a view shows for the stacks of a live session still running: its trace is read for them
 /// once the session ends.
-const LIVE_WAIT: &str = "a live session's call stacks are read from its trace once the session \
-                         ends (Stop)";
+const LIVE_WAIT: &str = "The call stacks come once the session ends (Stop): a live session's are \
+                         read from its trace.";
 
 /// The call tree the address bar asks for (`?sevent=`, `?sheap=`, `?stype=`, `?sorder=`, the
 /// time range): the Stacks tab's, and the one the findings' stacks come with.
@@ -102,7 +102,7 @@ pub fn request(app: AppState, req: StacksRequest) {
             if super::file_comes_later() {
                 WAITING.with(|w| *w.borrow_mut() = Some(req.clone()));
                 app.stacks.set(Some(Arc::new(StackTree {
-                    error: Some(LIVE_WAIT.into()),
+                    later: Some(LIVE_WAIT.into()),
                     request: req,
                     ..Default::default()
                 })));

@@ -258,6 +258,9 @@ pub struct StackTree {
     pub request: StacksRequest,
     /// Reading the file failed (after what it read).
     pub error: Option<String>,
+    /// Set by the page, never by the worker: why the stacks come later (a live session's are
+    /// read from its trace once the session ends).
+    pub later: Option<String>,
 }
 
 /// An export: its file name and text.

@@ -96,6 +96,9 @@ pub fn Stacks() -> impl IntoView {
         let Some(t) = app.stacks.get() else {
             return view! { <section class="insights stacks"><p class="muted" id="stacks-loading">"Reading the call stacks…"</p></section> }.into_any();
         };
+        if let Some(w) = &t.later {
+            return view! { <section class="insights stacks"><p class="muted" id="stacks-later">{w.clone()}</p></section> }.into_any();
+        }
         if let Some(e) = &t.error {
             return view! { <section class="insights stacks"><p class="error" id="stacks-error">{format!("The call stacks could not be read: {e}")}</p></section> }.into_any();
         }
@@ -111,7 +114,7 @@ fn body(t: std::sync::Arc<StackTree>, want: StacksRequest, focus: Option<String>
     let app = use_app();
     if t.trace_stacks == 0 {
         return view! { <section class="insights stacks">
-            <Empty id="stacks-empty" text=format!("This trace has no call stacks, so no allocation, GC or pinned handle can be attributed to code. An ETW trace's stacks are not read yet, and an EventPipe session can turn them off. {RECIPE}") />
+            <Empty id="stacks-empty" text=format!("This trace has no call stacks, so no allocation, GC or pinned handle can be attributed to code. An ETW trace has them where its runtime provider was enabled with stacks, and an EventPipe session can turn them off. {RECIPE}") />
         </section> }.into_any();
     }
     let event = want.event;

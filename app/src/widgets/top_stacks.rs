@@ -85,9 +85,10 @@ pub fn TopStacks(topic: Topic, request: fn(crate::state::AppState)) -> impl Into
             .and_then(|t| t.findings.as_ref())
             .map(|f| f.get(topic).clone())
         else {
-            let text = match t.and_then(|t| t.error.clone()) {
-                Some(err) => format!("The call stacks could not be read: {err}"),
-                None => "Reading the call stacks…".to_string(),
+            let text = match t.map(|t| (t.later.clone(), t.error.clone())) {
+                Some((Some(later), _)) => later,
+                Some((None, Some(err))) => format!("The call stacks could not be read: {err}"),
+                _ => "Reading the call stacks…".to_string(),
             };
             return view! { <div class="top-stacks" data-event=topic.event()><p class="muted">{text}</p></div> }.into_any();
         };

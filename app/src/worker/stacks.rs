@@ -282,6 +282,7 @@ impl Kept {
             types: self.types.clone(),
             request: req.clone(),
             error: self.error.clone(),
+            later: None,
         }))
     }
 }
