@@ -16,6 +16,7 @@
 //! adds 4 bytes per id the region defines, and is emptied at each sequence point.
 
 pub mod caller;
+pub mod chunks;
 pub mod methods;
 pub mod speedscope;
 pub mod view;

@@ -14,6 +14,7 @@
 //! The value of a sample is its sampled bytes for an allocation tick (the bytes allocated since
 //! the previous tick of its kind, which the tick stands for) and 1 for any other event.
 
+use super::chunks::Chunks;
 use super::methods::{Lookup, MethodMap, Unresolved};
 use super::{StackTable, MISSING_STACK, NO_STACK};
 use crate::clr::enums::{GcAllocationKind, GcReason};
@@ -128,7 +129,9 @@ pub struct SampleStats {
 /// The samples of a trace, and the methods to name their frames.
 #[derive(Debug, Default)]
 pub struct StackSamples {
-    pub samples: Vec<Sample>,
+    /// In event order; in chunks, so that millions of them do not peak at three times their size
+    /// while they are read.
+    pub samples: Chunks<Sample>,
     types: Vec<String>,
     pub stats: SampleStats,
     pub methods: MethodMap,

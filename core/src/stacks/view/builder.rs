@@ -7,6 +7,7 @@ use crate::clr::enums::{GcAllocationKind, GcHandleKind};
 use crate::clr::ClrEvent;
 use crate::event::Event;
 use crate::filter::Interest;
+use crate::stacks::chunks::Chunks;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -16,7 +17,7 @@ use alloc::vec::Vec;
 /// [`MethodMapBuilder`]: crate::stacks::methods::MethodMapBuilder
 #[derive(Debug, Default)]
 pub struct StackSamplesBuilder {
-    samples: Vec<Sample>,
+    samples: Chunks<Sample>,
     types: Vec<String>,
     type_index: BTreeMap<String, u32>,
     stats: SampleStats,
