@@ -1,5 +1,6 @@
 //! The heap worker: a worker of its own, started when a `.gcdump` heap snapshot is opened, that
-//! reads the snapshot whole (a graph is read at random, not streamed), computes its dominator tree
+//! reads the snapshot whole (a graph is read at random, not streamed; a trace's heap walk is read
+//! a slice at a time, up to the walk's end), computes its dominator tree
 //! (core's `heap::Snapshot`) and keeps it, then answers the Heap tab's questions
 //! (`protocol::heap`): the summary and types table once, one dominator-tree level or one type's
 //! paths to the root on request, and the difference with a second snapshot.
@@ -55,7 +56,12 @@ pub fn gcdump_bytes(file: Vec<u8>) -> Result<Vec<u8>, String> {
 /// The first heap walk of a trace (the GCBulk events of an induced gen2 GC, as `gcscope gcdump
 /// --nettrace` or dotnet-trace's heap-dump keywords write them), read a piece at a time.
 pub fn trace_walk(file: &[u8]) -> Result<HeapWalk, String> {
-    match gcscope_core::reader::heap_walk(file) {
+    walk_of(gcscope_core::reader::heap_walk(file))
+}
+
+/// The walk a trace reader found, or what to tell the user.
+fn walk_of(read: Result<Option<HeapWalk>, gcscope_core::error::Error>) -> Result<HeapWalk, String> {
+    match read {
         Ok(Some(w)) => Ok(w),
         Ok(None) => Err(
             "the trace holds no heap walk (the GCHeapDump events of an induced gen2 \
@@ -78,6 +84,31 @@ impl Kept {
         now: &dyn Fn() -> f64,
         post: &mut dyn FnMut(HeapAnswer),
     ) -> HeapAnswer {
+        let file_size = file.len() as f64;
+        let t0 = now();
+        let read = input(file).and_then(|i| match i {
+            Input::Trace(file) => trace_walk(&file).map(|walk| {
+                let warnings = walk.report.warnings();
+                (walk.graph, warnings)
+            }),
+            Input::Snapshot(bytes) => gcscope_core::heap::read_gcdump(&bytes)
+                .map(|g| (g, Vec::new()))
+                .map_err(|e| e.to_string()),
+        });
+        self.open_graph(req, read, file_size, t0, now, post)
+    }
+
+    /// Goes on from a graph read (or why it could not be) as [`Self::open`] does: `warnings` are
+    /// the reading's own (a heap walk's lost or malformed events), `t0` when the reading began.
+    pub fn open_graph(
+        &mut self,
+        req: &HeapRequest,
+        read: Result<(HeapGraph, Vec<String>), String>,
+        file_size: f64,
+        t0: f64,
+        now: &dyn Fn() -> f64,
+        post: &mut dyn FnMut(HeapAnswer),
+    ) -> HeapAnswer {
         let failed = |error: String| HeapAnswer::Failed {
             request: req.clone(),
             error,
@@ -87,19 +118,7 @@ impl Kept {
             HeapRequest::Compare { file_name } => (file_name.clone(), true),
             _ => return failed("a request to read a file without one".into()),
         };
-        let file_size = file.len() as f64;
-        let t0 = now();
-        let mut warnings = Vec::new();
-        let read = input(file).and_then(|i| match i {
-            Input::Trace(file) => trace_walk(&file).map(|walk| {
-                warnings = walk.report.warnings();
-                walk.graph
-            }),
-            Input::Snapshot(bytes) => {
-                gcscope_core::heap::read_gcdump(&bytes).map_err(|e| e.to_string())
-            }
-        });
-        let graph = match read {
+        let (graph, warnings) = match read {
             Ok(g) => g,
             Err(e) => return failed(format!("{name}: {e}")),
         };
@@ -306,22 +325,85 @@ mod read {
                 }))
             }
         };
-        let answer = match get(MSG_BLOB).and_then(|b| b.dyn_into::<Blob>().ok()) {
-            Some(blob) => match read_all(&blob).await {
+        let blob = get(MSG_BLOB).and_then(|b| b.dyn_into::<Blob>().ok());
+        let Some(blob) = blob else {
+            return ToUi::Heap(Box::new(KEPT.with(|k| k.borrow().answer(&req))));
+        };
+        let mut post = |a| post(&ToUi::Heap(Box::new(a)));
+        let answer = match plain_trace(&blob).await {
+            // A trace's walk is read a slice at a time and the rest left unread once it ended: a
+            // trace can be far larger than the walk, and than the memory a tab may take.
+            Ok(true) => {
+                let t0 = js_sys::Date::now();
+                let read = walk_slices(&blob)
+                    .await
+                    .map(|w| (w.report.warnings(), w.graph))
+                    .map(|(warnings, graph)| (graph, warnings));
+                KEPT.with(|k| {
+                    k.borrow_mut().open_graph(
+                        &req,
+                        read,
+                        blob.size(),
+                        t0,
+                        &js_sys::Date::now,
+                        &mut post,
+                    )
+                })
+            }
+            // A snapshot is read at random, and a zip or gzip unwrapped, whole.
+            Ok(false) => match read_all(&blob).await {
                 Ok(bytes) => KEPT.with(|k| {
                     k.borrow_mut()
-                        .open(&req, bytes, &js_sys::Date::now, &mut |a| {
-                            post(&ToUi::Heap(Box::new(a)))
-                        })
+                        .open(&req, bytes, &js_sys::Date::now, &mut post)
                 }),
                 Err(error) => HeapAnswer::Failed {
                     request: req.clone(),
                     error,
                 },
             },
-            None => KEPT.with(|k| k.borrow().answer(&req)),
+            Err(error) => HeapAnswer::Failed {
+                request: req.clone(),
+                error,
+            },
         };
         ToUi::Heap(Box::new(answer))
+    }
+
+    /// Bytes the first look at a file reads: enough for `sniff` to tell a `.gcdump` from a trace.
+    const HEAD: f64 = 64.0 * 1024.0;
+    /// Bytes of a trace read at a time for its walk.
+    const SLICE: f64 = 8.0 * 1024.0 * 1024.0;
+
+    /// Whether `blob` is a trace that nothing wraps (a `.nettrace`, `.netperf` or `.etl`), from
+    /// its first bytes.
+    async fn plain_trace(blob: &Blob) -> Result<bool, String> {
+        let head = read_slice(blob, 0.0, HEAD.min(blob.size())).await?;
+        let whole = head.len() as f64 >= blob.size();
+        Ok(matches!(
+            gcscope_core::container::sniff(&head, whole),
+            Ok(Some(gcscope_core::container::Kind::Trace))
+        ))
+    }
+
+    /// A plain trace's first heap walk, fed to core's `WalkReader` a slice at a time until the
+    /// walk's GC has ended.
+    async fn walk_slices(blob: &Blob) -> Result<gcscope_core::heap::HeapWalk, String> {
+        let mut r = gcscope_core::reader::WalkReader::new();
+        let size = blob.size();
+        let mut at = 0.0;
+        while at < size && !r.walk_ended() {
+            let end = (at + SLICE).min(size);
+            r.push(&read_slice(blob, at, end).await?);
+            at = end;
+        }
+        super::walk_of(r.finish())
+    }
+
+    async fn read_slice(blob: &Blob, from: f64, to: f64) -> Result<Vec<u8>, String> {
+        let part = blob
+            .slice_with_f64_and_f64(from, to)
+            .map_err(|e| format!("cannot read the file: {e:?}"))?;
+        read_all(&part).await
     }
 
     async fn read_all(blob: &Blob) -> Result<Vec<u8>, String> {
