@@ -4,7 +4,7 @@
 //! far follows (`ToUi::Interim`: the model's summaries, the insights' records, the trace's facts),
 //! so that the Overview, its findings and the other views grow too; the worker's status (GCs in
 //! progress, bytes read) goes into a [`Live`] context for the live bar, with what the runtime said
-//! of its process before the session ([`LiveProcess`]: its version and command line, which the
+//! of its process before the session ([`LiveProcess`](crate::protocol::live::LiveProcess): its version and command line, which the
 //! stream says only at its end, fill the facts until then); when the stream ends (Stop,
 //! Ctrl-C in gcscope, the process exiting) the analysis follows as for a file. The addresses are
 //! resolved against the page's base, so that `stream`, `stop` and `trace.nettrace` are the ones
@@ -19,46 +19,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Url, Worker};
 
 use super::worker_client::{decode_envelope, spawn_worker, JobEvent};
+use crate::protocol::live::LiveProcess;
 use crate::protocol::{ToUi, LIVE_BYTES, LIVE_OPEN, MODE_LIVE, MSG_MODE, MSG_URL};
 use crate::state::AppState;
-
-/// What the runtime said of its process before the session: `gcscope serve`'s `process` address,
-/// the process's row of `gcscope ps --json`. The stream says the runtime's version and the command
-/// line only in the rundown at its end; until then the facts take them from here.
-#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
-pub struct LiveProcess {
-    pub pid: u32,
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub command_line: String,
-    pub runtime_version: Option<String>,
-    pub os: Option<String>,
-    pub arch: Option<String>,
-}
-
-impl LiveProcess {
-    /// Fills the facts `m`'s stream has not said yet with the process's (never replaces one).
-    pub fn fill(&self, m: &mut gcscope_core::gc::GcModel) {
-        let p = &mut m.process;
-        let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
-        if p.runtime_version.is_none() {
-            p.runtime_version = self.runtime_version.clone();
-        }
-        if p.command_line.is_none() {
-            p.command_line = some(&self.command_line);
-        }
-        if p.process_name.is_none() {
-            p.process_name = some(&self.name);
-        }
-        if p.os.is_none() {
-            p.os = self.os.clone();
-        }
-        if p.arch.is_none() {
-            p.arch = self.arch.clone();
-        }
-    }
-}
 
 /// What the live bar shows.
 #[derive(Clone, Copy)]
@@ -162,7 +125,7 @@ fn start(app: AppState, live: Live, url: String) -> Result<(), JsValue> {
             Ok(ToUi::Interim(mut a)) => {
                 if let Some(mut m) = a.model.take() {
                     live.process
-                        .with_untracked(|p| p.as_ref().map(|p| p.fill(&mut m)));
+                        .with_untracked(|p| p.as_ref().map(|p| p.fill(&mut m.process)));
                     app.model.set(Some(Arc::new(m)));
                 }
                 app.analysis.set(Some(Arc::new(*a)));
@@ -170,7 +133,7 @@ fn start(app: AppState, live: Live, url: String) -> Result<(), JsValue> {
             Ok(ToUi::Done(mut a)) => {
                 if let Some(m) = a.model.as_mut() {
                     live.process
-                        .with_untracked(|p| p.as_ref().map(|p| p.fill(m)));
+                        .with_untracked(|p| p.as_ref().map(|p| p.fill(&mut m.process)));
                 }
                 let m = ToUi::Done(a);
                 live.ended.set(true);
@@ -218,7 +181,7 @@ async fn fetch_process(app: AppState, live: Live) {
     };
     if let Some(m) = app.model.get_untracked() {
         let mut m = (*m).clone();
-        p.fill(&mut m);
+        p.fill(&mut m.process);
         app.model.set(Some(Arc::new(m)));
     }
     live.process.set(Some(p));

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 pub mod heap;
 pub mod heaps;
 pub mod insights;
+pub mod live;
 pub mod processes;
 pub mod stacks;
 pub mod wire;
