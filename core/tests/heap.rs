@@ -721,7 +721,7 @@ fn root_categories_match_a_search_per_category() {
         let mut seen = Vec::new();
         let all = reachable_bytes(g, None, &mut seen);
         for r in report.tree.iter().filter(|r| r.depth > 0) {
-            let kids = s.dominators.children(r.node);
+            let kids: Vec<u32> = s.dominators.children(r.node).collect();
             let want: u64 = kids
                 .iter()
                 .filter(|c| !in_tree.contains(c))

@@ -36,7 +36,8 @@ pub struct Dominators {
     /// Each node's position in `preorder` plus one (0: not reachable).
     position: Vec<u32>,
     /// Dominator-tree children, by preorder position: offsets into `child_list`
-    /// (`preorder.len() + 1` entries).
+    /// (`preorder.len() + 1` entries), whose entries are the children's preorder positions (a
+    /// walk of the tree then reads per-position arrays, in order, and never `position`).
     child_start: Vec<u32>,
     child_list: Vec<u32>,
 }
@@ -175,7 +176,7 @@ impl Dominators {
         for w in (1..k).rev() {
             let p = idom[w] as usize + 1;
             cs[p] -= 1;
-            cl[cs[p] as usize] = vertex[w];
+            cl[cs[p] as usize] = w as u32;
         }
         // Each list's start is now in its own slot, shifted by one: move it back.
         cs.remove(0);
@@ -202,10 +203,14 @@ impl Dominators {
         }
     }
     /// The nodes `v` immediately dominates, in DFS order.
-    pub fn children(&self, v: u32) -> &[u32] {
-        let Some(i) = self.preorder_position(v) else {
-            return &[];
-        };
+    pub fn children(&self, v: u32) -> impl ExactSizeIterator<Item = u32> + '_ {
+        let at = self
+            .preorder_position(v)
+            .map_or(&[][..], |i| self.child_positions(i));
+        at.iter().map(|&c| self.preorder[c as usize])
+    }
+    /// The preorder positions of the children of the node at preorder position `i`, in order.
+    pub fn child_positions(&self, i: usize) -> &[u32] {
         match (self.child_start.get(i), self.child_start.get(i + 1)) {
             (Some(&a), Some(&b)) => self.child_list.get(a as usize..b as usize).unwrap_or(&[]),
             _ => &[],
@@ -213,7 +218,7 @@ impl Dominators {
     }
     /// The nodes `v` immediately dominates, largest retained first.
     pub fn children_by_retained(&self, v: u32) -> Vec<u32> {
-        let mut c = self.children(v).to_vec();
+        let mut c: Vec<u32> = self.children(v).collect();
         c.sort_by(|a, b| {
             self.retained[*b as usize]
                 .cmp(&self.retained[*a as usize])

@@ -254,9 +254,8 @@ impl Snapshot {
         for r in &mut tree {
             r.retained_bytes = d
                 .children(r.node)
-                .iter()
-                .filter(|&&c| !has(&in_tree, c))
-                .map(|&c| d.retained[c as usize])
+                .filter(|&c| !has(&in_tree, c))
+                .map(|c| d.retained[c as usize])
                 .sum();
         }
         // Each node's categories, a bit each: first the objects the categories' root-tree nodes

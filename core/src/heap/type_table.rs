@@ -97,32 +97,40 @@ impl Snapshot {
 
     /// Per type group: the retained bytes of its instances with no instance of the group above
     /// them in the dominator tree (a walk of the tree counting each group's open instances).
+    ///
+    /// The walk runs on preorder positions: each position's group and retained bytes are gathered
+    /// first, in one pass over the preorder, and the tree's child lists hold positions, so the
+    /// walk itself reads arrays indexed by position, not the node arrays at random.
     fn type_retained(&self) -> Vec<u64> {
         let d = &self.dominators;
         let mut out = vec![0u64; self.group_names.len()];
         let mut open = vec![0u32; self.group_names.len()];
-        let Some(&root) = d.preorder.first() else {
+        if d.preorder.is_empty() {
             return out;
-        };
-        let mut stack: Vec<(u32, u32)> = vec![(root, 0)];
-        let k = self.group(root);
-        out[k] += d.retained[root as usize];
-        open[k] += 1;
+        }
+        let (group, retained): (Vec<u32>, Vec<u64>) = d
+            .preorder
+            .iter()
+            .map(|&v| (self.group(v) as u32, d.retained[v as usize]))
+            .unzip();
+        // (position, next child to visit)
+        let mut stack: Vec<(u32, u32)> = vec![(0, 0)];
+        out[group[0] as usize] += retained[0];
+        open[group[0] as usize] += 1;
         while let Some(top) = stack.last_mut() {
-            let (v, i) = *top;
-            let ch = d.children(v);
-            if (i as usize) < ch.len() {
+            let (i, next) = *top;
+            let ch = d.child_positions(i as usize);
+            if let Some(&c) = ch.get(next as usize) {
                 top.1 += 1;
-                let w = ch[i as usize];
-                let k = self.group(w);
+                let k = group[c as usize] as usize;
                 if open[k] == 0 {
-                    out[k] += d.retained[w as usize];
+                    out[k] += retained[c as usize];
                 }
                 open[k] += 1;
-                stack.push((w, 0));
+                stack.push((c, 0));
             } else {
                 stack.pop();
-                open[self.group(v)] -= 1;
+                open[group[i as usize] as usize] -= 1;
             }
         }
         out
